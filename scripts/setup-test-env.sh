@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Installs the real programs the test suite runs against, pinned, cached under .cache/.
+# Idempotent: a second run only checks stamps and prints versions (a second or two).
+#   Debian: etcd-server, bind9-dnsutils (dig), dnsperf, knot
+#   Go module proxy: CoreDNS, external-dns, kube-apiserver (reference peers; not part of the product)
+set -euo pipefail
+
+COREDNS_VERSION=v1.15.0
+EXTERNAL_DNS_VERSION=v0.22.0
+KUBERNETES_VERSION=v1.37.2
+APT_PACKAGES=(etcd-server etcd-client bind9-dnsutils dnsperf knot iproute2)
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cache="$root/.cache"
+bin="$cache/bin"
+mkdir -p "$bin" "$cache/build"
+log() { printf '[setup] %s\n' "$*" >&2; }
+
+install_debian() {
+  local missing=()
+  for p in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return
+  log "apt-get install ${missing[*]}"
+  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # The Debian packages start system services on the standard ports; tests use their own.
+  for svc in etcd knot; do $sudo systemctl disable --now "$svc" >/dev/null 2>&1 || true; done
+}
+
+# go_build NAME VERSION DIR: builds in DIR (a throwaway module) unless .cache/bin/NAME has that version.
+stamp_ok() { [ -x "$bin/$1" ] && [ "$(cat "$bin/$1.version" 2>/dev/null)" = "$2" ]; }
+
+build_coredns() {
+  stamp_ok coredns "$COREDNS_VERSION" && return
+  log "building CoreDNS $COREDNS_VERSION"
+  GOBIN="$bin" go install "github.com/coredns/coredns@$COREDNS_VERSION"
+  echo "$COREDNS_VERSION" > "$bin/coredns.version"
+}
+
+build_external_dns() {
+  stamp_ok external-dns "$EXTERNAL_DNS_VERSION" && return
+  log "building external-dns $EXTERNAL_DNS_VERSION"
+  GOBIN="$bin" go install "sigs.k8s.io/external-dns@$EXTERNAL_DNS_VERSION"
+  echo "$EXTERNAL_DNS_VERSION" > "$bin/external-dns.version"
+}
+
+build_kube_apiserver() {
+  stamp_ok kube-apiserver "$KUBERNETES_VERSION" && return
+  log "building kube-apiserver $KUBERNETES_VERSION"
+  local dir="$cache/build/kube-apiserver"
+  rm -rf "$dir" && mkdir -p "$dir"
+  # k8s.io/kubernetes requires its staging modules at v0.0.0 and replaces them with ./staging,
+  # which a dependent module cannot see: pin each one to its published twin (v1.X.Y -> v0.X.Y).
+  local staging_version="v0${KUBERNETES_VERSION#v1}"
+  (
+    cd "$dir"
+    go mod init etcdns.local/kube-apiserver >/dev/null 2>&1
+    go mod edit -require="k8s.io/kubernetes@$KUBERNETES_VERSION"
+    go mod download -json "k8s.io/kubernetes@$KUBERNETES_VERSION" >/dev/null
+    local gomod
+    gomod=$(go env GOMODCACHE)/cache/download/k8s.io/kubernetes/@v/$KUBERNETES_VERSION.mod
+    for m in $(awk '$1 ~ /^k8s\.io\// && $2 == "v0.0.0" {print $1}' "$gomod" | sort -u); do
+      go mod edit -replace="$m=$m@$staging_version"
+    done
+    printf 'package main\n\nimport _ "k8s.io/kubernetes/cmd/kube-apiserver/app"\n\nfunc main() {}\n' > tools.go
+    go mod tidy >/dev/null 2>&1
+    go build -o "$bin/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
+  )
+  echo "$KUBERNETES_VERSION" > "$bin/kube-apiserver.version"
+}
+
+install_debian
+build_coredns
+build_external_dns
+build_kube_apiserver
+
+{
+  echo "etcd            $(etcd --version | awk '/etcd Version/ {print $3}')"
+  echo "dig             $(dig -v 2>&1 | awk '{print $2}')"
+  echo "dnsperf         $(dnsperf -h 2>&1 | awk '/^DNS Performance Testing Tool/ {print $NF}' | head -1)$(dpkg-query -W -f='${Version}' dnsperf)"
+  echo "knotd           $(knotd --version | awk '{print $NF}')"
+  echo "coredns         $("$bin/coredns" -version | awk -F- '/CoreDNS/ {print $2}')"
+  echo "external-dns    $(cat "$bin/external-dns.version")"
+  echo "kube-apiserver  $("$bin/kube-apiserver" --version | awk '{print $2}')"
+} | sed 's/^/[setup] /' >&2

@@ -1,0 +1,37 @@
+// The controller's configuration file (rendered by the DnsController construct into a
+// ConfigMap, or written by hand). Command-line flags and environment variables override it.
+import type { EtcdConnection } from './etcd-connection.ts';
+
+export type SourceKind = 'service' | 'ingress';
+export type Policy = 'sync' | 'upsert-only' | 'create-only';
+
+export interface ControllerConfig {
+  etcd: EtcdConnection;
+  /** Written into every entry's `owner`; entries of other owners are never touched. */
+  ownerId: string;
+  /** etcd key prefix; default "/skydns". */
+  prefix?: string;
+  /** Only names inside these domains are published (usually the zones). */
+  domainFilter?: string[];
+  excludeDomains?: string[];
+  /** Watch one namespace only; default all. */
+  namespace?: string;
+  /** Default ["service", "ingress"]. */
+  sources?: SourceKind[];
+  /** Only Ingresses of these classes; default all. */
+  ingressClasses?: string[];
+  /** Kubernetes label selector applied to watched resources. */
+  labelSelector?: string;
+  /** Annotation filter in label-selector syntax (external-dns's --annotation-filter). */
+  annotationFilter?: string;
+  /** Publish ClusterIP Services without internal-hostname; default false. */
+  publishClusterIp?: boolean;
+  /** Default "sync". */
+  policy?: Policy;
+  /** Seconds between full resyncs (a safety net; events drive changes); default 300. */
+  resyncSeconds?: number;
+  /** Lease-based leader election, required with more than one replica. */
+  leaderElection?: { enabled: boolean; namespace: string; leaseName: string };
+  httpListen?: string;
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
+}

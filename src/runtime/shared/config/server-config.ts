@@ -1,0 +1,29 @@
+// The DNS server's configuration file (rendered by the DnsServer construct into a ConfigMap,
+// or written by hand). Command-line flags and environment variables override it.
+import type { EtcdConnection } from './etcd-connection.ts';
+import type { ZoneConfig } from './zone-config.ts';
+
+export interface ForwardConfig {
+  /** Upstream resolvers, "ip" or "ip:port". */
+  upstreams: string[];
+  /** Only clients in these CIDRs are forwarded; everyone else gets REFUSED. */
+  clientCidrs: string[];
+}
+
+export interface ServerConfig {
+  etcd: EtcdConnection;
+  /** etcd key prefix of the served view; default "/skydns". */
+  prefix?: string;
+  zones: ZoneConfig[];
+  /** DNS listen address, "host:port"; default "0.0.0.0:5353". */
+  listen?: string;
+  /** Health and metrics listen address; default "0.0.0.0:8080". */
+  httpListen?: string;
+  /** "own" (default): a name answers with its own entries; "subtree": CoreDNS's union. */
+  lookup?: 'own' | 'subtree';
+  /** Off when absent: the server is never an open resolver. */
+  forward?: ForwardConfig;
+  /** Worker processes sharing the socket; default 1. */
+  workers?: number;
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
+}

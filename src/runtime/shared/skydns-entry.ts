@@ -1,0 +1,85 @@
+// One SkyDNS value: the JSON stored at a key. Field names match without regard to case and
+// unknown fields are ignored, as CoreDNS reads them; `owner` and `resource` are ours.
+
+export interface SkyDnsEntry {
+  host?: string;
+  port?: number;
+  priority?: number;
+  weight?: number;
+  text?: string;
+  mail?: boolean;
+  ttl?: number;
+  targetstrip?: number;
+  group?: string;
+  /** Owner id of the controller that wrote the entry; absent on entries nobody owns. */
+  owner?: string;
+  /** The Kubernetes object the entry was made for, e.g. "service/default/nginx". */
+  resource?: string;
+}
+
+const NUMBER_FIELDS = ['port', 'priority', 'weight', 'ttl', 'targetstrip'] as const;
+const STRING_FIELDS = ['host', 'text', 'group', 'owner', 'resource'] as const;
+
+export type DecodeResult = { ok: true; entry: SkyDnsEntry } | { ok: false; error: string };
+
+/**
+ * Decodes a stored value. An entry with neither host nor text decodes but is unusable;
+ * callers decide (the server ignores it). A value that is not a JSON object, or a field of the
+ * wrong type, is an error naming the field.
+ */
+export function decodeEntry(raw: string): DecodeResult {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (e) {
+    return { ok: false, error: `not JSON: ${(e as Error).message}` };
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    return { ok: false, error: 'not a JSON object' };
+  }
+  const fields = new Map<string, unknown>();
+  for (const [k, v] of Object.entries(parsed)) fields.set(k.toLowerCase(), v);
+
+  const entry: SkyDnsEntry = {};
+  for (const name of STRING_FIELDS) {
+    const v = fields.get(name);
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'string') return { ok: false, error: `field "${name}" must be a string` };
+    entry[name] = v;
+  }
+  for (const name of NUMBER_FIELDS) {
+    const v = fields.get(name);
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'number' || !Number.isInteger(v)) {
+      return { ok: false, error: `field "${name}" must be an integer` };
+    }
+    entry[name] = v;
+  }
+  const mail = fields.get('mail');
+  if (mail !== undefined && mail !== null) {
+    if (typeof mail !== 'boolean') return { ok: false, error: 'field "mail" must be a boolean' };
+    entry.mail = mail;
+  }
+  return { ok: true, entry };
+}
+
+/** Encodes with a fixed field order, so equal entries are equal strings (no churn in etcd). */
+export function encodeEntry(entry: SkyDnsEntry): string {
+  const ordered: Record<string, unknown> = {};
+  for (const name of [
+    'host',
+    'port',
+    'priority',
+    'weight',
+    'text',
+    'mail',
+    'ttl',
+    'targetstrip',
+    'group',
+    'owner',
+    'resource',
+  ] as const) {
+    if (entry[name] !== undefined) ordered[name] = entry[name];
+  }
+  return JSON.stringify(ordered);
+}
