@@ -1,0 +1,45 @@
+// The real CoreDNS (built from the Go module proxy) with a given Corefile on a loopback port.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { dig } from './dig.ts';
+import { freePort } from './ports.ts';
+import { startProcess, waitReady, type ManagedProcess } from './process.ts';
+import { tempDir } from './temp-dir.ts';
+import { tool } from './tools.ts';
+
+export interface CoreDnsHandle {
+  port: number;
+  process: ManagedProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * `corefile` receives the DNS port and returns the Corefile text; it should bind 127.0.0.1.
+ * Ready when `readinessName` (a name inside a served zone) gets any answer over UDP.
+ */
+export async function startCoreDns(corefile: (port: number) => string, readinessName = '.'): Promise<CoreDnsHandle> {
+  const port = await freePort();
+  const dir = tempDir('coredns');
+  const file = join(dir, 'Corefile');
+  writeFileSync(file, corefile(port));
+  const proc = startProcess('coredns', tool('coredns'), ['-conf', file], { cwd: dir });
+  await waitReady(proc, 'answering', async () => {
+    const r = await dig({ port, name: readinessName, type: 'SOA', timeoutSeconds: 1 });
+    return r.status !== '';
+  });
+  return { port, process: proc, stop: () => proc.stop() };
+}
+
+/** A Corefile serving `zones` from etcd at `endpoints` (the setup the seed tutorials deploy). */
+export function etcdCorefile(opts: { zones: string[]; endpoints: string[]; prefix?: string; cacheSeconds?: number }) {
+  return (port: number) =>
+    `${opts.zones.join(' ')}:${port} {
+  bind 127.0.0.1
+  etcd ${opts.zones.join(' ')} {
+    path ${opts.prefix ?? '/skydns'}
+    endpoint ${opts.endpoints.join(' ')}
+  }
+${opts.cacheSeconds ? `  cache ${opts.cacheSeconds}\n` : ''}  errors
+}
+`;
+}

@@ -1,0 +1,115 @@
+// A real etcd (Debian's etcd-server) on loopback: one member, or a cluster of N members.
+import { Etcd3 } from 'etcd3';
+import { freePort } from './ports.ts';
+import { startProcess, waitReady, type ManagedProcess } from './process.ts';
+import { tempDir } from './temp-dir.ts';
+import { tool } from './tools.ts';
+
+export interface EtcdMember {
+  name: string;
+  clientUrl: string;
+  peerUrl: string;
+  dataDir: string;
+  process: ManagedProcess | undefined;
+}
+
+export interface EtcdHandle {
+  /** Client URLs of all members. */
+  endpoints: string[];
+  /** The first member's client URL. */
+  endpoint: string;
+  members: EtcdMember[];
+  /** A client for all members; closed by stop(). */
+  client(): Etcd3;
+  /** Stops every member (data directories are kept, so start() brings the same data back). */
+  stop(): Promise<void>;
+  /** (Re)starts every stopped member with its data and ports. */
+  start(): Promise<void>;
+  /** Stops or starts one member. */
+  stopMember(index: number): Promise<void>;
+  startMember(index: number): Promise<void>;
+}
+
+async function healthy(clientUrl: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${clientUrl}/health`, { signal: AbortSignal.timeout(1000) });
+    return res.ok && ((await res.json()) as { health?: string }).health === 'true';
+  } catch {
+    return false;
+  }
+}
+
+export async function startEtcdCluster(size: number): Promise<EtcdHandle> {
+  const members: EtcdMember[] = [];
+  for (let i = 0; i < size; i++) {
+    members.push({
+      name: `etcd-${i}`,
+      clientUrl: `http://127.0.0.1:${await freePort()}`,
+      peerUrl: `http://127.0.0.1:${await freePort()}`,
+      dataDir: tempDir(`etcd-${i}`),
+      process: undefined,
+    });
+  }
+  const initialCluster = members.map((m) => `${m.name}=${m.peerUrl}`).join(',');
+  const token = `etcdns-test-${process.pid}-${members[0]!.clientUrl.split(':').pop()}`;
+  const clients: Etcd3[] = [];
+
+  const launch = (m: EtcdMember) => {
+    m.process = startProcess(m.name, tool('etcd'), [
+      `--name=${m.name}`,
+      `--data-dir=${m.dataDir}`,
+      `--listen-client-urls=${m.clientUrl}`,
+      `--advertise-client-urls=${m.clientUrl}`,
+      `--listen-peer-urls=${m.peerUrl}`,
+      `--initial-advertise-peer-urls=${m.peerUrl}`,
+      `--initial-cluster=${initialCluster}`,
+      `--initial-cluster-token=${token}`,
+      '--initial-cluster-state=new',
+      '--logger=zap',
+      '--log-level=warn',
+    ]);
+  };
+  const startMember = async (index: number) => {
+    const m = members[index]!;
+    if (m.process?.running()) return;
+    launch(m);
+  };
+  const waitHealthy = async (ms: EtcdMember[]) => {
+    await Promise.all(ms.map((m) => waitReady(m.process!, 'healthy', () => healthy(m.clientUrl))));
+  };
+
+  members.forEach((_, i) => void startMember(i));
+  await waitHealthy(members);
+
+  const endpoints = members.map((m) => m.clientUrl);
+  return {
+    endpoints,
+    endpoint: endpoints[0]!,
+    members,
+    client: () => {
+      const c = new Etcd3({ hosts: endpoints });
+      clients.push(c);
+      return c;
+    },
+    stop: async () => {
+      for (const c of clients.splice(0)) c.close();
+      await Promise.all(members.map((m) => m.process?.stop()));
+    },
+    start: async () => {
+      const stopped = members.filter((m) => !m.process?.running());
+      stopped.forEach(launch);
+      await waitHealthy(stopped);
+    },
+    stopMember: async (index) => {
+      await members[index]!.process?.stop();
+    },
+    startMember: async (index) => {
+      await startMember(index);
+      await waitHealthy([members[index]!]);
+    },
+  };
+}
+
+export function startEtcd(): Promise<EtcdHandle> {
+  return startEtcdCluster(1);
+}

@@ -1,0 +1,123 @@
+// A real kube-apiserver (built from k8s.io/kubernetes) on loopback, backed by its own etcd:
+// TLS with a generated CA, static-token authentication for an admin, RBAC authorization, and
+// real ServiceAccount tokens (TokenRequest) to act as a given ServiceAccount.
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { makeTestPki, type TestPki } from './certificates.ts';
+import { startEtcd, type EtcdHandle } from './etcd.ts';
+import { freePort } from './ports.ts';
+import { startProcess, waitReady, type ManagedProcess } from './process.ts';
+import { tempDir } from './temp-dir.ts';
+import { tool } from './tools.ts';
+
+export interface KubeHandle {
+  /** https://127.0.0.1:PORT */
+  server: string;
+  /** Admin (system:masters) client configuration. */
+  admin: k8s.KubeConfig;
+  /** Admin kubeconfig on disk, for programs such as external-dns. */
+  kubeconfigFile: string;
+  pki: TestPki;
+  etcd: EtcdHandle;
+  process: ManagedProcess;
+  /** A client configuration authenticated as the ServiceAccount (created if missing) with a real token. */
+  asServiceAccount(namespace: string, name: string): Promise<k8s.KubeConfig>;
+  /** Writes a kubeconfig file for `config` (e.g. a ServiceAccount's) and returns its path. */
+  writeKubeconfig(config: k8s.KubeConfig): string;
+  stop(): Promise<void>;
+}
+
+function kubeConfig(server: string, caFile: string, user: string, token: string): k8s.KubeConfig {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'test', server, caData: readFileSync(caFile).toString('base64'), skipTLSVerify: false }],
+    users: [{ name: user, token }],
+    contexts: [{ name: 'test', cluster: 'test', user }],
+    currentContext: 'test',
+  });
+  return kc;
+}
+
+export async function startKubeApiserver(): Promise<KubeHandle> {
+  const dir = tempDir('kube-apiserver');
+  const pki = makeTestPki(dir, 'kube-apiserver');
+  const etcd = await startEtcd();
+  const port = await freePort();
+  const server = `https://127.0.0.1:${port}`;
+  const adminToken = randomBytes(24).toString('hex');
+  const tokens = join(dir, 'tokens.csv');
+  writeFileSync(tokens, `${adminToken},admin,admin-uid,"system:masters"\n`);
+
+  const proc = startProcess('kube-apiserver', tool('kube-apiserver'), [
+    `--etcd-servers=${etcd.endpoint}`,
+    '--bind-address=127.0.0.1',
+    '--advertise-address=127.0.0.1',
+    `--secure-port=${port}`,
+    `--cert-dir=${dir}`,
+    `--tls-cert-file=${pki.serverCert}`,
+    `--tls-private-key-file=${pki.serverKey}`,
+    `--client-ca-file=${pki.caCert}`,
+    `--token-auth-file=${tokens}`,
+    '--authorization-mode=RBAC',
+    '--anonymous-auth=false',
+    `--service-account-key-file=${pki.serviceAccountPub}`,
+    `--service-account-signing-key-file=${pki.serviceAccountKey}`,
+    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+    '--api-audiences=https://kubernetes.default.svc.cluster.local',
+    '--service-cluster-ip-range=10.96.0.0/16',
+    '--enable-priority-and-fairness=false',
+    '--profiling=false',
+    '--v=1',
+  ]);
+
+  const admin = kubeConfig(server, pki.caCert, 'admin', adminToken);
+  // Ready once the bootstrap controllers have created the default namespace.
+  const core = admin.makeApiClient(k8s.CoreV1Api);
+  await waitReady(
+    proc,
+    'ready',
+    () =>
+      core.readNamespace({ name: 'default' }).then(
+        () => true,
+        () => false,
+      ),
+    120_000,
+  );
+
+  const writeKubeconfig = (config: k8s.KubeConfig) => {
+    const file = join(dir, `kubeconfig-${randomBytes(4).toString('hex')}`);
+    writeFileSync(file, config.exportConfig());
+    return file;
+  };
+
+  return {
+    server,
+    admin,
+    kubeconfigFile: writeKubeconfig(admin),
+    pki,
+    etcd,
+    process: proc,
+    writeKubeconfig,
+    asServiceAccount: async (namespace, name) => {
+      await core
+        .createNamespacedServiceAccount({ namespace, body: { metadata: { name } } })
+        .catch((e: { code?: number }) => {
+          if (e.code !== 409) throw e;
+        });
+      const request = await core.createNamespacedServiceAccountToken({
+        namespace,
+        name,
+        body: { spec: { audiences: ['https://kubernetes.default.svc.cluster.local'], expirationSeconds: 3600 } },
+      });
+      const token = request.status?.token;
+      if (!token) throw new Error(`TokenRequest for ${namespace}/${name} returned no token`);
+      return kubeConfig(server, pki.caCert, `system:serviceaccount:${namespace}:${name}`, token);
+    },
+    stop: async () => {
+      await proc.stop();
+      await etcd.stop();
+    },
+  };
+}

@@ -1,0 +1,32 @@
+// Where the real programs are: Debian packages on PATH, Go-built references in .cache/bin
+// (installed by scripts/setup-test-env.sh, which `npm test` runs first).
+import { accessSync, constants } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const cacheBin = join(repoRoot, '.cache', 'bin');
+
+const BUILT = ['coredns', 'external-dns', 'kube-apiserver'] as const;
+const ON_PATH = ['etcd', 'etcdctl', 'dig', 'dnsperf', 'knotd', 'knotc', 'openssl', 'taskset'] as const;
+export type Tool = (typeof BUILT)[number] | (typeof ON_PATH)[number];
+
+export function tool(name: Tool): string {
+  const dirs = (BUILT as readonly string[]).includes(name)
+    ? [cacheBin]
+    : (process.env.PATH ?? '').split(':').concat('/usr/sbin', '/usr/bin');
+  for (const dir of dirs) {
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here; try the next directory
+    }
+  }
+  throw new Error(`${name} is not installed: run "npm run setup" (scripts/setup-test-env.sh)`);
+}
+
+/** The node that runs this test (the project's pinned Node 24), for starting etcdns itself. */
+export const nodeBin = process.execPath;
+export const etcdnsBin = join(repoRoot, 'bin', 'etcdns.js');
