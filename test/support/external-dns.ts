@@ -40,7 +40,7 @@ export async function runExternalDns(o: ExternalDnsOptions): Promise<string> {
     return stdout + stderr;
   } catch (e) {
     const err = e as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`external-dns failed: ${err.message}\n${err.stdout ?? ''}${err.stderr ?? ''}`);
+    throw new Error(`external-dns failed: ${err.message}\n${err.stdout ?? ''}${err.stderr ?? ''}`, { cause: e });
   }
 }
 
