@@ -1,0 +1,106 @@
+// Turns measurements into the table the benchmark prints and the ratios the issue's targets
+// are stated in (ours / CoreDNS, ours / Knot).
+
+export const SERVERS = ['etcdns', 'coredns', 'knot'] as const;
+export type ServerName = (typeof SERVERS)[number];
+export type Mode = 'pinned' | 'unpinned';
+
+/** One server in one mode, medians over the runs. */
+export interface Measurement {
+  server: ServerName;
+  mode: Mode;
+  /** Flood runs (no -Q). */
+  qps: number;
+  qpsRuns: number[];
+  /** Server CPU (process tree) per answered query in the flood runs, microseconds. */
+  cpuPerQueryUs: number;
+  /** Lost queries over all flood runs, and as a percentage of those sent. */
+  lost: number;
+  lostPercent: number;
+  /** Fixed-rate runs: latency percentiles in milliseconds, lost queries. */
+  rate: number;
+  p50Ms: number;
+  p99Ms: number;
+  rateLost: number;
+}
+
+export interface Ratios {
+  mode: Mode;
+  qpsVsCoreDns: number;
+  qpsVsKnot: number;
+  p99VsCoreDns: number;
+  cpuVsCoreDns: number;
+}
+
+export interface Target {
+  name: string;
+  mode: Mode;
+  value: number;
+  met: boolean;
+}
+
+function find(ms: readonly Measurement[], server: ServerName, mode: Mode): Measurement | undefined {
+  return ms.find((m) => m.server === server && m.mode === mode);
+}
+
+export function ratios(ms: readonly Measurement[]): Ratios[] {
+  const out: Ratios[] = [];
+  for (const mode of ['pinned', 'unpinned'] as const) {
+    const ours = find(ms, 'etcdns', mode);
+    const coredns = find(ms, 'coredns', mode);
+    const knot = find(ms, 'knot', mode);
+    if (!ours || !coredns || !knot) continue;
+    out.push({
+      mode,
+      qpsVsCoreDns: ours.qps / coredns.qps,
+      qpsVsKnot: ours.qps / knot.qps,
+      p99VsCoreDns: ours.p99Ms / coredns.p99Ms,
+      cpuVsCoreDns: ours.cpuPerQueryUs / coredns.cpuPerQueryUs,
+    });
+  }
+  return out;
+}
+
+/** The issue's targets: QPS >= CoreDNS, QPS >= 0.3x Knot, p99 at the fixed rate <= CoreDNS. */
+export function targets(rs: readonly Ratios[]): Target[] {
+  return rs.flatMap((r) => [
+    { name: 'QPS >= CoreDNS', mode: r.mode, value: r.qpsVsCoreDns, met: r.qpsVsCoreDns >= 1 },
+    { name: 'QPS >= 0.3x Knot', mode: r.mode, value: r.qpsVsKnot, met: r.qpsVsKnot >= 0.3 },
+    { name: 'p99 <= CoreDNS', mode: r.mode, value: r.p99VsCoreDns, met: r.p99VsCoreDns <= 1 },
+  ]);
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padStart(widths[i]!)).join(' | ')} |`;
+  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+const fixed = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+
+/** Markdown tables, so the output can be pasted into a note as it is. */
+export function renderReport(ms: readonly Measurement[]): string {
+  const rows = ms.map((m) => [
+    m.mode,
+    m.server,
+    fixed(m.qps, 0),
+    m.qpsRuns.map((q) => fixed(q / 1000, 1)).join('/'),
+    fixed(m.cpuPerQueryUs, 1),
+    `${m.lost} (${fixed(m.lostPercent, 2)}%)`,
+    fixed(m.p50Ms, 3),
+    fixed(m.p99Ms, 3),
+    String(m.rateLost),
+  ]);
+  const rate = ms[0]?.rate ?? 0;
+  const main = table(
+    ['mode', 'server', 'QPS', 'runs (kQPS)', 'CPU µs/q', 'lost (flood)', `p50 ms @${rate}`, `p99 ms @${rate}`, `lost @${rate}`],
+    rows,
+  );
+  const rs = ratios(ms);
+  const ratioTable = table(
+    ['mode', 'QPS ours/CoreDNS', 'QPS ours/Knot', 'p99 ours/CoreDNS', 'CPU/q ours/CoreDNS'],
+    rs.map((r) => [r.mode, fixed(r.qpsVsCoreDns, 2), fixed(r.qpsVsKnot, 2), fixed(r.p99VsCoreDns, 2), fixed(r.cpuVsCoreDns, 2)]),
+  );
+  const targetLines = targets(rs).map((t) => `${t.met ? 'met    ' : 'NOT met'}  ${t.name} (${t.mode}): ${fixed(t.value, 2)}`);
+  return [main, '', ratioTable, '', ...targetLines].join('\n');
+}

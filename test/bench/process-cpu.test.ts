@@ -1,0 +1,40 @@
+// CPU time of a server's process tree from /proc/<pid>/stat.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseProcStat, processTreeCpuSeconds, treeCpuSeconds } from '../../bench/dns/process-cpu.ts';
+
+const stat = (pid: number, comm: string, ppid: number, utime: number, stime: number) =>
+  `${pid} (${comm}) S ${ppid} 12317 10894 0 -1 4194560 683 0 17 0 ${utime} ${stime} 0 0 20 0 6 0 38521 895074304 2094`;
+
+test('parses pid, ppid and user+system time, whatever the command name holds', async (t) => {
+  const cases = [
+    { name: 'plain', line: stat(12322, 'knotd', 1, 150, 50), want: { pid: 12322, ppid: 1, cpuSeconds: 2 } },
+    {
+      name: 'spaces and parentheses in the name',
+      line: stat(7, 'node (worker) 1', 3, 1, 0),
+      want: { pid: 7, ppid: 3, cpuSeconds: 0.01 },
+    },
+  ];
+  for (const c of cases) await t.test(c.name, () => assert.deepEqual(parseProcStat(c.line), c.want));
+  assert.throws(() => parseProcStat('garbage'), /not a \/proc/);
+});
+
+test('sums a process and all its descendants, nothing else', () => {
+  const stats = [
+    { pid: 1, ppid: 0, cpuSeconds: 100 },
+    { pid: 10, ppid: 1, cpuSeconds: 1 },
+    { pid: 11, ppid: 10, cpuSeconds: 2 },
+    { pid: 12, ppid: 11, cpuSeconds: 4 },
+    { pid: 13, ppid: 1, cpuSeconds: 8 },
+  ];
+  assert.equal(treeCpuSeconds(stats, 10), 7);
+  assert.equal(treeCpuSeconds(stats, 13), 8);
+  assert.throws(() => treeCpuSeconds(stats, 99), /not running/);
+});
+
+test('the running test process itself uses CPU that /proc reports', () => {
+  const before = processTreeCpuSeconds(process.pid);
+  const until = Date.now() + 200;
+  while (Date.now() < until) Math.sqrt(Math.random());
+  assert.ok(processTreeCpuSeconds(process.pid) - before >= 0.1);
+});

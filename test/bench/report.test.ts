@@ -1,0 +1,70 @@
+// Ratios against the issue's targets, and the printed table.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ratios, renderReport, targets, type Measurement } from '../../bench/dns/report.ts';
+import { median, percentile } from '../../bench/dns/stats.ts';
+
+const m = (server: Measurement['server'], mode: Measurement['mode'], qps: number, p99Ms: number): Measurement => ({
+  server,
+  mode,
+  qps,
+  qpsRuns: [qps],
+  cpuPerQueryUs: 1e6 / qps,
+  lost: 0,
+  lostPercent: 0,
+  rate: 10000,
+  p50Ms: p99Ms / 4,
+  p99Ms,
+  rateLost: 0,
+});
+
+test('targets: QPS >= CoreDNS, >= 0.3x Knot, p99 <= CoreDNS, per mode', async (t) => {
+  const cases = [
+    {
+      name: 'all met',
+      ms: [m('etcdns', 'pinned', 50000, 0.2), m('coredns', 'pinned', 40000, 0.3), m('knot', 'pinned', 160000, 0.1)],
+      met: [true, true, true],
+    },
+    {
+      name: 'slower than CoreDNS, under 0.3x Knot, worse p99',
+      ms: [m('etcdns', 'pinned', 30000, 0.5), m('coredns', 'pinned', 40000, 0.3), m('knot', 'pinned', 160000, 0.1)],
+      met: [false, false, false],
+    },
+    {
+      name: 'exactly on the thresholds counts as met',
+      ms: [m('etcdns', 'unpinned', 48000, 0.3), m('coredns', 'unpinned', 48000, 0.3), m('knot', 'unpinned', 160000, 0.1)],
+      met: [true, true, true],
+    },
+  ];
+  for (const c of cases) {
+    await t.test(c.name, () => assert.deepEqual(targets(ratios(c.ms)).map((x) => x.met), c.met));
+  }
+});
+
+test('a mode with a server missing gives no ratios rather than NaN', () => {
+  assert.deepEqual(ratios([m('etcdns', 'pinned', 1, 1), m('knot', 'pinned', 1, 1)]), []);
+});
+
+test('the table lists every measurement and the ratios', () => {
+  const text = renderReport([
+    m('etcdns', 'pinned', 50000, 0.2),
+    m('coredns', 'pinned', 40000, 0.4),
+    m('knot', 'pinned', 100000, 0.1),
+  ]);
+  assert.match(text, /\| pinned \| +etcdns \| +50000 \|/);
+  assert.match(text, /\| pinned \| +1\.25 \| +0\.50 \| +0\.50 \| +0\.80 \|/);
+  assert.match(text, /^met +QPS >= CoreDNS \(pinned\): 1\.25$/m);
+});
+
+test('percentiles are nearest-rank; the median of runs ignores one outlier', async (t) => {
+  const values = [5, 1, 4, 2, 3, 6, 7, 8, 9, 10];
+  const cases = [
+    { p: 50, want: 5 },
+    { p: 99, want: 10 },
+    { p: 90, want: 9 },
+    { p: 0, want: 1 },
+  ];
+  for (const c of cases) await t.test(`p${c.p}`, () => assert.equal(percentile(values, c.p), c.want));
+  assert.equal(median([100, 101, 5]), 100);
+  assert.ok(Number.isNaN(percentile([], 50)));
+});
