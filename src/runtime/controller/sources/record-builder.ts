@@ -1,0 +1,98 @@
+// Turns hostnames and targets into desired records for one object, reporting what it skips.
+// Shared by the Service and Ingress sources: validation happens here, once.
+import { canonicalName, dnsNameProblem } from '../../shared/dns-name.ts';
+import { resourceId, type DesiredRecord, type ObjectRef, type Problem } from '../desired-record.ts';
+import { parseTtl, readAnnotation, splitList, type Annotations } from './annotations.ts';
+import { domainVerdict, type SourceOptions } from './source-options.ts';
+import { classifyTarget, type Target } from './targets.ts';
+
+export interface SourceResult {
+  records: DesiredRecord[];
+  problems: Problem[];
+}
+
+export class RecordBuilder {
+  readonly object: ObjectRef;
+  readonly resource: string;
+  private readonly options: SourceOptions;
+  private readonly out: SourceResult;
+  private readonly ttl: number | undefined;
+  /** Set when the ttl annotation is bad: every name of the object is skipped with this reason. */
+  private readonly ttlError: string | undefined;
+  /** The target annotation's targets, when it is set (it replaces the object's own). */
+  readonly targetOverride: Target[] | undefined;
+
+  constructor(object: ObjectRef, annotations: Annotations, options: SourceOptions, out: SourceResult) {
+    this.object = object;
+    this.resource = resourceId(object);
+    this.options = options;
+    this.out = out;
+    const ttl = readAnnotation(annotations, 'ttl');
+    const parsed = ttl ? parseTtl(ttl.value) : undefined;
+    this.ttl = parsed?.ok ? parsed.ttl : undefined;
+    this.ttlError = parsed && !parsed.ok ? `annotation ${ttl!.key}: ${parsed.error}` : undefined;
+    const target = readAnnotation(annotations, 'target');
+    this.targetOverride = target ? this.targets(splitList(target.value)) : undefined;
+  }
+
+  /** Classifies targets, reporting (and dropping) the ones that are neither IP nor name. */
+  targets(values: string[]): Target[] {
+    const result: Target[] = [];
+    for (const value of values) {
+      const c = classifyTarget(value);
+      if (c.ok) result.push(c.target);
+      else this.problem('InvalidTarget', `${c.error}; the target is skipped`);
+    }
+    return result;
+  }
+
+  /** The canonical name when it may be published; otherwise reports why not and returns undefined. */
+  acceptName(raw: string): string | undefined {
+    const problem = dnsNameProblem(raw.trim());
+    if (problem) {
+      this.problem('InvalidHostname', `hostname "${raw}" ${problem}; it is skipped`, raw);
+      return undefined;
+    }
+    const name = canonicalName(raw.trim());
+    const verdict = domainVerdict(name, this.options);
+    if (verdict === 'excluded') return undefined;
+    if (verdict === 'outside') {
+      this.problem(
+        'HostnameNotInDomain',
+        `hostname "${name}" is outside every domain of --domain-filter; it is skipped`,
+        name,
+      );
+      return undefined;
+    }
+    if (this.ttlError) {
+      this.problem('InvalidTTL', `${this.ttlError}; hostname "${name}" is skipped`, name);
+      return undefined;
+    }
+    return name;
+  }
+
+  /** One record per target at `name` (already accepted). */
+  addresses(name: string, targets: Target[]): void {
+    for (const t of targets) this.push({ name, type: t.type, target: t.target });
+  }
+
+  /** Validates and publishes each raw hostname with the targets. */
+  hostnames(raws: string[], targets: Target[]): void {
+    for (const raw of raws) {
+      const name = this.acceptName(raw);
+      if (name) this.addresses(name, targets);
+    }
+  }
+
+  srv(name: string, target: string, port: number): void {
+    this.push({ name, type: 'SRV', target, port, priority: 0, weight: 50 });
+  }
+
+  problem(reason: Problem['reason'], message: string, name?: string): void {
+    this.out.problems.push({ object: this.object, reason, message, ...(name ? { name } : {}) });
+  }
+
+  private push(record: Omit<DesiredRecord, 'resource' | 'ttl'>): void {
+    this.out.records.push({ ...record, ...(this.ttl !== undefined ? { ttl: this.ttl } : {}), resource: this.resource });
+  }
+}

@@ -1,0 +1,69 @@
+// Which objects and names the sources consider: the filters of the command line, parsed once.
+import { canonicalName, isInZone } from '../../shared/dns-name.ts';
+import type { SourceKind } from '../../shared/config/controller-config.ts';
+import { readAnnotation, type Annotations } from './annotations.ts';
+import { matchesSelector, parseSelector, type Selector } from './selector.ts';
+
+export interface SourceOptions {
+  sources: SourceKind[];
+  /** Canonical domains; empty means every name. */
+  domainFilter: string[];
+  excludeDomains: string[];
+  /** Only this namespace; undefined means all. */
+  namespace?: string;
+  labelSelector: Selector;
+  annotationFilter: Selector;
+  /** Only Ingresses of these classes; empty means all. */
+  ingressClasses: string[];
+  /** Publish ClusterIP Services through their hostname annotation (external-dns's --publish-internal-services). */
+  publishClusterIp: boolean;
+}
+
+/** Values of the controller annotation that mean "us"; external-dns itself uses "dns-controller". */
+export const OUR_CONTROLLER_NAMES = ['etcdns', 'dns-controller'];
+
+export function sourceOptions(input: {
+  sources?: SourceKind[];
+  domainFilter?: string[];
+  excludeDomains?: string[];
+  namespace?: string;
+  labelSelector?: string;
+  annotationFilter?: string;
+  ingressClasses?: string[];
+  publishClusterIp?: boolean;
+}): SourceOptions {
+  return {
+    sources: input.sources ?? ['service', 'ingress'],
+    domainFilter: (input.domainFilter ?? []).map(canonicalName),
+    excludeDomains: (input.excludeDomains ?? []).map(canonicalName),
+    ...(input.namespace ? { namespace: input.namespace } : {}),
+    labelSelector: parseSelector(input.labelSelector ?? ''),
+    annotationFilter: parseSelector(input.annotationFilter ?? ''),
+    ingressClasses: input.ingressClasses ?? [],
+    publishClusterIp: input.publishClusterIp ?? false,
+  };
+}
+
+interface Meta {
+  namespace?: string;
+  labels?: Record<string, string>;
+  annotations?: Annotations;
+}
+
+/** Namespace, label selector, annotation filter, and the controller annotation. */
+export function objectSelected(meta: Meta | undefined, options: SourceOptions): boolean {
+  if (options.namespace !== undefined && meta?.namespace !== options.namespace) return false;
+  if (!matchesSelector(options.labelSelector, meta?.labels)) return false;
+  if (!matchesSelector(options.annotationFilter, meta?.annotations ?? undefined)) return false;
+  const controller = readAnnotation(meta?.annotations, 'controller');
+  return controller === undefined || OUR_CONTROLLER_NAMES.includes(controller.value);
+}
+
+export type DomainVerdict = 'in' | 'excluded' | 'outside';
+
+/** Where a canonical name stands against the domain filter and exclusions. */
+export function domainVerdict(name: string, options: SourceOptions): DomainVerdict {
+  if (options.excludeDomains.some((d) => isInZone(name, d))) return 'excluded';
+  if (options.domainFilter.length > 0 && !options.domainFilter.some((d) => isInZone(name, d))) return 'outside';
+  return 'in';
+}
