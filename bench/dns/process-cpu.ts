@@ -19,11 +19,15 @@ export function parseProcStat(line: string): ProcStat {
   if (close < 0) throw new Error(`not a /proc/<pid>/stat line: ${line.slice(0, 80)}`);
   const pid = Number(line.slice(0, line.indexOf(' ')));
   // After ") ": state(3) ppid(4) ... utime(14) stime(15); index 0 here is field 3.
-  const rest = line.slice(close + 2).trim().split(/\s+/);
+  const rest = line
+    .slice(close + 2)
+    .trim()
+    .split(/\s+/);
   const ppid = Number(rest[1]);
   const utime = Number(rest[11]);
   const stime = Number(rest[12]);
-  if (![pid, ppid, utime, stime].every(Number.isFinite)) throw new Error(`unreadable /proc stat line: ${line.slice(0, 80)}`);
+  if (![pid, ppid, utime, stime].every(Number.isFinite))
+    throw new Error(`unreadable /proc stat line: ${line.slice(0, 80)}`);
   return { pid, ppid, cpuSeconds: (utime + stime) / CLOCK_TICKS };
 }
 
@@ -59,4 +63,17 @@ function readAllStats(): ProcStat[] {
 /** CPU seconds used so far by process `pid` and its descendants. */
 export function processTreeCpuSeconds(pid: number): number {
   return treeCpuSeconds(readAllStats(), pid);
+}
+
+/** `pid` and the pids of all its descendants. */
+export function processTreePids(pid: number): number[] {
+  const stats = readAllStats();
+  const pids: number[] = [];
+  const pending = [pid];
+  while (pending.length > 0) {
+    const p = pending.pop()!;
+    pids.push(p);
+    pending.push(...stats.filter((s) => s.ppid === p).map((s) => s.pid));
+  }
+  return pids;
 }

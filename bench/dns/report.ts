@@ -72,7 +72,9 @@ export function targets(rs: readonly Ratios[]): Target[] {
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padStart(widths[i]!)).join(' | ')} |`;
+  // Numbers align right, words left.
+  const pad = (c: string, w: number) => (/^[-0-9.]/.test(c) ? c.padStart(w) : c.padEnd(w));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => pad(c, widths[i]!)).join(' | ')} |`;
   return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
 }
 
@@ -93,14 +95,32 @@ export function renderReport(ms: readonly Measurement[]): string {
   ]);
   const rate = ms[0]?.rate ?? 0;
   const main = table(
-    ['mode', 'server', 'QPS', 'runs (kQPS)', 'CPU µs/q', 'lost (flood)', `p50 ms @${rate}`, `p99 ms @${rate}`, `lost @${rate}`],
+    [
+      'mode',
+      'server',
+      'QPS',
+      'runs (kQPS)',
+      'CPU µs/q',
+      'lost (flood)',
+      `p50 ms @${rate}`,
+      `p99 ms @${rate}`,
+      `lost @${rate}`,
+    ],
     rows,
   );
   const rs = ratios(ms);
   const ratioTable = table(
     ['mode', 'QPS ours/CoreDNS', 'QPS ours/Knot', 'p99 ours/CoreDNS', 'CPU/q ours/CoreDNS'],
-    rs.map((r) => [r.mode, fixed(r.qpsVsCoreDns, 2), fixed(r.qpsVsKnot, 2), fixed(r.p99VsCoreDns, 2), fixed(r.cpuVsCoreDns, 2)]),
+    rs.map((r) => [
+      r.mode,
+      fixed(r.qpsVsCoreDns, 2),
+      fixed(r.qpsVsKnot, 2),
+      fixed(r.p99VsCoreDns, 2),
+      fixed(r.cpuVsCoreDns, 2),
+    ]),
   );
-  const targetLines = targets(rs).map((t) => `${t.met ? 'met    ' : 'NOT met'}  ${t.name} (${t.mode}): ${fixed(t.value, 2)}`);
+  const targetLines = targets(rs).map(
+    (t) => `${t.met ? 'met    ' : 'NOT met'}  ${t.name} (${t.mode}): ${fixed(t.value, 2)}`,
+  );
   return [main, '', ratioTable, '', ...targetLines].join('\n');
 }

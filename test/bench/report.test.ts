@@ -32,12 +32,21 @@ test('targets: QPS >= CoreDNS, >= 0.3x Knot, p99 <= CoreDNS, per mode', async (t
     },
     {
       name: 'exactly on the thresholds counts as met',
-      ms: [m('etcdns', 'unpinned', 48000, 0.3), m('coredns', 'unpinned', 48000, 0.3), m('knot', 'unpinned', 160000, 0.1)],
+      ms: [
+        m('etcdns', 'unpinned', 48000, 0.3),
+        m('coredns', 'unpinned', 48000, 0.3),
+        m('knot', 'unpinned', 160000, 0.1),
+      ],
       met: [true, true, true],
     },
   ];
   for (const c of cases) {
-    await t.test(c.name, () => assert.deepEqual(targets(ratios(c.ms)).map((x) => x.met), c.met));
+    await t.test(c.name, () =>
+      assert.deepEqual(
+        targets(ratios(c.ms)).map((x) => x.met),
+        c.met,
+      ),
+    );
   }
 });
 

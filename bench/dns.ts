@@ -1,0 +1,229 @@
+// `npm run bench:dns`: dnsperf against etcdns, CoreDNS (etcd plugin + cache 30) and Knot, on the
+// same records, in one run, pinned and unpinned. Prints a table and writes bench/results/dns.json.
+// How to run and read it: bench/README.md.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, release } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { answerData, dig } from '../test/support/dig.ts';
+import { startEtcd } from '../test/support/etcd.ts';
+import { stopAll } from '../test/support/process.ts';
+import { cleanupTempDirs, tempDir } from '../test/support/temp-dir.ts';
+import { repoRoot, tool } from '../test/support/tools.ts';
+import { allCpus, setAffinity } from './dns/cpu-affinity.ts';
+import { runDnsperf, type DnsperfOptions } from './dns/dnsperf.ts';
+import { loadIntoEtcd } from './dns/etcd-load.ts';
+import { processTreeCpuSeconds } from './dns/process-cpu.ts';
+import { etcdEntries, generateRecordSet, queryLines, type RecordSet } from './dns/record-set.ts';
+import { ratios, renderReport, SERVERS, targets, type Measurement, type Mode, type ServerName } from './dns/report.ts';
+import { startBenchServer, type BenchServer } from './dns/servers.ts';
+import { median, percentile } from './dns/stats.ts';
+
+const { values: opt } = parseArgs({
+  options: {
+    names: { type: 'string', default: '10000' },
+    seconds: { type: 'string', default: '10' },
+    runs: { type: 'string', default: '3' },
+    rate: { type: 'string', default: '10000' },
+    'rate-seconds': { type: 'string', default: '10' },
+    clients: { type: 'string', default: '20' },
+    outstanding: { type: 'string', default: '100' },
+    servers: { type: 'string', default: SERVERS.join(',') },
+    modes: { type: 'string', default: 'pinned,unpinned' },
+    'etcdns-args': { type: 'string', default: '' },
+    out: { type: 'string', default: join(repoRoot, 'bench', 'results', 'dns.json') },
+  },
+});
+
+function positive(name: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got "${value}"`);
+  return n;
+}
+
+function listOf<T extends string>(name: string, value: string, allowed: readonly T[]): T[] {
+  const items = value.split(',').filter(Boolean);
+  const bad = items.filter((i) => !(allowed as readonly string[]).includes(i));
+  if (bad.length > 0 || items.length === 0) throw new Error(`--${name}: use ${allowed.join(', ')} (got "${value}")`);
+  return items as T[];
+}
+
+const config = {
+  names: positive('names', opt.names),
+  seconds: positive('seconds', opt.seconds),
+  runs: positive('runs', opt.runs),
+  rate: positive('rate', opt.rate),
+  rateSeconds: positive('rate-seconds', opt['rate-seconds']),
+  clients: positive('clients', opt.clients),
+  outstanding: positive('outstanding', opt.outstanding),
+  servers: listOf('servers', opt.servers, SERVERS),
+  modes: listOf<Mode>('modes', opt.modes, ['pinned', 'unpinned']),
+  etcdnsArgs: opt['etcdns-args'].split(' ').filter(Boolean),
+};
+const PREFIX = '/skydns';
+const SERVER_CPU = '0';
+const DNSPERF_CPU = '1';
+const log = (msg: string) => process.stderr.write(`[bench:dns] ${msg}\n`);
+
+/** Refuses to benchmark a server that answers wrongly: fast wrong answers are worth nothing. */
+async function checkAnswers(server: BenchServer, set: RecordSet): Promise<void> {
+  const samples = [0, 1, 10, Math.floor(set.names.length / 2), set.names.length - 1];
+  for (const i of samples) {
+    const { name, addresses } = set.names[i]!;
+    const r = await dig({ port: server.port, name });
+    const got = answerData(r, 'A');
+    if (r.status !== 'NOERROR' || got.join() !== [...addresses].sort().join()) {
+      throw new Error(`${server.name} answers ${name} wrongly: ${r.status} ${got.join(' ')}\n${r.raw}`);
+    }
+  }
+  const missing = await dig({ port: server.port, name: set.missing[0]! });
+  if (missing.status !== 'NXDOMAIN')
+    throw new Error(`${server.name}: ${set.missing[0]} is ${missing.status}, not NXDOMAIN`);
+}
+
+function version(cmd: string, args: string[]): string {
+  try {
+    return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+      .split('\n')[0]!
+      .trim();
+  } catch (e) {
+    return `unknown (${(e as Error).message})`;
+  }
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const dnsperf = tool('dnsperf');
+  const taskset = tool('taskset');
+  if (config.modes.includes('pinned') && cpus().length < 2) throw new Error('pinned mode needs two CPUs');
+
+  const set = generateRecordSet(config.names);
+  const dir = tempDir('bench-dns');
+  const queryFile = join(dir, 'queries.txt');
+  // One line per distinct name: 90% of the names, so CoreDNS's default cache (9,984 answers) holds them.
+  writeFileSync(queryFile, `${queryLines(set, config.names).join('\n')}\n`);
+
+  log(`etcd: loading ${config.names} names`);
+  const etcd = await startEtcd();
+  const entries = etcdEntries(set, PREFIX);
+  await loadIntoEtcd(etcd.client(), entries);
+
+  const servers: BenchServer[] = [];
+  for (const name of config.servers) {
+    log(`starting ${name}`);
+    const s = await startBenchServer(name, {
+      set,
+      etcdEndpoints: etcd.endpoints,
+      prefix: PREFIX,
+      etcdnsArgs: config.etcdnsArgs,
+    });
+    servers.push(s);
+    await checkAnswers(s, set);
+  }
+
+  const measurements: Measurement[] = [];
+  for (const mode of config.modes) {
+    const dnsperfCpus = mode === 'pinned' ? DNSPERF_CPU : undefined;
+    for (const s of servers) setAffinity(taskset, s.pid, mode === 'pinned' ? SERVER_CPU : allCpus(cpus().length));
+    const base: DnsperfOptions = {
+      port: 0,
+      queryFile,
+      seconds: config.seconds,
+      clients: config.clients,
+      outstanding: config.outstanding,
+      ...(dnsperfCpus ? { cpus: dnsperfCpus } : {}),
+    };
+    // Warm-up (not measured): JIT, caches, CoreDNS's first etcd reads.
+    for (const s of servers) await runDnsperf(dnsperf, { ...base, port: s.port, seconds: 2 });
+
+    const flood = new Map<ServerName, { qps: number[]; cpu: number; completed: number; sent: number; lost: number }>();
+    const fixed = new Map<ServerName, { p50: number[]; p99: number[]; lost: number }>();
+    // Servers take turns within each run, so a noisy moment on the machine hits all of them.
+    for (let run = 1; run <= config.runs; run++) {
+      for (const s of servers) {
+        log(`${mode} run ${run}/${config.runs}: ${s.name} flood ${config.seconds}s`);
+        const cpuBefore = processTreeCpuSeconds(s.pid);
+        const r = await runDnsperf(dnsperf, { ...base, port: s.port });
+        const cpu = processTreeCpuSeconds(s.pid) - cpuBefore;
+        const f = flood.get(s.name) ?? { qps: [], cpu: 0, completed: 0, sent: 0, lost: 0 };
+        f.qps.push(r.qps);
+        f.cpu += cpu;
+        f.completed += r.completed;
+        f.sent += r.sent;
+        f.lost += r.lost;
+        flood.set(s.name, f);
+
+        log(`${mode} run ${run}/${config.runs}: ${s.name} at ${config.rate} QPS ${config.rateSeconds}s`);
+        const q = await runDnsperf(dnsperf, {
+          ...base,
+          port: s.port,
+          seconds: config.rateSeconds,
+          rate: config.rate,
+          perQuery: true,
+        });
+        const x = fixed.get(s.name) ?? { p50: [], p99: [], lost: 0 };
+        x.p50.push(percentile(q.latencies, 50) * 1000);
+        x.p99.push(percentile(q.latencies, 99) * 1000);
+        x.lost += q.lost;
+        fixed.set(s.name, x);
+      }
+    }
+    for (const s of servers) {
+      const f = flood.get(s.name)!;
+      const x = fixed.get(s.name)!;
+      measurements.push({
+        server: s.name,
+        mode,
+        qps: median(f.qps),
+        qpsRuns: f.qps,
+        cpuPerQueryUs: (f.cpu / f.completed) * 1e6,
+        lost: f.lost,
+        lostPercent: (f.lost / f.sent) * 100,
+        rate: config.rate,
+        p50Ms: median(x.p50),
+        p99Ms: median(x.p99),
+        rateLost: x.lost,
+      });
+    }
+  }
+
+  const report = renderReport(measurements);
+  process.stdout.write(`${report}\n`);
+  const rs = ratios(measurements);
+  mkdirSync(join(opt.out, '..'), { recursive: true });
+  writeFileSync(
+    opt.out,
+    `${JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        durationSeconds: Math.round((Date.now() - started) / 1000),
+        machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, kernel: release() },
+        versions: {
+          node: process.version,
+          coredns: version(tool('coredns'), ['-version']),
+          knot: version(tool('knotd'), ['--version']),
+          dnsperf: version('dpkg-query', ['-W', '-f=${Version}', 'dnsperf']),
+          etcdns: version('git', ['-C', repoRoot, 'rev-parse', '--short', 'HEAD']),
+        },
+        config,
+        measurements,
+        ratios: rs,
+        targets: targets(rs),
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  log(`wrote ${opt.out} (${Math.round((Date.now() - started) / 1000)} s)`);
+}
+
+try {
+  await main();
+} catch (e) {
+  process.stderr.write(`[bench:dns] failed: ${(e as Error).stack ?? String(e)}\n`);
+  process.exitCode = 1;
+} finally {
+  await stopAll();
+  cleanupTempDirs();
+}
