@@ -1,0 +1,63 @@
+// Where a desired record lives in etcd, per skydns-layout.md "What our controller writes":
+// address and SRV records in a child key named by a stable hash of (type, target), a CNAME at
+// the name's exact key, owner and resource in the value.
+import { createHash } from 'node:crypto';
+import { isIP } from 'node:net';
+import { keyToName, nameToKey } from '../../shared/skydns-key.ts';
+import type { SkyDnsEntry } from '../../shared/skydns-entry.ts';
+import type { DesiredRecord } from '../desired-record.ts';
+
+export interface LaidOutEntry {
+  name: string;
+  key: string;
+  entry: SkyDnsEntry;
+}
+
+/** 8 hex digits that depend only on the record's type and target: same state, same keys. */
+export function childLabel(record: Pick<DesiredRecord, 'type' | 'target' | 'port' | 'priority' | 'weight'>): string {
+  const identity =
+    record.type === 'SRV'
+      ? `SRV ${record.priority} ${record.weight} ${record.port} ${record.target}`
+      : `${record.type} ${record.target}`;
+  return createHash('sha256').update(identity).digest('hex').slice(0, 8);
+}
+
+export function layOut(record: DesiredRecord, prefix: string, ownerId: string): LaidOutEntry {
+  const nameKey = nameToKey(record.name, prefix);
+  // Values hold names without the trailing dot, as external-dns writes them.
+  const host = record.type === 'A' || record.type === 'AAAA' ? record.target : record.target.replace(/\.$/, '');
+  const ttl = record.ttl !== undefined ? { ttl: record.ttl } : {};
+  const owned = { owner: ownerId, resource: record.resource };
+  switch (record.type) {
+    case 'CNAME':
+      return { name: record.name, key: nameKey, entry: { host, ...ttl, ...owned } };
+    case 'SRV':
+      return {
+        name: record.name,
+        key: `${nameKey}/${childLabel(record)}`,
+        entry: { host, port: record.port!, priority: record.priority!, weight: record.weight!, ...ttl, ...owned },
+      };
+    default:
+      return {
+        name: record.name,
+        key: `${nameKey}/${childLabel(record)}`,
+        entry: { host, ...ttl, targetstrip: 1, ...owned },
+      };
+  }
+}
+
+const CHILD_LABEL = /^[0-9a-f]{8}$/;
+
+/** The record type of an entry in our layout. */
+export function typeOfEntry(entry: SkyDnsEntry): DesiredRecord['type'] {
+  if (entry.port !== undefined) return 'SRV';
+  const family = isIP(entry.host ?? '');
+  return family === 4 ? 'A' : family === 6 ? (/^::ffff:\d+\./i.test(entry.host!) ? 'A' : 'AAAA') : 'CNAME';
+}
+
+/** The name an entry we wrote belongs to: a child entry's parent, or the key's own name (CNAME). */
+export function nameOfOwnedKey(key: string, entry: SkyDnsEntry, prefix: string): string {
+  const lastSlash = key.lastIndexOf('/');
+  const isChild = CHILD_LABEL.test(key.slice(lastSlash + 1)) && typeOfEntry(entry) !== 'CNAME';
+  return keyToName(isChild ? key.slice(0, lastSlash) : key, prefix) ?? '.';
+}

@@ -1,0 +1,101 @@
+// The planner: desired records for one prefix + the entries under that prefix -> the changes.
+// Pure. This is the unit a view is planned with (its records already rewritten for the view).
+import { encodeEntry } from '../../shared/skydns-entry.ts';
+import type { Policy } from '../../shared/config/controller-config.ts';
+import type { DesiredRecord } from '../desired-record.ts';
+import { classifyEntries, type CurrentEntry } from './current-entries.ts';
+import { layOut } from './layout.ts';
+import { mergeRecords, type Conflict } from './merge.ts';
+
+export interface PlanInput {
+  prefix: string;
+  ownerId: string;
+  policy: Policy;
+  desired: readonly DesiredRecord[];
+  current: readonly CurrentEntry[];
+}
+
+export interface Change {
+  name: string;
+  key: string;
+  /** What is there now (updates and deletes); its modRevision guards the write. */
+  before?: { value: string; modRevision: string };
+  /** The encoded value to write (creates and updates). */
+  after?: string;
+}
+
+export interface Plan {
+  creates: Change[];
+  updates: Change[];
+  deletes: Change[];
+  conflicts: Conflict[];
+  /** The merged records the plan publishes (for metrics). */
+  records: DesiredRecord[];
+}
+
+export function isEmptyPlan(plan: Plan): boolean {
+  return plan.creates.length + plan.updates.length + plan.deletes.length === 0;
+}
+
+export function planPrefix(input: PlanInput): Plan {
+  const current = classifyEntries(input.current, input.ownerId, input.prefix);
+  const merged = mergeRecords(input.desired, current.incumbent);
+  const conflicts = [...merged.conflicts];
+  const plan: Plan = { creates: [], updates: [], deletes: [], conflicts, records: [] };
+
+  const wanted = new Map<string, { name: string; value: string }>();
+  const refused = new Set<string>();
+  for (const record of merged.records) {
+    // Never move into a name that answers with someone else's data.
+    if (current.foreignNames.has(record.name) && !current.ownedNames.has(record.name)) {
+      if (!refused.has(`${record.name} ${record.resource}`)) {
+        refused.add(`${record.name} ${record.resource}`);
+        conflicts.push({
+          resource: record.resource,
+          name: record.name,
+          message: `${record.name} already has entries we do not own (another owner or hand-written); it is left alone`,
+        });
+      }
+      continue;
+    }
+    const laid = layOut(record, input.prefix, input.ownerId);
+    if (current.foreignKeys.has(laid.key)) {
+      conflicts.push({
+        resource: record.resource,
+        name: record.name,
+        message: `key ${laid.key} holds an entry we do not own; it is left alone`,
+      });
+      continue;
+    }
+    wanted.set(laid.key, { name: laid.name, value: encodeEntry(laid.entry) });
+    plan.records.push(record);
+  }
+
+  for (const [key, { name, value }] of wanted) {
+    const existing = current.owned.get(key);
+    if (!existing) plan.creates.push({ name, key, after: value });
+    else if (existing.canonical !== value && input.policy !== 'create-only') {
+      plan.updates.push({
+        name,
+        key,
+        before: { value: existing.value, modRevision: existing.modRevision },
+        after: value,
+      });
+    }
+  }
+  if (input.policy === 'sync') {
+    for (const [key, existing] of current.owned) {
+      if (!wanted.has(key))
+        plan.deletes.push({
+          name: existing.name,
+          key,
+          before: { value: existing.value, modRevision: existing.modRevision },
+        });
+    }
+  }
+  const byKey = (a: Change, b: Change) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  plan.creates.sort(byKey);
+  plan.updates.sort(byKey);
+  plan.deletes.sort(byKey);
+  return plan;
+}
