@@ -33,7 +33,8 @@ export async function startCoreDns(corefile: (port: number) => string, readiness
 /** A Corefile serving `zones` from etcd at `endpoints` (the setup the seed tutorials deploy). */
 export function etcdCorefile(opts: { zones: string[]; endpoints: string[]; prefix?: string; cacheSeconds?: number }) {
   return (port: number) =>
-    `${opts.zones.join(' ')}:${port} {
+    // Every zone of the server block needs the port; a bare zone would listen on port 53.
+    `${opts.zones.map((z) => `${z}:${port}`).join(' ')} {
   bind 127.0.0.1
   etcd ${opts.zones.join(' ')} {
     path ${opts.prefix ?? '/skydns'}
