@@ -26,6 +26,8 @@ export interface ClassifiedEntries {
   foreignNames: Set<string>;
   /** Names where we own entries. */
   ownedNames: Set<string>;
+  /** Keys whose value is not a usable SkyDNS entry (skipped, never touched). */
+  undecodable: { key: string; error: string }[];
   /** Resource owning a (name, type) now: keeps a conflict's winner stable across syncs. */
   incumbent(name: string, type: string): string | undefined;
 }
@@ -37,6 +39,7 @@ export function classifyEntries(current: readonly CurrentEntry[], ownerId: strin
   const foreignNames = new Set<string>();
   const ownedNames = new Set<string>();
   const incumbents = new Map<string, string>();
+  const undecodable: { key: string; error: string }[] = [];
   sorted.forEach((c, i) => {
     const decoded = decodeEntry(c.value);
     if (decoded.ok && decoded.entry.owner === ownerId) {
@@ -47,6 +50,7 @@ export function classifyEntries(current: readonly CurrentEntry[], ownerId: strin
       if (decoded.entry.resource && !incumbents.has(slot)) incumbents.set(slot, decoded.entry.resource);
       return;
     }
+    if (!decoded.ok) undecodable.push({ key: c.key, error: decoded.error });
     foreignKeys.add(c.key);
     const name = keyToName(c.key, prefix);
     if (name) foreignNames.add(name);
@@ -60,6 +64,7 @@ export function classifyEntries(current: readonly CurrentEntry[], ownerId: strin
     foreignKeys,
     foreignNames,
     ownedNames,
+    undecodable,
     incumbent: (name, type) => incumbents.get(`${name} ${type}`),
   };
 }
