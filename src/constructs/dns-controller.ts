@@ -1,0 +1,222 @@
+// DnsController: `etcdns controller`, which turns Services and Ingresses into records in etcd.
+// A Deployment with its ServiceAccount (token mounted: it talks to the API server), the
+// least-privilege RBAC, and its ControllerConfig in a ConfigMap. With more than one replica it
+// elects a leader through a Lease; with one it is replaced with Recreate, so two never write.
+import { Construct } from 'constructs';
+import { k8s } from 'cdk8s-plus-27';
+import type { ControllerConfig, Policy, SourceKind } from '../runtime/shared/config/controller-config.ts';
+import { CONFIG_DIR, CONFIG_FILE, CONFIG_HASH_ANNOTATION, configHash, renderConfigFile } from './config-file.ts';
+import { ControllerRbac } from './controller-rbac.ts';
+import { etcdClientMounts, type EtcdClientAccess } from './etcd-client-access.ts';
+import { DEFAULT_IMAGES, imageReference } from './image.ts';
+import { COMPONENT, selectorLabels } from './labels.ts';
+import type { LogLevel } from './dns-server.ts';
+import { metricsService } from './service-monitor.ts';
+import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
+import { assertNoProblems, controllerProblems } from './validate.ts';
+import {
+  RESTRICTED_CONTAINER,
+  TMP_MOUNT,
+  TMP_VOLUME,
+  podSecurityContext,
+  resourceRequirements,
+  scheduling,
+  sortedEnv,
+  type WorkloadProps,
+} from './workload.ts';
+
+export interface SourcesProps {
+  /** What is turned into records; default ["ingress", "service"]. */
+  kinds?: SourceKind[];
+  /** Watch one namespace only; default: all namespaces. */
+  namespace?: string;
+  /** Only Ingresses of these classes; default: all. */
+  ingressClasses?: string[];
+  /** Label selector on watched resources; default: none. */
+  labelSelector?: string;
+  /** Annotation filter in label-selector syntax (external-dns's --annotation-filter); default: none. */
+  annotationFilter?: string;
+  /** Also publish ClusterIP Services; default false. */
+  publishClusterIp?: boolean;
+  /** Names in these domains are never published; default none. */
+  excludeDomains?: string[];
+}
+
+export interface OwnershipProps {
+  /** Written into every entry the controller owns; default: the stack name. */
+  ownerId?: string;
+  /** "sync" (default: create, update, delete), "upsert-only" or "create-only". */
+  policy?: Policy;
+}
+
+export interface ControllerProps extends WorkloadProps {
+  /** Pods; default 1. More than one elects a leader. */
+  replicas?: number;
+  /** Full resync period in seconds (events drive changes; this is a safety net); default 300. */
+  resyncSeconds?: number;
+  /** Default "info". */
+  logLevel?: LogLevel;
+}
+
+export interface DnsControllerProps extends ControllerProps {
+  stack: StackContext;
+  etcd: EtcdClientAccess;
+  /** etcd prefix the controller writes. */
+  prefix: string;
+  /** Zone names: only names inside them are published. */
+  domains: string[];
+  sources?: SourcesProps;
+  ownership?: OwnershipProps;
+  httpPort: number;
+  prometheusAnnotations: boolean;
+  metricsService: boolean;
+}
+
+export const CONTROLLER_DEFAULTS = {
+  replicas: 1,
+  kinds: ['ingress', 'service'],
+  policy: 'sync',
+  resyncSeconds: 300,
+  resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+  identity: { runAsUser: 1000, runAsGroup: 1000 },
+} as const satisfies { kinds: SourceKind[] } & Record<string, unknown>;
+
+export class DnsController extends Construct {
+  readonly config: ControllerConfig;
+  readonly serviceAccountName: string;
+
+  constructor(scope: Construct, id: string, props: DnsControllerProps) {
+    super(scope, id);
+    assertNoProblems(controllerProblems(props, 'controller'));
+    const { stack } = props;
+    const name = `${stack.name}-controller`;
+    const component = COMPONENT.controller;
+    const image = props.image ?? DEFAULT_IMAGES.etcdns;
+    const selector = selectorLabels(stack.name, component);
+    const replicas = props.replicas ?? CONTROLLER_DEFAULTS.replicas;
+    const leaderElection = replicas > 1;
+    const sources = props.sources ?? {};
+    const kinds = [...(sources.kinds ?? CONTROLLER_DEFAULTS.kinds)].sort();
+    const meta = (objectName: string) =>
+      objectMeta(stack, {
+        name: objectName,
+        component,
+        version: image.tag,
+        namespaced: true,
+        wave: SYNC_WAVE.workloads,
+        labels: props.labels,
+      });
+    this.serviceAccountName = name;
+
+    const etcd = etcdClientMounts(props.etcd);
+    this.config = {
+      etcd: etcd.connection,
+      ownerId: props.ownership?.ownerId ?? stack.name,
+      prefix: props.prefix,
+      domainFilter: [...props.domains].sort(),
+      ...(sources.excludeDomains ? { excludeDomains: [...sources.excludeDomains].sort() } : {}),
+      ...(sources.namespace ? { namespace: sources.namespace } : {}),
+      sources: kinds,
+      ...(sources.ingressClasses ? { ingressClasses: [...sources.ingressClasses].sort() } : {}),
+      ...(sources.labelSelector ? { labelSelector: sources.labelSelector } : {}),
+      ...(sources.annotationFilter ? { annotationFilter: sources.annotationFilter } : {}),
+      publishClusterIp: sources.publishClusterIp ?? false,
+      policy: props.ownership?.policy ?? CONTROLLER_DEFAULTS.policy,
+      resyncSeconds: props.resyncSeconds ?? CONTROLLER_DEFAULTS.resyncSeconds,
+      leaderElection: { enabled: leaderElection, namespace: stack.namespace, leaseName: name },
+      httpListen: `0.0.0.0:${props.httpPort}`,
+      logLevel: props.logLevel ?? 'info',
+    };
+    const configText = renderConfigFile(this.config);
+    new k8s.KubeConfigMap(this, 'config', { metadata: meta(name), data: { [CONFIG_FILE]: configText } });
+
+    new k8s.KubeServiceAccount(this, 'service-account', { metadata: meta(name), automountServiceAccountToken: true });
+    new ControllerRbac(this, 'rbac', {
+      stack,
+      name,
+      component,
+      version: image.tag,
+      serviceAccountName: name,
+      sources: kinds,
+      ...(leaderElection ? { leaseName: name } : {}),
+      labels: props.labels,
+    });
+
+    const podAnnotations: Record<string, string> = {
+      ...props.podAnnotations,
+      [CONFIG_HASH_ANNOTATION]: configHash(configText),
+      ...(props.prometheusAnnotations
+        ? {
+            'prometheus.io/path': '/metrics',
+            'prometheus.io/port': String(props.httpPort),
+            'prometheus.io/scrape': 'true',
+          }
+        : {}),
+    };
+    const probe = (path: string, failureThreshold: number): k8s.Probe => ({
+      httpGet: { path, port: k8s.IntOrString.fromString('http'), scheme: 'HTTP' },
+      periodSeconds: 10,
+      timeoutSeconds: 2,
+      failureThreshold,
+    });
+    new k8s.KubeDeployment(this, 'deployment', {
+      metadata: meta(name),
+      spec: {
+        replicas,
+        revisionHistoryLimit: 5,
+        selector: { matchLabels: selector },
+        strategy: leaderElection ? { type: 'RollingUpdate' } : { type: 'Recreate' },
+        template: {
+          metadata: { labels: meta(name).labels, annotations: podAnnotations },
+          spec: {
+            ...scheduling(props),
+            serviceAccountName: name,
+            automountServiceAccountToken: true,
+            enableServiceLinks: false,
+            securityContext: podSecurityContext(props, CONTROLLER_DEFAULTS.identity),
+            containers: [
+              {
+                name: 'controller',
+                image: imageReference(image),
+                imagePullPolicy: 'IfNotPresent',
+                args: ['controller', '--config', `${CONFIG_DIR}/${CONFIG_FILE}`],
+                // The leader-election identity and the namespace of its Lease.
+                env: sortedEnv({
+                  POD_NAME: { fieldPath: 'metadata.name' },
+                  POD_NAMESPACE: { fieldPath: 'metadata.namespace' },
+                }),
+                ports: [{ name: 'http', containerPort: props.httpPort, protocol: 'TCP' }],
+                livenessProbe: probe('/healthz', 3),
+                readinessProbe: probe('/readyz', 3),
+                resources: resourceRequirements(props, CONTROLLER_DEFAULTS.resources),
+                securityContext: RESTRICTED_CONTAINER,
+                volumeMounts: [
+                  { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
+                  ...etcd.mounts,
+                  TMP_MOUNT,
+                ].sort((a, b) => a.name.localeCompare(b.name)),
+              },
+            ],
+            volumes: [{ name: 'config', configMap: { name } }, ...etcd.volumes, TMP_VOLUME].sort((a, b) =>
+              a.name.localeCompare(b.name),
+            ),
+          },
+        },
+      },
+    });
+
+    if (props.metricsService) {
+      metricsService(this, 'metrics-service', {
+        stack,
+        name: `${name}-metrics`,
+        component,
+        version: image.tag,
+        wave: SYNC_WAVE.workloads,
+        selector,
+        port: props.httpPort,
+        targetPort: 'http',
+        labels: props.labels,
+      });
+    }
+  }
+}

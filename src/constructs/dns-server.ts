@@ -1,0 +1,247 @@
+// DnsServer: the authoritative DNS server of one view. A Deployment of `etcdns server` reading
+// its ServerConfig from a ConfigMap (content hash on the pod template), listening on the
+// unprivileged port 5353 inside the pod, exposed on 53 by DnsService; PDB and optional HPA.
+import { Construct } from 'constructs';
+import { k8s } from 'cdk8s-plus-27';
+import type { ForwardConfig, ServerConfig } from '../runtime/shared/config/server-config.ts';
+import type { ZoneConfig } from '../runtime/shared/config/zone-config.ts';
+import { CONFIG_DIR, CONFIG_FILE, CONFIG_HASH_ANNOTATION, configHash, renderConfigFile } from './config-file.ts';
+import { DNS_PORT_NAMES, DnsService, type DnsServiceProps } from './dns-service.ts';
+import { etcdClientMounts, type EtcdClientAccess } from './etcd-client-access.ts';
+import { DEFAULT_IMAGES, imageReference } from './image.ts';
+import { COMPONENT, selectorLabels } from './labels.ts';
+import { metricsService } from './service-monitor.ts';
+import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
+import { assertNoProblems, prefixProblems, serverProblems, zonesProblems } from './validate.ts';
+import {
+  RESTRICTED_CONTAINER,
+  TMP_MOUNT,
+  TMP_VOLUME,
+  nodeAntiAffinity,
+  podSecurityContext,
+  resourceRequirements,
+  scheduling,
+  type AntiAffinity,
+  type WorkloadProps,
+} from './workload.ts';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export interface ServerProps extends WorkloadProps {
+  /** Pods; default 2 (ignored when autoscaling is on: the HPA owns the count). */
+  replicas?: number;
+  /** HorizontalPodAutoscaler on CPU; default: off. */
+  autoscaling?: {
+    /** Default: replicas. */
+    minReplicas?: number;
+    maxReplicas: number;
+    /** Target average CPU utilization in percent of requests; default 70. */
+    targetCpuUtilization?: number;
+  };
+  /** PodDisruptionBudget allowing one pod down at a time; default: on. */
+  podDisruptionBudget?: boolean;
+  /** Spread pods across nodes; default "preferred". */
+  antiAffinity?: AntiAffinity;
+  /** Service settings shared by every view (a view may override them); defaults: see DnsServiceProps. */
+  service?: DnsServiceProps;
+  /** "own" (default) or "subtree" (CoreDNS's union of the subtree). */
+  lookup?: 'own' | 'subtree';
+  /** Forwarding for listed client networks; default: off (never an open resolver). */
+  forward?: ForwardConfig;
+  /** Worker processes per pod sharing the socket; default 1. */
+  workers?: number;
+  /** Default "info". */
+  logLevel?: LogLevel;
+}
+
+export interface DnsServerProps extends ServerProps {
+  stack: StackContext;
+  /** The view this server answers; part of every object name. */
+  view: string;
+  /** etcd prefix of the view. */
+  prefix: string;
+  zones: ZoneConfig[];
+  etcd: EtcdClientAccess;
+  /** Port of /healthz, /readyz and /metrics. */
+  httpPort: number;
+  /** Add Prometheus scrape annotations to the pods. */
+  prometheusAnnotations: boolean;
+  /** Emit a metrics Service for a ServiceMonitor. */
+  metricsService: boolean;
+}
+
+export const SERVER_DEFAULTS = {
+  replicas: 2,
+  targetCpuUtilization: 70,
+  antiAffinity: 'preferred',
+  dnsPort: 5353,
+  resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
+  /** The numeric user of the Dockerfile's image. */
+  identity: { runAsUser: 1000, runAsGroup: 1000 },
+} as const;
+
+export class DnsServer extends Construct {
+  /** Names of the Services exposing port 53. */
+  readonly serviceNames: string[];
+  readonly config: ServerConfig;
+
+  constructor(scope: Construct, id: string, props: DnsServerProps) {
+    super(scope, id);
+    assertNoProblems([
+      ...serverProblems(props, 'server'),
+      ...zonesProblems(props.zones, 'zones'),
+      ...prefixProblems(props.prefix, 'prefix'),
+    ]);
+    const { stack } = props;
+    const name = `${stack.name}-server-${props.view}`;
+    const component = COMPONENT.server(props.view);
+    const image = props.image ?? DEFAULT_IMAGES.etcdns;
+    const selector = selectorLabels(stack.name, component);
+    const meta = (objectName: string) =>
+      objectMeta(stack, {
+        name: objectName,
+        component,
+        version: image.tag,
+        namespaced: true,
+        wave: SYNC_WAVE.workloads,
+        labels: props.labels,
+      });
+
+    const etcd = etcdClientMounts(props.etcd);
+    const dualStack = props.service?.ipFamilies?.includes('IPv6') ?? false;
+    this.config = {
+      etcd: etcd.connection,
+      prefix: props.prefix,
+      zones: props.zones,
+      listen: `${dualStack ? '[::]' : '0.0.0.0'}:${SERVER_DEFAULTS.dnsPort}`,
+      httpListen: `${dualStack ? '[::]' : '0.0.0.0'}:${props.httpPort}`,
+      lookup: props.lookup ?? 'own',
+      ...(props.forward ? { forward: props.forward } : {}),
+      workers: props.workers ?? 1,
+      logLevel: props.logLevel ?? 'info',
+    };
+    const configText = renderConfigFile(this.config);
+    new k8s.KubeConfigMap(this, 'config', { metadata: meta(name), data: { [CONFIG_FILE]: configText } });
+
+    const podAnnotations: Record<string, string> = {
+      ...props.podAnnotations,
+      [CONFIG_HASH_ANNOTATION]: configHash(configText),
+      ...(props.prometheusAnnotations
+        ? {
+            'prometheus.io/path': '/metrics',
+            'prometheus.io/port': String(props.httpPort),
+            'prometheus.io/scrape': 'true',
+          }
+        : {}),
+    };
+    const probe = (path: string, failureThreshold: number): k8s.Probe => ({
+      httpGet: { path, port: k8s.IntOrString.fromString('http'), scheme: 'HTTP' },
+      periodSeconds: 10,
+      timeoutSeconds: 2,
+      failureThreshold,
+    });
+    const affinity = nodeAntiAffinity(props.antiAffinity ?? SERVER_DEFAULTS.antiAffinity, selector);
+    new k8s.KubeDeployment(this, 'deployment', {
+      metadata: meta(name),
+      spec: {
+        ...(props.autoscaling ? {} : { replicas: props.replicas ?? SERVER_DEFAULTS.replicas }),
+        revisionHistoryLimit: 5,
+        selector: { matchLabels: selector },
+        // Never fewer ready servers than asked for during a rollout.
+        strategy: {
+          type: 'RollingUpdate',
+          rollingUpdate: { maxSurge: k8s.IntOrString.fromNumber(1), maxUnavailable: k8s.IntOrString.fromNumber(0) },
+        },
+        template: {
+          metadata: { labels: meta(name).labels, annotations: podAnnotations },
+          spec: {
+            ...scheduling(props),
+            ...(affinity ? { affinity } : {}),
+            automountServiceAccountToken: false,
+            enableServiceLinks: false,
+            securityContext: podSecurityContext(props, SERVER_DEFAULTS.identity),
+            containers: [
+              {
+                name: 'server',
+                image: imageReference(image),
+                imagePullPolicy: 'IfNotPresent',
+                args: ['server', '--config', `${CONFIG_DIR}/${CONFIG_FILE}`],
+                ports: [
+                  { name: DNS_PORT_NAMES.tcp, containerPort: SERVER_DEFAULTS.dnsPort, protocol: 'TCP' },
+                  { name: DNS_PORT_NAMES.udp, containerPort: SERVER_DEFAULTS.dnsPort, protocol: 'UDP' },
+                  { name: 'http', containerPort: props.httpPort, protocol: 'TCP' },
+                ],
+                livenessProbe: probe('/healthz', 3),
+                readinessProbe: probe('/readyz', 1),
+                resources: resourceRequirements(props, SERVER_DEFAULTS.resources),
+                securityContext: RESTRICTED_CONTAINER,
+                volumeMounts: [
+                  { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
+                  ...etcd.mounts,
+                  TMP_MOUNT,
+                ].sort((a, b) => a.name.localeCompare(b.name)),
+              },
+            ],
+            volumes: [{ name: 'config', configMap: { name } }, ...etcd.volumes, TMP_VOLUME].sort((a, b) =>
+              a.name.localeCompare(b.name),
+            ),
+          },
+        },
+      },
+    });
+
+    if (props.podDisruptionBudget !== false) {
+      new k8s.KubePodDisruptionBudget(this, 'pdb', {
+        metadata: meta(name),
+        spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: selector } },
+      });
+    }
+    if (props.autoscaling) {
+      const { minReplicas, maxReplicas, targetCpuUtilization } = props.autoscaling;
+      new k8s.KubeHorizontalPodAutoscalerV2(this, 'hpa', {
+        metadata: meta(name),
+        spec: {
+          scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name },
+          minReplicas: minReplicas ?? props.replicas ?? SERVER_DEFAULTS.replicas,
+          maxReplicas,
+          metrics: [
+            {
+              type: 'Resource',
+              resource: {
+                name: 'cpu',
+                target: {
+                  type: 'Utilization',
+                  averageUtilization: targetCpuUtilization ?? SERVER_DEFAULTS.targetCpuUtilization,
+                },
+              },
+            },
+          ],
+        },
+      });
+    }
+
+    const service = new DnsService(this, 'service', {
+      ...props.service,
+      stack,
+      name,
+      component,
+      version: image.tag,
+      selector,
+      labels: props.labels,
+    });
+    this.serviceNames = service.serviceNames;
+    if (props.metricsService) {
+      metricsService(this, 'metrics-service', {
+        stack,
+        name: `${name}-metrics`,
+        component,
+        version: image.tag,
+        wave: SYNC_WAVE.workloads,
+        selector,
+        port: props.httpPort,
+        targetPort: 'http',
+        labels: props.labels,
+      });
+    }
+  }
+}

@@ -1,0 +1,97 @@
+// How a DNS server is exposed: port 53 (UDP and TCP) of one mixed-protocol Service (default;
+// Kubernetes >= 1.26) or of two Services, one per protocol, for load balancers that cannot mix
+// them. Built on the low-level Service because cdk8s-plus cannot set externalTrafficPolicy or
+// IP families.
+import { Construct } from 'constructs';
+import { k8s } from 'cdk8s-plus-27';
+import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
+
+export type IpFamily = 'IPv4' | 'IPv6';
+
+export interface DnsServiceProps {
+  /** Service type; default "LoadBalancer". */
+  type?: 'LoadBalancer' | 'NodePort' | 'ClusterIP';
+  /**
+   * "mixed" (default): one Service with UDP and TCP 53. "split": `<name>-udp` and `<name>-tcp`;
+   * to share one address with MetalLB, give both the same loadBalancerIP and the
+   * metallb.universe.tf/allow-shared-ip annotation.
+   */
+  protocols?: 'mixed' | 'split';
+  /** Requested load-balancer address; default: assigned by the load balancer. */
+  loadBalancerIP?: string;
+  /** Load-balancer implementation (spec.loadBalancerClass); default: the cluster's default. */
+  loadBalancerClass?: string;
+  /** Annotations for the load balancer (e.g. metallb.universe.tf/address-pool); default none. */
+  annotations?: Record<string, string>;
+  /** "Cluster" (default) or "Local" (keeps client source addresses; only nodes running a server answer). */
+  externalTrafficPolicy?: 'Cluster' | 'Local';
+  /** Address families of the Service; default: the cluster's default. */
+  ipFamilies?: IpFamily[];
+  /** Default: "SingleStack" for one family, "PreferDualStack" for two. */
+  ipFamilyPolicy?: 'SingleStack' | 'PreferDualStack' | 'RequireDualStack';
+}
+
+export interface DnsServiceConstructProps extends DnsServiceProps {
+  stack: StackContext;
+  name: string;
+  component: string;
+  version: string;
+  selector: Record<string, string>;
+  labels?: Record<string, string>;
+}
+
+export const DNS_PORT = 53;
+/** Container port names of the DNS server; the Services target them by name. */
+export const DNS_PORT_NAMES = { tcp: 'dns-tcp', udp: 'dns-udp' } as const;
+
+export class DnsService extends Construct {
+  /** Names of the Services, sorted. */
+  readonly serviceNames: string[];
+
+  constructor(scope: Construct, id: string, props: DnsServiceConstructProps) {
+    super(scope, id);
+    const type = props.type ?? 'LoadBalancer';
+    const port = (protocol: 'TCP' | 'UDP'): k8s.ServicePort => {
+      const name = protocol === 'TCP' ? DNS_PORT_NAMES.tcp : DNS_PORT_NAMES.udp;
+      return { name, port: DNS_PORT, protocol, targetPort: k8s.IntOrString.fromString(name) };
+    };
+    const families = props.ipFamilies;
+    const spec = (ports: k8s.ServicePort[]): k8s.ServiceSpec => ({
+      type,
+      selector: props.selector,
+      ports,
+      ...(type !== 'ClusterIP' ? { externalTrafficPolicy: props.externalTrafficPolicy ?? 'Cluster' } : {}),
+      ...(type === 'LoadBalancer' && props.loadBalancerIP ? { loadBalancerIp: props.loadBalancerIP } : {}),
+      ...(type === 'LoadBalancer' && props.loadBalancerClass ? { loadBalancerClass: props.loadBalancerClass } : {}),
+      ...(families
+        ? {
+            ipFamilies: families,
+            ipFamilyPolicy: props.ipFamilyPolicy ?? (families.length > 1 ? 'PreferDualStack' : 'SingleStack'),
+          }
+        : {}),
+    });
+    const service = (name: string, ports: k8s.ServicePort[]) =>
+      new k8s.KubeService(this, name, {
+        metadata: objectMeta(props.stack, {
+          name,
+          component: props.component,
+          version: props.version,
+          namespaced: true,
+          // Last: Argo CD shows a LoadBalancer Progressing until it has an address.
+          wave: SYNC_WAVE.dnsService,
+          labels: props.labels,
+          annotations: props.annotations,
+        }),
+        spec: spec(ports),
+      });
+
+    if (props.protocols === 'split') {
+      this.serviceNames = [`${props.name}-tcp`, `${props.name}-udp`];
+      service(`${props.name}-tcp`, [port('TCP')]);
+      service(`${props.name}-udp`, [port('UDP')]);
+    } else {
+      this.serviceNames = [props.name];
+      service(props.name, [port('TCP'), port('UDP')]);
+    }
+  }
+}

@@ -1,0 +1,147 @@
+// DnsStack: the whole etcdns deployment from one props object, grouped the way users think
+// about it. It validates everything first (one error listing every problem), then composes the
+// Namespace, the EtcdCluster, one DnsServer per view, the DnsController and opt-in monitoring.
+import { Construct } from 'constructs';
+import { k8s } from 'cdk8s-plus-27';
+import type { ZoneConfig } from '../runtime/shared/config/zone-config.ts';
+import { DnsController, type ControllerProps, type OwnershipProps, type SourcesProps } from './dns-controller.ts';
+import { DnsServer, type ServerProps } from './dns-server.ts';
+import { EtcdCluster, type EtcdProps } from './etcd-cluster.ts';
+import { DEFAULT_IMAGES } from './image.ts';
+import { ServiceMonitor, type ServiceMonitorProps } from './service-monitor.ts';
+import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
+import { assertNoProblems, stackProblems } from './validate.ts';
+import { resolveViews, type ViewProps } from './views.ts';
+
+export interface NamespaceProps {
+  /** Namespace of every namespaced object; default "etcdns". */
+  name?: string;
+  /**
+   * Emit the Namespace object; default true. Turn off when Argo CD or Flux creates it. Careful:
+   * when a GitOps tool prunes a Namespace it owns, etcd's volumes go with it.
+   */
+  create?: boolean;
+  /**
+   * Labels of the Namespace object; default: Pod Security "restricted" enforced
+   * (every pod of the stack complies). Given labels replace the default.
+   */
+  labels?: Record<string, string>;
+}
+
+export interface ObservabilityProps {
+  /** Port of /healthz, /readyz and /metrics on the DNS server and the controller; default 8080. */
+  metricsPort?: number;
+  /** prometheus.io/* scrape annotations on the pods; default true. */
+  prometheusAnnotations?: boolean;
+  /** Prometheus Operator ServiceMonitor (needs its CRD); default: off. */
+  serviceMonitor?: ServiceMonitorProps;
+}
+
+export interface GitOpsProps {
+  /** Argo CD sync waves: Namespace, etcd, workloads, DNS Service last; default false. */
+  syncWaves?: boolean;
+}
+
+export interface DnsStackProps {
+  /**
+   * Prefix of every object name and the app.kubernetes.io/name label; default "etcdns". The
+   * ClusterRole and ClusterRoleBinding carry it too: use one name per cluster.
+   */
+  name?: string;
+  /** Default: namespace "etcdns", created. */
+  namespace?: NamespaceProps;
+  /** Zones the DNS server is authoritative for and the controller publishes into (at least one). */
+  zones: ZoneConfig[];
+  /** Default: one view "internal" on "/skydns" answering every zone. */
+  views?: ViewProps[];
+  /** What the controller publishes; defaults: see SourcesProps. */
+  sources?: SourcesProps;
+  /** Whose records the controller may change; defaults: see OwnershipProps. */
+  ownership?: OwnershipProps;
+  /** Defaults: see EtcdProps (3 members). */
+  etcd?: EtcdProps;
+  /** Defaults: see ServerProps (2 replicas, mixed-protocol LoadBalancer). */
+  server?: ServerProps;
+  /** Defaults: see ControllerProps (1 replica). */
+  controller?: ControllerProps;
+  /** Defaults: see ObservabilityProps. */
+  observability?: ObservabilityProps;
+  /** Defaults: see GitOpsProps. */
+  gitops?: GitOpsProps;
+}
+
+export const STACK_DEFAULTS = {
+  name: 'etcdns',
+  namespace: 'etcdns',
+  metricsPort: 8080,
+  namespaceLabels: { 'pod-security.kubernetes.io/enforce': 'restricted' },
+} as const;
+
+export class DnsStack extends Construct {
+  readonly etcd: EtcdCluster;
+  readonly servers: DnsServer[];
+  readonly controller: DnsController;
+  readonly context: StackContext;
+
+  constructor(scope: Construct, id: string, props: DnsStackProps) {
+    super(scope, id);
+    assertNoProblems(stackProblems(props));
+    const stack: StackContext = {
+      name: props.name ?? STACK_DEFAULTS.name,
+      namespace: props.namespace?.name ?? STACK_DEFAULTS.namespace,
+      syncWaves: props.gitops?.syncWaves ?? false,
+    };
+    this.context = stack;
+    const observability = props.observability ?? {};
+    const httpPort = observability.metricsPort ?? STACK_DEFAULTS.metricsPort;
+    const prometheusAnnotations = observability.prometheusAnnotations ?? true;
+    const monitor = observability.serviceMonitor?.enabled === true;
+
+    if (props.namespace?.create !== false) {
+      new k8s.KubeNamespace(this, 'namespace', {
+        metadata: objectMeta(stack, {
+          name: stack.namespace,
+          component: 'namespace',
+          version: DEFAULT_IMAGES.etcdns.tag,
+          namespaced: false,
+          wave: SYNC_WAVE.namespace,
+          labels: props.namespace?.labels ?? STACK_DEFAULTS.namespaceLabels,
+        }),
+      });
+    }
+
+    this.etcd = new EtcdCluster(this, 'etcd', { ...props.etcd, stack, metricsService: monitor });
+    const views = resolveViews(props.views, props.zones, props.server?.service);
+    this.servers = views.map(
+      (view) =>
+        new DnsServer(this, `server-${view.name}`, {
+          ...props.server,
+          stack,
+          view: view.name,
+          prefix: view.prefix,
+          zones: view.zones,
+          service: view.service,
+          etcd: this.etcd.clientAccess,
+          httpPort,
+          prometheusAnnotations,
+          metricsService: monitor,
+        }),
+    );
+    // The controller writes the first view's prefix until split horizon gives it one per view.
+    this.controller = new DnsController(this, 'controller', {
+      ...props.controller,
+      stack,
+      etcd: this.etcd.clientAccess,
+      prefix: views[0]!.prefix,
+      domains: props.zones.map((z) => z.name),
+      ...(props.sources ? { sources: props.sources } : {}),
+      ...(props.ownership ? { ownership: props.ownership } : {}),
+      httpPort,
+      prometheusAnnotations,
+      metricsService: monitor,
+    });
+    if (monitor && observability.serviceMonitor) {
+      new ServiceMonitor(this, 'service-monitor', stack, DEFAULT_IMAGES.etcdns.tag, observability.serviceMonitor);
+    }
+  }
+}

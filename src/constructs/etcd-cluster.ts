@@ -1,0 +1,325 @@
+// EtcdCluster: the record store, an N-member etcd StatefulSet built on the low-level API objects
+// (cdk8s-plus's StatefulSet has no volume claim templates and starts members one by one).
+// Members bootstrap together (Parallel) and find each other through a headless peer Service that
+// publishes not-ready addresses; other constructs consume `clientAccess`, never hand-wired URLs.
+import { Construct } from 'constructs';
+import { ApiObject } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-27';
+import type { EtcdClientAccess, SecretKeyRef } from './etcd-client-access.ts';
+import { DEFAULT_IMAGES, imageReference } from './image.ts';
+import { COMPONENT, selectorLabels } from './labels.ts';
+import { metricsService } from './service-monitor.ts';
+import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
+import { assertNoProblems, etcdProblems } from './validate.ts';
+import {
+  RESTRICTED_CONTAINER,
+  nodeAntiAffinity,
+  podSecurityContext,
+  resourceRequirements,
+  scheduling,
+  sortedEnv,
+  type AntiAffinity,
+  type WorkloadProps,
+} from './workload.ts';
+
+export interface EtcdTlsProps {
+  /**
+   * Existing Secret with the certificate etcd serves to clients; its CA also verifies client
+   * certificates (client-cert auth is on with TLS). Its SANs must cover `<stack>-etcd.<ns>.svc`
+   * and `*.<stack>-etcd-peer.<ns>.svc`.
+   */
+  serverSecret: string;
+  /** Existing Secret with the peer certificate (SAN `*.<stack>-etcd-peer.<ns>.svc`); default: serverSecret. */
+  peerSecret?: string;
+  /** Existing Secret with the client certificate the DNS server and the controller present. */
+  clientSecret: string;
+  /** Key of the CA bundle in each Secret; default "ca.crt" (cert-manager's layout). */
+  caKey?: string;
+  /** Key of the certificate; default "tls.crt". */
+  certKey?: string;
+  /** Key of the private key; default "tls.key". */
+  keyKey?: string;
+}
+
+export interface EtcdAuthProps {
+  /**
+   * etcd user the DNS server and the controller log in as; default "etcdns". Authentication is
+   * switched on in etcd by an operator (`etcdctl user add`, `etcdctl auth enable`), not by synth.
+   */
+  username?: string;
+  /** Existing Secret key holding that user's password. */
+  password: SecretKeyRef;
+}
+
+export interface EtcdProps extends WorkloadProps {
+  /**
+   * Members; odd so a majority survives a failure. Default 3; 1 for development. Changing it
+   * after bootstrap needs `etcdctl member add/remove` as well: the StatefulSet only adds pods.
+   */
+  replicas?: number;
+  storage?: {
+    /** Volume size per member; default "8Gi". */
+    size?: string;
+    /** Storage class; default: the cluster's default class. */
+    storageClassName?: string;
+  };
+  compaction?: {
+    /** etcd --auto-compaction-mode; default "periodic". */
+    mode?: 'periodic' | 'revision';
+    /** etcd --auto-compaction-retention; default "1h" (periodic) or "1000" (revision). */
+    retention?: string;
+  };
+  /** etcd --quota-backend-bytes; default 2 GiB (etcd's own default), at most 8 GiB. */
+  quotaBackendBytes?: number;
+  /** TLS on client and peer ports, from existing Secrets; default: off (plain HTTP inside the cluster). */
+  tls?: EtcdTlsProps;
+  /** Password authentication of the clients; default: off. */
+  auth?: EtcdAuthProps;
+  /** PodDisruptionBudget keeping a quorum available; default: on when replicas > 1. */
+  podDisruptionBudget?: boolean;
+  /** Spread members across nodes; default "preferred" ("required" needs a node per member). */
+  antiAffinity?: AntiAffinity;
+}
+
+export interface EtcdClusterProps extends EtcdProps {
+  stack: StackContext;
+  /** Emit a metrics Service for a ServiceMonitor; default false. */
+  metricsService?: boolean;
+}
+
+export const ETCD_DEFAULTS = {
+  replicas: 3,
+  storageSize: '8Gi',
+  compaction: { periodic: '1h', revision: '1000' },
+  quotaBackendBytes: 2 * 1024 ** 3,
+  antiAffinity: 'preferred',
+  username: 'etcdns',
+  resources: { requests: { cpu: '100m', memory: '256Mi' }, limits: { memory: '1Gi' } },
+  /** The distroless etcd image has no user of its own; any non-root id works with fsGroup. */
+  identity: { runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532 },
+} as const;
+
+const PORT = { client: 2379, peer: 2380, metrics: 2381 } as const;
+const DATA_DIR = '/var/lib/etcd';
+const SERVER_TLS_DIR = '/etc/etcd/tls/server';
+const PEER_TLS_DIR = '/etc/etcd/tls/peer';
+
+export class EtcdCluster extends Construct {
+  /** Endpoints and credentials references for the DNS server and the controller. */
+  readonly clientAccess: EtcdClientAccess;
+  /** Name of the client Service (ClusterIP, port 2379). */
+  readonly clientServiceName: string;
+  readonly replicas: number;
+
+  constructor(scope: Construct, id: string, props: EtcdClusterProps) {
+    super(scope, id);
+    assertNoProblems(etcdProblems(props, 'etcd'));
+    const { stack } = props;
+    const name = `${stack.name}-etcd`;
+    const peerService = `${name}-peer`;
+    const replicas = props.replicas ?? ETCD_DEFAULTS.replicas;
+    const image = props.image ?? DEFAULT_IMAGES.etcd;
+    const scheme = props.tls ? 'https' : 'http';
+    const selector = selectorLabels(stack.name, COMPONENT.etcd);
+    const meta = (objectName: string, namespaced = true) =>
+      objectMeta(stack, {
+        name: objectName,
+        component: COMPONENT.etcd,
+        version: image.tag,
+        namespaced,
+        wave: SYNC_WAVE.etcd,
+        labels: props.labels,
+      });
+    const memberHost = (member: string) => `${member}.${peerService}.${stack.namespace}.svc`;
+    const members = Array.from({ length: replicas }, (_, i) => `${name}-${i}`);
+
+    this.replicas = replicas;
+    this.clientServiceName = name;
+    const tls = props.tls && {
+      ca: props.tls.caKey ?? 'ca.crt',
+      cert: props.tls.certKey ?? 'tls.crt',
+      key: props.tls.keyKey ?? 'tls.key',
+    };
+    this.clientAccess = {
+      endpoints: members.map((m) => `${scheme}://${memberHost(m)}:${PORT.client}`),
+      ...(props.tls && tls
+        ? { tls: { secretName: props.tls.clientSecret, caKey: tls.ca, certKey: tls.cert, keyKey: tls.key } }
+        : {}),
+      ...(props.auth
+        ? { auth: { username: props.auth.username ?? ETCD_DEFAULTS.username, password: props.auth.password } }
+        : {}),
+    };
+
+    const compactionMode = props.compaction?.mode ?? 'periodic';
+    const flags: Record<string, string> = {
+      'advertise-client-urls': `${scheme}://${memberHost('$(POD_NAME)')}:${PORT.client}`,
+      'auto-compaction-mode': compactionMode,
+      'auto-compaction-retention': props.compaction?.retention ?? ETCD_DEFAULTS.compaction[compactionMode],
+      'data-dir': `${DATA_DIR}/data`,
+      'initial-advertise-peer-urls': `${scheme}://${memberHost('$(POD_NAME)')}:${PORT.peer}`,
+      'initial-cluster': members.map((m) => `${m}=${scheme}://${memberHost(m)}:${PORT.peer}`).join(','),
+      'initial-cluster-state': 'new',
+      'initial-cluster-token': `${stack.namespace}-${name}`,
+      'listen-client-urls': `${scheme}://0.0.0.0:${PORT.client}`,
+      'listen-metrics-urls': `http://0.0.0.0:${PORT.metrics}`,
+      'listen-peer-urls': `${scheme}://0.0.0.0:${PORT.peer}`,
+      name: '$(POD_NAME)',
+      'quota-backend-bytes': String(props.quotaBackendBytes ?? ETCD_DEFAULTS.quotaBackendBytes),
+    };
+    const volumes: k8s.Volume[] = [];
+    const mounts: k8s.VolumeMount[] = [{ name: 'data', mountPath: DATA_DIR }];
+    if (props.tls && tls) {
+      Object.assign(flags, {
+        'cert-file': `${SERVER_TLS_DIR}/${tls.cert}`,
+        'client-cert-auth': 'true',
+        'key-file': `${SERVER_TLS_DIR}/${tls.key}`,
+        'peer-cert-file': `${PEER_TLS_DIR}/${tls.cert}`,
+        'peer-client-cert-auth': 'true',
+        'peer-key-file': `${PEER_TLS_DIR}/${tls.key}`,
+        'peer-trusted-ca-file': `${PEER_TLS_DIR}/${tls.ca}`,
+        'trusted-ca-file': `${SERVER_TLS_DIR}/${tls.ca}`,
+      });
+      volumes.push(
+        {
+          name: 'tls-peer',
+          secret: { secretName: props.tls.peerSecret ?? props.tls.serverSecret, defaultMode: 0o440 },
+        },
+        { name: 'tls-server', secret: { secretName: props.tls.serverSecret, defaultMode: 0o440 } },
+      );
+      mounts.push(
+        { name: 'tls-peer', mountPath: PEER_TLS_DIR, readOnly: true },
+        { name: 'tls-server', mountPath: SERVER_TLS_DIR, readOnly: true },
+      );
+    }
+
+    new k8s.KubeService(this, 'peer-service', {
+      metadata: meta(peerService),
+      spec: {
+        clusterIp: 'None',
+        publishNotReadyAddresses: true,
+        selector,
+        ports: [
+          { name: 'client', port: PORT.client, targetPort: k8s.IntOrString.fromString('client'), protocol: 'TCP' },
+          { name: 'peer', port: PORT.peer, targetPort: k8s.IntOrString.fromString('peer'), protocol: 'TCP' },
+        ],
+      },
+    });
+    new k8s.KubeService(this, 'client-service', {
+      metadata: meta(name),
+      spec: {
+        type: 'ClusterIP',
+        selector,
+        ports: [
+          { name: 'client', port: PORT.client, targetPort: k8s.IntOrString.fromString('client'), protocol: 'TCP' },
+        ],
+      },
+    });
+
+    const health = (query: string, failureThreshold: number): k8s.Probe => ({
+      httpGet: { path: `/health?${query}`, port: k8s.IntOrString.fromString('metrics'), scheme: 'HTTP' },
+      periodSeconds: 10,
+      timeoutSeconds: 5,
+      failureThreshold,
+    });
+    const affinity = nodeAntiAffinity(props.antiAffinity ?? ETCD_DEFAULTS.antiAffinity, selector);
+    const spec: k8s.StatefulSetSpec = {
+      replicas,
+      serviceName: peerService,
+      podManagementPolicy: 'Parallel',
+      selector: { matchLabels: selector },
+      updateStrategy: { type: 'RollingUpdate' },
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' },
+      template: {
+        metadata: {
+          labels: meta(name).labels,
+          ...(props.podAnnotations ? { annotations: props.podAnnotations } : {}),
+        },
+        spec: {
+          ...scheduling(props),
+          ...(affinity ? { affinity } : {}),
+          automountServiceAccountToken: false,
+          enableServiceLinks: false,
+          securityContext: podSecurityContext(props, ETCD_DEFAULTS.identity),
+          terminationGracePeriodSeconds: 30,
+          containers: [
+            {
+              name: 'etcd',
+              image: imageReference(image),
+              imagePullPolicy: 'IfNotPresent',
+              command: ['etcd'],
+              args: Object.keys(flags)
+                .sort()
+                .map((flag) => `--${flag}=${flags[flag]}`),
+              env: sortedEnv({ POD_NAME: { fieldPath: 'metadata.name' } }),
+              ports: [
+                { name: 'client', containerPort: PORT.client, protocol: 'TCP' },
+                { name: 'metrics', containerPort: PORT.metrics, protocol: 'TCP' },
+                { name: 'peer', containerPort: PORT.peer, protocol: 'TCP' },
+              ],
+              // Liveness asks only this member (a lost quorum is not cured by restarts);
+              // readiness asks for a linearizable read, so clients are sent to a working cluster.
+              startupProbe: health('serializable=true&exclude=NOSPACE', 30),
+              livenessProbe: health('serializable=true&exclude=NOSPACE', 6),
+              readinessProbe: health('serializable=false', 3),
+              resources: resourceRequirements(props, ETCD_DEFAULTS.resources),
+              securityContext: RESTRICTED_CONTAINER,
+              volumeMounts: mounts,
+            },
+          ],
+          ...(volumes.length > 0 ? { volumes } : {}),
+        },
+      },
+      volumeClaimTemplates: [
+        {
+          // Only the fixed selector labels: claim templates are immutable after creation.
+          metadata: { name: 'data', labels: selector },
+          spec: {
+            accessModes: ['ReadWriteOnce'],
+            resources: {
+              requests: { storage: k8s.Quantity.fromString(props.storage?.size ?? ETCD_DEFAULTS.storageSize) },
+            },
+            ...(props.storage?.storageClassName ? { storageClassName: props.storage.storageClassName } : {}),
+            volumeMode: 'Filesystem',
+          },
+        },
+      ],
+    };
+    // A plain ApiObject: the typed KubeStatefulSet drops apiVersion and kind from the claim
+    // templates, which the API server fills in, so Argo CD would show a permanent diff.
+    const specJson = k8s.toJson_StatefulSetSpec(spec)!;
+    specJson.volumeClaimTemplates = (specJson.volumeClaimTemplates as object[]).map((claim) => ({
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      ...claim,
+    }));
+    new ApiObject(this, 'statefulset', {
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: meta(name),
+      spec: specJson,
+    });
+
+    if (replicas > 1 && props.podDisruptionBudget !== false) {
+      new k8s.KubePodDisruptionBudget(this, 'pdb', {
+        metadata: meta(name),
+        spec: {
+          minAvailable: k8s.IntOrString.fromNumber(Math.floor(replicas / 2) + 1),
+          selector: { matchLabels: selector },
+        },
+      });
+    }
+    if (props.metricsService) {
+      metricsService(this, 'metrics-service', {
+        stack,
+        name: `${name}-metrics`,
+        component: COMPONENT.etcd,
+        version: image.tag,
+        wave: SYNC_WAVE.etcd,
+        selector,
+        port: PORT.metrics,
+        targetPort: 'metrics',
+        labels: props.labels,
+      });
+    }
+  }
+}

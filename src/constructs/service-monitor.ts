@@ -1,0 +1,85 @@
+// Opt-in Prometheus Operator scraping: one ClusterIP metrics Service per component and one
+// ServiceMonitor selecting them all. The ServiceMonitor needs a CRD, so it carries Argo CD's
+// SkipDryRunOnMissingResource (a first sync before the CRD exists does not fail).
+import { ApiObject } from 'cdk8s';
+import { Construct } from 'constructs';
+import { k8s } from 'cdk8s-plus-27';
+import { LABEL_NAME } from './labels.ts';
+import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
+
+export interface ServiceMonitorProps {
+  /** Emit the metrics Services and the ServiceMonitor; default false. */
+  enabled: boolean;
+  /** Scrape interval; default "30s". */
+  interval?: string;
+  /** Labels the Prometheus instance selects ServiceMonitors by (e.g. release: prometheus); default none. */
+  labels?: Record<string, string>;
+}
+
+/** Label that marks metrics Services; the ServiceMonitor selects on it. */
+export const METRICS_SERVICE_LABEL = 'etcdns.io/metrics';
+export const METRICS_PORT_NAME = 'metrics';
+export const SKIP_DRY_RUN = { 'argocd.argoproj.io/sync-options': 'SkipDryRunOnMissingResource=true' };
+
+export interface MetricsServiceProps {
+  stack: StackContext;
+  name: string;
+  component: string;
+  version: string;
+  wave: number;
+  selector: Record<string, string>;
+  port: number;
+  /** Name of the container port serving /metrics. */
+  targetPort: string;
+  labels?: Record<string, string>;
+}
+
+/** A ClusterIP Service in front of a component's metrics port. */
+export function metricsService(scope: Construct, id: string, props: MetricsServiceProps): k8s.KubeService {
+  return new k8s.KubeService(scope, id, {
+    metadata: objectMeta(props.stack, {
+      name: props.name,
+      component: props.component,
+      version: props.version,
+      namespaced: true,
+      wave: props.wave,
+      labels: { ...props.labels, [METRICS_SERVICE_LABEL]: 'true' },
+    }),
+    spec: {
+      type: 'ClusterIP',
+      selector: props.selector,
+      ports: [
+        {
+          name: METRICS_PORT_NAME,
+          port: props.port,
+          targetPort: k8s.IntOrString.fromString(props.targetPort),
+          protocol: 'TCP',
+        },
+      ],
+    },
+  });
+}
+
+export class ServiceMonitor extends Construct {
+  constructor(scope: Construct, id: string, stack: StackContext, version: string, props: ServiceMonitorProps) {
+    super(scope, id);
+    new ApiObject(this, 'resource', {
+      apiVersion: 'monitoring.coreos.com/v1',
+      kind: 'ServiceMonitor',
+      metadata: objectMeta(stack, {
+        name: stack.name,
+        component: 'monitoring',
+        version,
+        namespaced: true,
+        wave: SYNC_WAVE.workloads,
+        labels: props.labels,
+        annotations: SKIP_DRY_RUN,
+      }),
+      spec: {
+        selector: { matchLabels: { [LABEL_NAME]: stack.name, [METRICS_SERVICE_LABEL]: 'true' } },
+        namespaceSelector: { matchNames: [stack.namespace] },
+        endpoints: [{ port: METRICS_PORT_NAME, path: '/metrics', interval: props.interval ?? '30s' }],
+      },
+    });
+  }
+}

@@ -1,0 +1,106 @@
+// What every pod of the stack has in common, and the props users tune per component:
+// image, resources, scheduling, priority class, security context, extra labels/annotations.
+// Resources are always explicit, containers run restricted (non-root, read-only root, no
+// capabilities), and list-valued fields are built in a sorted order.
+import { k8s } from 'cdk8s-plus-27';
+import type { ImageRef } from './image.ts';
+
+export interface ResourceProps {
+  requests?: { cpu?: string; memory?: string };
+  limits?: { cpu?: string; memory?: string };
+}
+
+export interface WorkloadProps {
+  /** Container image; default: the component's entry in DEFAULT_IMAGES. */
+  image?: ImageRef;
+  /**
+   * Requests and limits, merged field by field over the component's defaults (see its
+   * construct). No CPU limit by default: CPU throttling shows up as DNS latency.
+   */
+  resources?: ResourceProps;
+  /** Default: none. */
+  nodeSelector?: Record<string, string>;
+  /** Default: none. */
+  tolerations?: k8s.Toleration[];
+  /** Default: none (the cluster's default priority). */
+  priorityClassName?: string;
+  /** Numeric user, group and volume group of the pod; default: the component's (see its construct). */
+  securityContext?: { runAsUser?: number; runAsGroup?: number; fsGroup?: number };
+  /** Extra labels on every object of the component; never part of a selector. Default: none. */
+  labels?: Record<string, string>;
+  /** Extra annotations on the component's pods. Default: none. */
+  podAnnotations?: Record<string, string>;
+}
+
+export interface PodIdentity {
+  runAsUser: number;
+  runAsGroup: number;
+  fsGroup?: number;
+}
+
+export function podSecurityContext(props: WorkloadProps, defaults: PodIdentity): k8s.PodSecurityContext {
+  const user = { ...defaults, ...props.securityContext };
+  return {
+    runAsNonRoot: true,
+    runAsUser: user.runAsUser,
+    runAsGroup: user.runAsGroup,
+    ...(user.fsGroup !== undefined ? { fsGroup: user.fsGroup } : {}),
+    seccompProfile: { type: 'RuntimeDefault' },
+  };
+}
+
+/** The "restricted" Pod Security Standard for a container. */
+export const RESTRICTED_CONTAINER: k8s.SecurityContext = {
+  allowPrivilegeEscalation: false,
+  capabilities: { drop: ['ALL'] },
+  readOnlyRootFilesystem: true,
+  runAsNonRoot: true,
+};
+
+export function resourceRequirements(props: WorkloadProps, defaults: ResourceProps): k8s.ResourceRequirements {
+  const quantities = (q: { cpu?: string; memory?: string }) =>
+    Object.fromEntries(
+      Object.entries(q)
+        .filter((e): e is [string, string] => e[1] !== undefined)
+        .map(([k, v]) => [k, k8s.Quantity.fromString(v)]),
+    );
+  return {
+    requests: quantities({ ...defaults.requests, ...props.resources?.requests }),
+    limits: quantities({ ...defaults.limits, ...props.resources?.limits }),
+  };
+}
+
+/** Pod-level scheduling fields shared by all components. */
+export function scheduling(props: WorkloadProps): Partial<k8s.PodSpec> {
+  return {
+    ...(props.nodeSelector ? { nodeSelector: props.nodeSelector } : {}),
+    ...(props.tolerations ? { tolerations: props.tolerations } : {}),
+    ...(props.priorityClassName ? { priorityClassName: props.priorityClassName } : {}),
+  };
+}
+
+export type AntiAffinity = 'required' | 'preferred' | 'none';
+
+/** Spread the pods of one selector across nodes. */
+export function nodeAntiAffinity(mode: AntiAffinity, matchLabels: Record<string, string>): k8s.Affinity | undefined {
+  const term: k8s.PodAffinityTerm = { labelSelector: { matchLabels }, topologyKey: 'kubernetes.io/hostname' };
+  if (mode === 'none') return undefined;
+  if (mode === 'required') return { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] } };
+  return {
+    podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: term }] },
+  };
+}
+
+/** Environment variables from a map, sorted by name; `fieldRef` values come from the pod. */
+export function sortedEnv(vars: Record<string, string | { fieldPath: string }>): k8s.EnvVar[] {
+  return Object.keys(vars)
+    .sort()
+    .map((name) => {
+      const v = vars[name]!;
+      return typeof v === 'string' ? { name, value: v } : { name, valueFrom: { fieldRef: { fieldPath: v.fieldPath } } };
+    });
+}
+
+/** A writable /tmp for containers with a read-only root filesystem. */
+export const TMP_VOLUME: k8s.Volume = { name: 'tmp', emptyDir: {} };
+export const TMP_MOUNT: k8s.VolumeMount = { name: 'tmp', mountPath: '/tmp' };

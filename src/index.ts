@@ -1,0 +1,24 @@
+// The etcdns package for users who compose their own cdk8s app: the DnsStack and its parts,
+// their props (every field documented with its default), the images, validation and the
+// GitOps writer that `npm run synth` uses.
+export { DnsStack, STACK_DEFAULTS } from './constructs/dns-stack.ts';
+export type { DnsStackProps, GitOpsProps, NamespaceProps, ObservabilityProps } from './constructs/dns-stack.ts';
+export { EtcdCluster, ETCD_DEFAULTS } from './constructs/etcd-cluster.ts';
+export type { EtcdAuthProps, EtcdClusterProps, EtcdProps, EtcdTlsProps } from './constructs/etcd-cluster.ts';
+export type { EtcdClientAccess, SecretKeyRef } from './constructs/etcd-client-access.ts';
+export { DnsServer, SERVER_DEFAULTS } from './constructs/dns-server.ts';
+export type { DnsServerProps, LogLevel, ServerProps } from './constructs/dns-server.ts';
+export { DnsService } from './constructs/dns-service.ts';
+export type { DnsServiceProps, IpFamily } from './constructs/dns-service.ts';
+export { DnsController, CONTROLLER_DEFAULTS } from './constructs/dns-controller.ts';
+export type { ControllerProps, DnsControllerProps, OwnershipProps, SourcesProps } from './constructs/dns-controller.ts';
+export { controllerClusterRules, leaderElectionRules } from './constructs/controller-rbac.ts';
+export type { ViewProps } from './constructs/views.ts';
+export type { ServiceMonitorProps } from './constructs/service-monitor.ts';
+export type { AntiAffinity, ResourceProps, WorkloadProps } from './constructs/workload.ts';
+export { DEFAULT_IMAGES, imageReference } from './constructs/image.ts';
+export type { ImageRef } from './constructs/image.ts';
+export { ConfigError } from './constructs/validate.ts';
+export { synthObjects, synthStack } from './constructs/synth-stack.ts';
+export { writeManifests } from './constructs/manifest-writer.ts';
+export type { ZoneConfig, SoaConfig } from './runtime/shared/config/zone-config.ts';
