@@ -1,0 +1,324 @@
+// Invalid props fail synth with a message naming the field and what is allowed: one row per
+// mistake, each checked through the real entry point (constructing a DnsStack).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { App, Chart } from 'cdk8s';
+import { DnsStack, type DnsStackProps } from '../../src/constructs/dns-stack.ts';
+import { ConfigError } from '../../src/constructs/validate.ts';
+import { dev } from '../../src/environments/dev.ts';
+import { prod } from '../../src/environments/prod.ts';
+
+function build(props: DnsStackProps): void {
+  new DnsStack(new Chart(new App(), 'test', { disableResourceNameHashes: true }), 'stack', props);
+}
+
+const valid: DnsStackProps = { zones: [{ name: 'example.org' }] };
+
+// [what, props, field named, what is allowed (a fragment of the message)]
+const cases: [string, DnsStackProps, string, string][] = [
+  ['even number of etcd members', { ...valid, etcd: { replicas: 4 } }, 'etcd.replicas', '1, 3, 5, 7 or 9 (got 4)'],
+  ['zero etcd members', { ...valid, etcd: { replicas: 0 } }, 'etcd.replicas', 'odd number'],
+  ['fractional etcd members', { ...valid, etcd: { replicas: 2.5 } }, 'etcd.replicas', 'odd number'],
+  ['zone that is not a DNS name', { zones: [{ name: 'bad_zone..org' }] }, 'zones[0].name', 'valid domain name'],
+  ['zone with a space', { zones: [{ name: 'my zone.org' }] }, 'zones[0].name', 'invalid label'],
+  ['root zone', { zones: [{ name: '.' }] }, 'zones[0].name', 'must not be the root zone'],
+  ['no zones', { zones: [] }, 'zones', 'at least one zone'],
+  ['zone listed twice', { zones: [{ name: 'a.org' }, { name: 'A.org.' }] }, 'zones[1].name', 'listed twice'],
+  ['TTL zero', { zones: [{ name: 'a.org', defaultTtl: 0 }] }, 'zones[0].defaultTtl', 'from 1 to 2147483647'],
+  [
+    'TTL above 2^31-1',
+    { zones: [{ name: 'a.org', defaultTtl: 2 ** 31 }] },
+    'zones[0].defaultTtl',
+    'from 1 to 2147483647',
+  ],
+  ['SOA minimum negative', { zones: [{ name: 'a.org', soa: { minimum: -1 } }] }, 'zones[0].soa.minimum', 'TTL'],
+  ['SOA rname not a name', { zones: [{ name: 'a.org', soa: { rname: 'a b' } }] }, 'zones[0].soa.rname', 'domain name'],
+  [
+    'view refers to an unknown zone',
+    { ...valid, views: [{ name: 'internal', zones: ['example.com'] }] },
+    'views[0].zones[0]',
+    `"example.com" is not one of the stack's zones ("example.org")`,
+  ],
+  ['two views before split horizon', { ...valid, views: [{ name: 'a' }, { name: 'b' }] }, 'views', 'exactly one view'],
+  ['view name not a label', { ...valid, views: [{ name: 'Internal' }] }, 'views[0].name', 'lower-case letters'],
+  [
+    'view prefix without slash',
+    { ...valid, views: [{ name: 'internal', prefix: 'skydns' }] },
+    'views[0].prefix',
+    '"/skydns"',
+  ],
+  [
+    'view prefix with trailing slash',
+    { ...valid, views: [{ name: 'internal', prefix: '/skydns/' }] },
+    'views[0].prefix',
+    'no trailing',
+  ],
+  [
+    'image tag latest',
+    { ...valid, server: { image: { repository: 'ghcr.io/x/etcdns', tag: 'latest' } } },
+    'server.image.tag',
+    'not "latest"',
+  ],
+  [
+    'etcd image tag latest',
+    { ...valid, etcd: { image: { repository: 'quay.io/coreos/etcd', tag: 'latest' } } },
+    'etcd.image.tag',
+    'not "latest"',
+  ],
+  [
+    'malformed digest',
+    { ...valid, controller: { image: { repository: 'ghcr.io/x/y', tag: '1', digest: 'sha256:abc' } } },
+    'controller.image.digest',
+    '64 lower-case hex',
+  ],
+  [
+    'upper-case repository',
+    { ...valid, server: { image: { repository: 'GHCR.io/X', tag: '1' } } },
+    'server.image.repository',
+    'lower-case',
+  ],
+  ['stack name too long', { ...valid, name: 'a'.repeat(31) }, 'name', '30 or fewer'],
+  ['namespace not a label', { ...valid, namespace: { name: 'My_NS' } }, 'namespace.name', 'lower-case letters'],
+  ['server replicas zero', { ...valid, server: { replicas: 0 } }, 'server.replicas', 'from 1 to 100'],
+  [
+    'HPA max below min',
+    { ...valid, server: { replicas: 3, autoscaling: { maxReplicas: 2 } } },
+    'server.autoscaling.maxReplicas',
+    'at least minReplicas (3)',
+  ],
+  [
+    'HPA target above 100',
+    { ...valid, server: { autoscaling: { maxReplicas: 4, targetCpuUtilization: 150 } } },
+    'server.autoscaling.targetCpuUtilization',
+    'percentage from 1 to 100',
+  ],
+  [
+    'load-balancer IP invalid',
+    { ...valid, server: { service: { loadBalancerIP: '10.0.0.300' } } },
+    'server.service.loadBalancerIP',
+    'IPv4 or IPv6 address',
+  ],
+  [
+    'load-balancer IP on ClusterIP',
+    { ...valid, server: { service: { type: 'ClusterIP', loadBalancerIP: '10.0.0.1' } } },
+    'server.service.loadBalancerIP',
+    'only allowed with type "LoadBalancer"',
+  ],
+  [
+    'traffic policy on ClusterIP',
+    { ...valid, server: { service: { type: 'ClusterIP', externalTrafficPolicy: 'Local' } } },
+    'server.service.externalTrafficPolicy',
+    '"LoadBalancer" or "NodePort"',
+  ],
+  [
+    'unknown traffic policy',
+    { ...valid, server: { service: { externalTrafficPolicy: 'Nearest' as 'Local' } } },
+    'server.service.externalTrafficPolicy',
+    'one of "Cluster", "Local"',
+  ],
+  [
+    'IP families duplicated',
+    { ...valid, server: { service: { ipFamilies: ['IPv4', 'IPv4'] } } },
+    'server.service.ipFamilies',
+    '["IPv4", "IPv6"]',
+  ],
+  [
+    'SingleStack with two families',
+    { ...valid, server: { service: { ipFamilies: ['IPv4', 'IPv6'], ipFamilyPolicy: 'SingleStack' } } },
+    'server.service.ipFamilyPolicy',
+    'one IP family',
+  ],
+  [
+    'unknown protocols mode',
+    { ...valid, server: { service: { protocols: 'both' as 'split' } } },
+    'server.service.protocols',
+    '"mixed", "split"',
+  ],
+  [
+    'view service overrides checked',
+    { ...valid, views: [{ name: 'internal', service: { loadBalancerIP: 'nope' } }] },
+    'views[0].service.loadBalancerIP',
+    'IPv4 or IPv6',
+  ],
+  [
+    'forward upstream not an IP',
+    { ...valid, server: { forward: { upstreams: ['dns.google'], clientCidrs: [] } } },
+    'server.forward.upstreams[0]',
+    '"ip:port"',
+  ],
+  [
+    'forward CIDR bad',
+    { ...valid, server: { forward: { upstreams: ['1.1.1.1'], clientCidrs: ['10.0.0.0/33'] } } },
+    'server.forward.clientCidrs[0]',
+    'CIDR',
+  ],
+  [
+    'CPU quantity',
+    { ...valid, server: { resources: { requests: { cpu: '100 millicores' } } } },
+    'server.resources.requests.cpu',
+    '"100m"',
+  ],
+  [
+    'memory quantity',
+    { ...valid, etcd: { resources: { limits: { memory: '1GB' } } } },
+    'etcd.resources.limits.memory',
+    '"128Mi"',
+  ],
+  [
+    'root user',
+    { ...valid, controller: { securityContext: { runAsUser: 0 } } },
+    'controller.securityContext.runAsUser',
+    'non-root user id',
+  ],
+  [
+    'selector label override',
+    { ...valid, server: { labels: { 'app.kubernetes.io/component': 'x' } } },
+    'server.labels',
+    'fixed selector',
+  ],
+  ['bad label value', { ...valid, etcd: { labels: { team: 'dns team' } } }, 'etcd.labels.team', '63 or fewer'],
+  ['storage size', { ...valid, etcd: { storage: { size: '10 gigs' } } }, 'etcd.storage.size', '"8Gi"'],
+  [
+    'compaction mode',
+    { ...valid, etcd: { compaction: { mode: 'daily' as 'periodic' } } },
+    'etcd.compaction.mode',
+    '"periodic", "revision"',
+  ],
+  [
+    'revision retention not a number',
+    { ...valid, etcd: { compaction: { mode: 'revision', retention: '1h' } } },
+    'etcd.compaction.retention',
+    'number of revisions',
+  ],
+  [
+    'quota above 8 GiB',
+    { ...valid, etcd: { quotaBackendBytes: 16 * 2 ** 30 } },
+    'etcd.quotaBackendBytes',
+    'from 1048576 to 8589934592',
+  ],
+  [
+    'TLS secret name invalid',
+    { ...valid, etcd: { tls: { serverSecret: 'Server TLS', clientSecret: 'c' } } },
+    'etcd.tls.serverSecret',
+    'lower-case letters',
+  ],
+  [
+    'auth password without key',
+    { ...valid, etcd: { auth: { password: { name: 'etcd-auth', key: '' } } } },
+    'etcd.auth.password',
+    'existing Secret key',
+  ],
+  [
+    'anti-affinity mode',
+    { ...valid, etcd: { antiAffinity: 'always' as 'required' } },
+    'etcd.antiAffinity',
+    '"required", "preferred", "none"',
+  ],
+  ['controller replicas', { ...valid, controller: { replicas: 11 } }, 'controller.replicas', 'from 1 to 10'],
+  ['resync too short', { ...valid, controller: { resyncSeconds: 1 } }, 'controller.resyncSeconds', 'from 10 to 86400'],
+  [
+    'log level',
+    { ...valid, controller: { logLevel: 'verbose' as 'debug' } },
+    'controller.logLevel',
+    '"debug", "info", "warn", "error"',
+  ],
+  [
+    'source kind',
+    { ...valid, sources: { kinds: ['service', 'gateway' as 'ingress'] } },
+    'sources.kinds[1]',
+    '"service", "ingress"',
+  ],
+  ['no source kinds', { ...valid, sources: { kinds: [] } }, 'sources.kinds', '"service" and/or "ingress"'],
+  [
+    'exclude domain invalid',
+    { ...valid, sources: { excludeDomains: ['-bad.org'] } },
+    'sources.excludeDomains[0]',
+    'domain name',
+  ],
+  [
+    'ownership policy',
+    { ...valid, ownership: { policy: 'delete-all' as 'sync' } },
+    'ownership.policy',
+    '"sync", "upsert-only", "create-only"',
+  ],
+  ['owner id', { ...valid, ownership: { ownerId: 'owner id' } }, 'ownership.ownerId', '1-63 letters'],
+  [
+    'metrics port privileged',
+    { ...valid, observability: { metricsPort: 80 } },
+    'observability.metricsPort',
+    'unprivileged port from 1024 to 65535',
+  ],
+  [
+    'metrics port is the DNS port',
+    { ...valid, observability: { metricsPort: 5353 } },
+    'observability.metricsPort',
+    'must not be 5353',
+  ],
+  [
+    'ServiceMonitor interval',
+    { ...valid, observability: { serviceMonitor: { enabled: true, interval: 'often' } } },
+    'observability.serviceMonitor.interval',
+    '"30s"',
+  ],
+];
+
+for (const [what, props, field, allowed] of cases) {
+  test(`rejected: ${what}`, () => {
+    assert.throws(
+      () => build(props),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError, `a ConfigError, got ${String(error)}`);
+        const line = error.problems.find((p) => p.startsWith(`${field}: `));
+        assert.ok(line, `a problem naming ${field}, got:\n${error.message}`);
+        assert.ok(line.includes(allowed), `"${line}" says what is allowed ("${allowed}")`);
+        return true;
+      },
+    );
+  });
+}
+
+test('every problem is reported at once', () => {
+  assert.throws(
+    () => build({ zones: [{ name: 'bad..org', defaultTtl: -1 }], etcd: { replicas: 2 } }),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      ['zones[0].name', 'zones[0].defaultTtl', 'etcd.replicas'].every((f) =>
+        error.problems.some((p) => p.startsWith(`${f}: `)),
+      ),
+  );
+});
+
+test('the example environments and the minimal props are valid', () => {
+  for (const props of [valid, dev, prod]) assert.doesNotThrow(() => build(props));
+});
+
+test('valid edge values are accepted', () => {
+  const edges: DnsStackProps[] = [
+    {
+      zones: [
+        { name: 'a.org', defaultTtl: 1 },
+        { name: 'b.org.', defaultTtl: 2 ** 31 - 1 },
+      ],
+    },
+    { ...valid, etcd: { replicas: 9 } },
+    { ...valid, views: [{ name: 'internal', zones: ['EXAMPLE.org.'], prefix: '/dns/internal' }] },
+    {
+      ...valid,
+      server: { image: { repository: 'localhost:5000/etcdns', tag: '0.1.0', digest: `sha256:${'a'.repeat(64)}` } },
+    },
+    {
+      ...valid,
+      server: { service: { ipFamilies: ['IPv6', 'IPv4'], loadBalancerIP: 'fd00::53', externalTrafficPolicy: 'Local' } },
+    },
+    {
+      ...valid,
+      server: {
+        forward: {
+          upstreams: ['1.1.1.1', '9.9.9.9:53', '[2001:db8::1]:53', '2001:db8::2'],
+          clientCidrs: ['10.0.0.0/8', 'fd00::/8'],
+        },
+      },
+    },
+  ];
+  for (const props of edges) assert.doesNotThrow(() => build(props));
+});
