@@ -1,0 +1,253 @@
+// Interoperability: the same etcd content answered by etcdns and by the real CoreDNS (etcd
+// plugin, same prefix and zones) for every question in interop-records.ts, compared with dig.
+// The answers must be identical except for the deviations documented in
+// ../shared/docs/skydns-layout.md; each deviation is a test of its own that asserts both
+// CoreDNS's behaviour (the reported bug) and ours, for exactly the questions it claims.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { etcdCorefile, startCoreDns, type CoreDnsHandle } from '../support/coredns.ts';
+import { dig } from '../support/dig.ts';
+import { answerDifferences, comparable, type ComparableAnswer } from '../support/dns-compare.ts';
+import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
+import { startEtcdnsServer, type EtcdnsServerHandle } from '../support/etcdns-server.ts';
+import { stopAll, waitFor } from '../support/process.ts';
+import { nameToKey } from '../../src/runtime/shared/skydns-key.ts';
+import { ENTRIES, NAMES, TYPES, ZONES } from './interop-records.ts';
+
+const PREFIX = '/skydns';
+
+let etcd: EtcdHandle;
+let coredns: CoreDnsHandle;
+let ours: EtcdnsServerHandle;
+/** "name type" -> answer, asked once of each server before the tests compare them. */
+const answers = { ours: new Map<string, ComparableAnswer>(), coredns: new Map<string, ComparableAnswer>() };
+
+const questions = NAMES.flatMap((name) => TYPES.map((type) => ({ name, type, key: `${name} ${type}` })));
+
+async function askAll(port: number, into: Map<string, ComparableAnswer>): Promise<void> {
+  const pending = [...questions];
+  // A few dig processes at a time: quick, and gentle on a shared 2-core machine.
+  const worker = async () => {
+    for (let q = pending.shift(); q; q = pending.shift()) {
+      into.set(q.key, comparable(await dig({ port, name: q.name, type: q.type })));
+    }
+  };
+  await Promise.all(Array.from({ length: 4 }, worker));
+}
+
+before(async () => {
+  etcd = await startEtcd();
+  const kv = etcd.client();
+  for (const [key, value] of Object.entries(ENTRIES)) {
+    await kv.put(`${PREFIX}/${key}`).value(typeof value === 'string' ? value : JSON.stringify(value));
+  }
+  coredns = await startCoreDns(etcdCorefile({ zones: ZONES, endpoints: etcd.endpoints, prefix: PREFIX }), ZONES[0]);
+  ours = await startEtcdnsServer({ etcdEndpoints: etcd.endpoints, zones: ZONES, prefix: PREFIX });
+  await Promise.all([askAll(ours.port, answers.ours), askAll(coredns.port, answers.coredns)]);
+});
+after(stopAll);
+
+// --- what the fixture says about a name --------------------------------------------------------
+
+const relativeKey = (name: string) => nameToKey(name, PREFIX).slice(PREFIX.length + 1);
+const hasOwnKey = (name: string) => relativeKey(name) in ENTRIES;
+const hasBelow = (name: string) => Object.keys(ENTRIES).some((k) => k.startsWith(`${relativeKey(name)}/`));
+
+const NODATA = (a: ComparableAnswer) => {
+  assert.equal(a.status, 'NOERROR');
+  assert.deepEqual(a.answer, [], 'no data of this type');
+  assert.ok(
+    a.authority.some((r) => / IN SOA /.test(r)),
+    'NODATA carries the zone SOA',
+  );
+};
+
+// --- the documented deviations -------------------------------------------------------------------
+
+interface Deviation {
+  id: number;
+  title: string;
+  questions: Array<{ name: string; type: string }>;
+  /** Asserts CoreDNS's behaviour and ours for one question. */
+  check(q: { name: string; type: string }, ours: ComparableAnswer, coredns: ComparableAnswer): void;
+}
+
+const on = (names: string[], types: string[]) => names.flatMap((name) => types.map((type) => ({ name, type })));
+
+const DELEGATED = ['sub.example.org.', 'host.sub.example.org.'];
+const STORED_WILDCARD = ['anything.wild.example.org.'];
+
+const DEVIATIONS: Deviation[] = [
+  {
+    id: 1,
+    title: 'CNAME and PTR queries also find their data in a child entry (coredns 2849)',
+    // Every name without an entry at its own key but with entries below it.
+    questions: on(
+      NAMES.filter((n) => !hasOwnKey(n) && hasBelow(n) && !DELEGATED.includes(n)),
+      ['CNAME', 'PTR'],
+    ),
+    check(q, ours, coredns) {
+      assert.equal(coredns.status, 'NXDOMAIN', 'CoreDNS reads only the exact key');
+      assert.equal(ours.status, 'NOERROR');
+      assert.ok(ours.aa);
+      const expected: Record<string, string[]> = {
+        'shop.example.org. CNAME': ['shop.example.org. 300 IN CNAME www.example.org.'],
+        'shop.example.org. PTR': ['shop.example.org. 300 IN PTR www.example.org.'],
+        '213.176.9.10.in-addr.arpa. PTR': ['213.176.9.10.in-addr.arpa. 300 IN PTR nginx.example.org.'],
+        '213.176.9.10.in-addr.arpa. CNAME': ['213.176.9.10.in-addr.arpa. 300 IN CNAME nginx.example.org.'],
+        'mx.example.org. CNAME': ['mx.example.org. 300 IN CNAME mail1.example.org.'],
+        'mx.example.org. PTR': ['mx.example.org. 300 IN PTR mail1.example.org.'],
+        '_http._tcp.web.example.org. CNAME': ['_http._tcp.web.example.org. 300 IN CNAME www.example.org.'],
+        '_http._tcp.web.example.org. PTR': ['_http._tcp.web.example.org. 300 IN PTR www.example.org.'],
+      };
+      const want = expected[`${q.name} ${q.type}`];
+      if (want && want.length > 0) assert.deepEqual(ours.answer, want);
+      // The other names' child entries hold addresses or texts: they exist, with no data of this type.
+      else NODATA(ours);
+    },
+  },
+  {
+    id: 2,
+    title: 'an entry with a name host and a text is a CNAME for non-TXT queries (coredns 6110, external-dns 4953)',
+    // AAAA is not claimed: www has no AAAA, so both servers give NODATA for it.
+    questions: on(['both.example.org.'], ['A', 'SRV']),
+    check(q, ours, coredns) {
+      assert.equal(coredns.status, 'NOERROR');
+      assert.deepEqual(coredns.answer, [], 'CoreDNS treats the entry as TXT only: the CNAME disappears');
+      // Ours answers exactly as CoreDNS answers the same entry without the text.
+      const twin = answers.coredns.get(`cname.example.org. ${q.type}`)!;
+      const rename = (rs: string[]) => rs.map((r) => r.replace(/^cname\.example\.org\./, 'both.example.org.')).sort();
+      assert.deepEqual(ours, { ...twin, answer: rename(twin.answer), additional: rename(twin.additional) });
+      assert.ok(ours.answer.length > 0);
+    },
+  },
+  {
+    id: 3,
+    title: 'a stored * label is a real wildcard (RFC 4592) (coredns 4314)',
+    questions: on(
+      STORED_WILDCARD,
+      TYPES.filter((t) => t !== 'SOA'),
+    ),
+    check(q, ours, coredns) {
+      assert.equal(coredns.status, 'NXDOMAIN', 'CoreDNS never uses stored wildcards');
+      assert.equal(ours.status, 'NOERROR');
+      assert.ok(ours.aa);
+      if (q.type === 'A') assert.deepEqual(ours.answer, [`${q.name} 300 IN A 10.0.4.1`]);
+      else if (q.type === 'SRV') assert.ok(ours.answer.every((r) => r.startsWith(`${q.name} 300 IN SRV `)));
+      else NODATA(ours);
+    },
+  },
+  {
+    id: 4,
+    title: 'an undecodable value is skipped; the name is still served (CoreDNS: SERVFAIL)',
+    questions: [
+      ...on(['broken.example.org.'], ['A', 'AAAA', 'TXT', 'SRV', 'MX', 'NS']),
+      // The apex's TXT/SRV/MX are CoreDNS's union of the whole zone (deviation 6), which holds the bad value.
+      ...on(['example.org.'], ['TXT', 'SRV', 'MX']),
+    ],
+    check(q, ours, coredns) {
+      assert.equal(coredns.status, 'SERVFAIL');
+      assert.ok(ours.aa);
+      const want: Record<string, string[]> = {
+        'broken.example.org. A': ['broken.example.org. 300 IN A 10.0.6.2'],
+        'broken.example.org. SRV': ['broken.example.org. 300 IN SRV 10 100 0 x2.broken.example.org.'],
+      };
+      const w = want[`${q.name} ${q.type}`];
+      if (w) assert.deepEqual(ours.answer, w);
+      else if (q.name === 'example.org.' && q.type === 'SRV') assert.equal(ours.status, 'NOERROR');
+      else NODATA(ours);
+    },
+  },
+  {
+    id: 6,
+    title: 'a name answers with its own entries, not the union of its subtree (coredns 4048, 3861)',
+    questions: on(['team.example.org.', 'svc.example.org.', 'default.svc.example.org.', 'example.com.'], ['A', 'SRV']),
+    check(q, ours, coredns) {
+      assert.equal(coredns.status, 'NOERROR');
+      const want: Record<string, string[]> = {
+        'team.example.org. A': ['team.example.org. 300 IN A 10.0.5.1'],
+        'team.example.org. SRV': ['team.example.org. 300 IN SRV 10 100 0 x1.team.example.org.'],
+      };
+      const w = want[`${q.name} ${q.type}`];
+      assert.ok(coredns.answer.length > (w?.length ?? 0), 'CoreDNS adds the addresses of the names below');
+      if (w) assert.deepEqual(ours.answer, w);
+      else NODATA(ours);
+      assert.ok(ours.aa);
+    },
+  },
+  {
+    id: 7,
+    title: 'NS entries under <name>/dns/ns make <name> a zone cut: referral with glue',
+    questions: on(DELEGATED, TYPES),
+    check(_q, ours, coredns) {
+      assert.ok(coredns.aa, 'CoreDNS answers from the delegated data itself');
+      assert.equal(ours.status, 'NOERROR');
+      assert.equal(ours.aa, false, 'a referral is not authoritative');
+      assert.deepEqual(ours.answer, []);
+      assert.deepEqual(ours.authority, ['sub.example.org. 300 IN NS ns1.ns.dns.sub.example.org.']);
+      assert.deepEqual(ours.additional, ['ns1.ns.dns.sub.example.org. 300 IN A 10.0.7.1']);
+    },
+  },
+];
+
+const claimed = new Map<string, Deviation>();
+for (const d of DEVIATIONS) {
+  for (const q of d.questions) {
+    const key = `${q.name} ${q.type}`;
+    const other = claimed.get(key);
+    if (other) throw new Error(`${key} is claimed by deviations ${other.id} and ${d.id}`);
+    claimed.set(key, d);
+  }
+}
+
+// --- the tests -----------------------------------------------------------------------------------
+
+test(`identical answers to CoreDNS for the ${questions.length - claimed.size} questions no deviation claims`, () => {
+  const failures: string[] = [];
+  for (const q of questions) {
+    if (claimed.has(q.key)) continue;
+    const diff = answerDifferences(answers.ours.get(q.key)!, answers.coredns.get(q.key)!, ['etcdns', 'CoreDNS']);
+    if (diff.length > 0) failures.push(`${q.key}:\n    ${diff.join('\n    ')}`);
+  }
+  assert.deepEqual(failures, [], `${failures.length} questions answered differently:\n${failures.join('\n')}`);
+});
+
+for (const d of DEVIATIONS) {
+  test(`deviation ${d.id}: ${d.title}`, () => {
+    assert.ok(d.questions.length > 0);
+    const failures: string[] = [];
+    for (const q of d.questions) {
+      const key = `${q.name} ${q.type}`;
+      try {
+        d.check(q, answers.ours.get(key)!, answers.coredns.get(key)!);
+      } catch (e) {
+        const diff = answerDifferences(answers.ours.get(key)!, answers.coredns.get(key)!, ['etcdns', 'CoreDNS']);
+        failures.push(`${key}: ${(e as Error).message.split('\n')[0]}\n    ${diff.join('\n    ')}`);
+      }
+    }
+    assert.deepEqual(failures, [], failures.join('\n'));
+  });
+}
+
+test('deviation 5: the SOA serial changes only when the zone data changes (CoreDNS: the clock)', async () => {
+  const serial = async (port: number, zone: string) => {
+    const r = await dig({ port, name: zone, type: 'SOA' });
+    return Number(r.answer.find((x) => x.type === 'SOA')?.data.split(' ')[2]);
+  };
+  const before = { org: await serial(ours.port, 'example.org.'), com: await serial(ours.port, 'example.com.') };
+  const corednsBefore = await serial(coredns.port, 'example.org.');
+  await new Promise((r) => setTimeout(r, 1100));
+  assert.equal(await serial(ours.port, 'example.org.'), before.org, 'no change, same serial');
+  assert.notEqual(await serial(coredns.port, 'example.org.'), corednsBefore, 'CoreDNS numbers by the clock');
+
+  await etcd
+    .client()
+    .put(`${PREFIX}/org/example/serial-probe`)
+    .value(JSON.stringify({ host: '10.0.9.9' }));
+  const after = await waitFor('a new example.org serial', async () => {
+    const s = await serial(ours.port, 'example.org.');
+    return s !== before.org ? s : undefined;
+  });
+  assert.ok(after > before.org, 'the serial grows');
+  assert.equal(await serial(ours.port, 'example.com.'), before.com, 'another zone keeps its serial');
+});
