@@ -1,0 +1,357 @@
+// Concrete properties of the synthesized objects of every example environment (and of a few
+// variants): names, fixed selectors, namespaces, ports, probes, resources, secrets, ordering,
+// config hashes. Not snapshots: each assertion states a rule of docs/gitops.md or issue 3.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { test } from 'node:test';
+import type { DnsStackProps } from '../../src/constructs/dns-stack.ts';
+import { synthObjects } from '../../src/constructs/synth-stack.ts';
+import { ENVIRONMENTS } from '../../src/environments/index.ts';
+
+// The synthesized JSON, loosely typed for inspection.
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const objects = (props: DnsStackProps) => synthObjects(props) as Json[];
+const ids = (list: Json[]) => list.map((o) => `${o.kind}/${o.metadata.name}`).sort();
+const find = (list: Json[], kind: string, name: string) => {
+  const found = list.find((o) => o.kind === kind && o.metadata.name === name);
+  assert.ok(found, `${kind}/${name} exists`);
+  return found;
+};
+const workloads = (list: Json[]) => list.filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet');
+const containers = (list: Json[]) => workloads(list).flatMap((w) => w.spec.template.spec.containers as Json[]);
+const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding']);
+const selector = (component: string) => ({
+  'app.kubernetes.io/component': component,
+  'app.kubernetes.io/name': 'etcdns',
+});
+const sorted = (names: string[]) => [...names].sort((a, b) => a.localeCompare(b));
+
+const envs = Object.entries(ENVIRONMENTS).map(([name, props]) => [name, objects(props)] as const);
+const dev = objects(ENVIRONMENTS.dev!);
+const prod = objects(ENVIRONMENTS.prod!);
+
+test('explicit names: the objects of each environment', () => {
+  const common = [
+    'ClusterRole/etcdns-controller',
+    'ClusterRoleBinding/etcdns-controller',
+    'ConfigMap/etcdns-controller',
+    'ConfigMap/etcdns-server-internal',
+    'Deployment/etcdns-controller',
+    'Deployment/etcdns-server-internal',
+    'Namespace/etcdns',
+    'PodDisruptionBudget/etcdns-server-internal',
+    'Service/etcdns-etcd',
+    'Service/etcdns-etcd-peer',
+    'Service/etcdns-server-internal',
+    'ServiceAccount/etcdns-controller',
+    'StatefulSet/etcdns-etcd',
+  ];
+  assert.deepEqual(ids(dev), common.sort());
+  assert.deepEqual(
+    ids(prod),
+    [
+      ...common,
+      'HorizontalPodAutoscaler/etcdns-server-internal',
+      'PodDisruptionBudget/etcdns-etcd',
+      'Role/etcdns-controller',
+      'RoleBinding/etcdns-controller',
+      'Service/etcdns-controller-metrics',
+      'Service/etcdns-etcd-metrics',
+      'Service/etcdns-server-internal-metrics',
+      'ServiceMonitor/etcdns',
+    ].sort(),
+  );
+});
+
+for (const [env, list] of envs) {
+  test(`${env}: no cdk8s path labels, name hashes or app.kubernetes.io/instance anywhere`, () => {
+    const text = JSON.stringify(list);
+    assert.doesNotMatch(text, /cdk8s\.io\/metadata\.addr|app\.kubernetes\.io\/instance/);
+    for (const o of list) assert.doesNotMatch(o.metadata.name, /-c8[0-9a-f]{6}$/, `${o.kind}/${o.metadata.name}`);
+  });
+
+  test(`${env}: fixed selectors (name + component) on workloads, Services and PDBs`, () => {
+    for (const w of workloads(list)) {
+      const matchLabels = w.spec.selector.matchLabels;
+      assert.deepEqual(Object.keys(matchLabels).sort(), ['app.kubernetes.io/component', 'app.kubernetes.io/name']);
+      for (const [k, v] of Object.entries(matchLabels)) assert.equal(w.spec.template.metadata.labels[k], v);
+    }
+    for (const s of list.filter((o) => o.kind === 'Service'))
+      assert.deepEqual(Object.keys(s.spec.selector).sort(), ['app.kubernetes.io/component', 'app.kubernetes.io/name']);
+    for (const pdb of list.filter((o) => o.kind === 'PodDisruptionBudget')) {
+      const workload = workloads(list).find((w) => w.metadata.name === pdb.metadata.name);
+      assert.deepEqual(pdb.spec.selector.matchLabels, workload?.spec.selector.matchLabels, pdb.metadata.name);
+    }
+    assert.deepEqual(find(list, 'StatefulSet', 'etcdns-etcd').spec.selector.matchLabels, selector('etcd'));
+    assert.deepEqual(
+      find(list, 'Deployment', 'etcdns-server-internal').spec.selector.matchLabels,
+      selector('server-internal'),
+    );
+    assert.deepEqual(find(list, 'Deployment', 'etcdns-controller').spec.selector.matchLabels, selector('controller'));
+  });
+
+  test(`${env}: recommended labels on every object`, () => {
+    for (const o of list)
+      for (const key of ['name', 'component', 'part-of', 'managed-by', 'version'])
+        assert.ok(
+          o.metadata.labels?.[`app.kubernetes.io/${key}`],
+          `${o.kind}/${o.metadata.name} has app.kubernetes.io/${key}`,
+        );
+  });
+
+  test(`${env}: metadata.namespace on exactly the namespaced objects`, () => {
+    for (const o of list) {
+      if (CLUSTER_SCOPED.has(o.kind)) assert.equal(o.metadata.namespace, undefined, `${o.kind}/${o.metadata.name}`);
+      else assert.equal(o.metadata.namespace, 'etcdns', `${o.kind}/${o.metadata.name}`);
+    }
+  });
+
+  test(`${env}: DNS on 5353 UDP+TCP in the pod, 53 UDP+TCP on the Service`, () => {
+    const server = find(list, 'Deployment', 'etcdns-server-internal').spec.template.spec.containers[0];
+    assert.deepEqual(
+      server.ports.filter((p: Json) => p.containerPort === 5353).map((p: Json) => `${p.name}/${p.protocol}`),
+      ['dns-tcp/TCP', 'dns-udp/UDP'],
+    );
+    const service = find(list, 'Service', 'etcdns-server-internal');
+    assert.equal(service.spec.type, 'LoadBalancer');
+    assert.deepEqual(
+      service.spec.ports.map((p: Json) => `${p.port}/${p.protocol}->${p.targetPort}`),
+      ['53/TCP->dns-tcp', '53/UDP->dns-udp'],
+    );
+    assert.equal(service.spec.externalTrafficPolicy, env === 'prod' ? 'Local' : 'Cluster');
+  });
+
+  test(`${env}: probes, explicit resources and a restricted security context on every container`, () => {
+    for (const c of containers(list)) {
+      assert.ok(c.livenessProbe?.httpGet && c.readinessProbe?.httpGet, `${c.name} probes`);
+      assert.ok(
+        c.resources.requests.cpu && c.resources.requests.memory && c.resources.limits.memory,
+        `${c.name} resources`,
+      );
+      assert.equal(c.securityContext.readOnlyRootFilesystem, true);
+      assert.equal(c.securityContext.allowPrivilegeEscalation, false);
+      assert.deepEqual(c.securityContext.capabilities.drop, ['ALL']);
+      assert.doesNotMatch(c.image, /:latest\b|bitnami/);
+    }
+    for (const w of workloads(list)) {
+      const pod = w.spec.template.spec.securityContext;
+      assert.equal(pod.runAsNonRoot, true);
+      assert.ok(pod.runAsUser > 0);
+      assert.equal(pod.seccompProfile.type, 'RuntimeDefault');
+    }
+    for (const name of ['etcdns-server-internal', 'etcdns-controller']) {
+      const c = find(list, 'Deployment', name).spec.template.spec.containers[0];
+      assert.deepEqual([c.livenessProbe.httpGet.path, c.readinessProbe.httpGet.path], ['/healthz', '/readyz']);
+      assert.equal(c.livenessProbe.httpGet.port, 'http');
+    }
+  });
+
+  test(`${env}: no Secret objects; TLS and passwords only as references`, () => {
+    assert.equal(list.filter((o) => o.kind === 'Secret').length, 0);
+    for (const o of list) assert.equal(o.stringData, undefined);
+    assert.doesNotMatch(JSON.stringify(list), /BEGIN (CERTIFICATE|PRIVATE KEY|RSA)/);
+  });
+
+  test(`${env}: lists in sorted order (env, ports, args, volumes, mounts)`, () => {
+    for (const c of containers(list)) {
+      const names = (xs: Json[] | undefined) => (xs ?? []).map((x) => x.name as string);
+      assert.deepEqual(names(c.env), sorted(names(c.env)));
+      assert.deepEqual(names(c.ports), sorted(names(c.ports)));
+      assert.deepEqual(names(c.volumeMounts), sorted(names(c.volumeMounts)));
+    }
+    for (const w of workloads(list)) {
+      const names = (w.spec.template.spec.volumes ?? []).map((v: Json) => v.name as string);
+      assert.deepEqual(names, sorted(names));
+    }
+    const flags = (find(list, 'StatefulSet', 'etcdns-etcd').spec.template.spec.containers[0].args as string[]).map(
+      (a) => a.split('=')[0]!,
+    );
+    assert.deepEqual(flags, [...flags].sort());
+  });
+
+  test(`${env}: pod templates carry the hash of their ConfigMap`, () => {
+    for (const name of ['etcdns-server-internal', 'etcdns-controller']) {
+      const config = find(list, 'ConfigMap', name).data['config.json'] as string;
+      const hash = createHash('sha256').update(config).digest('hex').slice(0, 16);
+      const annotations = find(list, 'Deployment', name).spec.template.metadata.annotations;
+      assert.equal(annotations['etcdns.io/config-hash'], hash);
+      assert.equal(annotations['prometheus.io/scrape'], 'true');
+      assert.equal(annotations['prometheus.io/port'], '8080');
+      assert.doesNotMatch(JSON.stringify(find(list, 'Deployment', name).spec.template), /etcdns\.io\/package-version/);
+    }
+  });
+
+  test(`${env}: the etcd cluster: Parallel, headless peers, initial cluster, claims, quorum`, () => {
+    const replicas = env === 'prod' ? 3 : 1;
+    const sts = find(list, 'StatefulSet', 'etcdns-etcd');
+    assert.equal(sts.spec.replicas, replicas);
+    assert.equal(sts.spec.podManagementPolicy, 'Parallel');
+    assert.equal(sts.spec.serviceName, 'etcdns-etcd-peer');
+    const peer = find(list, 'Service', 'etcdns-etcd-peer');
+    assert.equal(peer.spec.clusterIP, 'None');
+    assert.equal(peer.spec.publishNotReadyAddresses, true);
+    assert.equal(find(list, 'Service', 'etcdns-etcd').spec.type, 'ClusterIP');
+    const args = sts.spec.template.spec.containers[0].args as string[];
+    const initial = args
+      .find((a) => a.startsWith('--initial-cluster='))!
+      .slice('--initial-cluster='.length)
+      .split(',');
+    const scheme = env === 'prod' ? 'https' : 'http';
+    assert.deepEqual(
+      initial,
+      Array.from(
+        { length: replicas },
+        (_, i) => `etcdns-etcd-${i}=${scheme}://etcdns-etcd-${i}.etcdns-etcd-peer.etcdns.svc:2380`,
+      ),
+    );
+    for (const flag of [
+      '--auto-compaction-mode=periodic',
+      '--auto-compaction-retention=1h',
+      '--quota-backend-bytes=2147483648',
+    ])
+      assert.ok(args.includes(flag), flag);
+    const claim = sts.spec.volumeClaimTemplates[0];
+    assert.equal(claim.apiVersion, 'v1');
+    assert.equal(claim.kind, 'PersistentVolumeClaim');
+    assert.equal(claim.spec.volumeMode, 'Filesystem');
+    assert.deepEqual(claim.spec.accessModes, ['ReadWriteOnce']);
+    assert.deepEqual(claim.metadata.labels, selector('etcd'), 'immutable claim templates carry only the fixed labels');
+    const pdb = list.find((o) => o.kind === 'PodDisruptionBudget' && o.metadata.name === 'etcdns-etcd');
+    if (replicas === 1) assert.equal(pdb, undefined, 'no PDB that would block every drain of a single member');
+    else assert.equal(pdb!.spec.minAvailable, 2);
+  });
+
+  test(`${env}: the controller: token mounted, RBAC exact, leader election with more than one replica`, () => {
+    const deployment = find(list, 'Deployment', 'etcdns-controller');
+    const pod = deployment.spec.template.spec;
+    assert.equal(pod.serviceAccountName, 'etcdns-controller');
+    assert.equal(pod.automountServiceAccountToken, true);
+    assert.equal(find(list, 'ServiceAccount', 'etcdns-controller').automountServiceAccountToken, true);
+    assert.deepEqual(find(list, 'ClusterRole', 'etcdns-controller').rules, [
+      { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+      { apiGroups: [''], resources: ['nodes', 'services'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: ['networking.k8s.io'], resources: ['ingresses'], verbs: ['get', 'list', 'watch'] },
+    ]);
+    const binding = find(list, 'ClusterRoleBinding', 'etcdns-controller');
+    assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: 'etcdns-controller', namespace: 'etcdns' }]);
+    const config = JSON.parse(find(list, 'ConfigMap', 'etcdns-controller').data['config.json']);
+    const elected = env === 'prod';
+    assert.equal(deployment.spec.replicas, elected ? 2 : 1);
+    assert.deepEqual(config.leaderElection, { enabled: elected, leaseName: 'etcdns-controller', namespace: 'etcdns' });
+    assert.equal(deployment.spec.strategy.type, elected ? 'RollingUpdate' : 'Recreate');
+    const role = list.find((o) => o.kind === 'Role');
+    if (elected)
+      assert.deepEqual(
+        role!.rules.map((r: Json) => r.resourceNames ?? []),
+        [[], ['etcdns-controller']],
+      );
+    else assert.equal(role, undefined);
+  });
+
+  test(`${env}: the runtime configs point at the etcd cluster's members`, () => {
+    const replicas = env === 'prod' ? 3 : 1;
+    for (const name of ['etcdns-server-internal', 'etcdns-controller']) {
+      const config = JSON.parse(find(list, 'ConfigMap', name).data['config.json']);
+      assert.equal(config.etcd.endpoints.length, replicas);
+      assert.equal(config.prefix, '/skydns');
+    }
+    const server = JSON.parse(find(list, 'ConfigMap', 'etcdns-server-internal').data['config.json']);
+    assert.equal(server.listen, '0.0.0.0:5353');
+    assert.equal(server.httpListen, '0.0.0.0:8080');
+  });
+}
+
+test('prod: 3 members, >= 2 servers with HPA, a load-balancer IP, TLS references, monitoring, waves', () => {
+  const deployment = find(prod, 'Deployment', 'etcdns-server-internal');
+  const hpa = find(prod, 'HorizontalPodAutoscaler', 'etcdns-server-internal');
+  assert.equal(deployment.spec.replicas, undefined, 'the HPA owns the replica count');
+  assert.ok(hpa.spec.minReplicas >= 2);
+  assert.equal(hpa.spec.scaleTargetRef.name, 'etcdns-server-internal');
+  assert.equal(find(prod, 'Service', 'etcdns-server-internal').spec.loadBalancerIP, '10.9.176.53');
+  const volumes = deployment.spec.template.spec.volumes as Json[];
+  assert.equal(volumes.find((v) => v.name === 'etcd-tls')!.secret.secretName, 'etcdns-etcd-client-tls');
+  const config = JSON.parse(find(prod, 'ConfigMap', 'etcdns-server-internal').data['config.json']);
+  assert.match(config.etcd.endpoints[0], /^https:\/\//);
+  assert.equal(config.etcd.tls.caFile, '/etc/etcdns/etcd-tls/ca.crt');
+  const sts = find(prod, 'StatefulSet', 'etcdns-etcd');
+  assert.ok((sts.spec.template.spec.containers[0].args as string[]).includes('--client-cert-auth=true'));
+  assert.ok(sts.spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution);
+  const monitor = find(prod, 'ServiceMonitor', 'etcdns');
+  assert.equal(monitor.metadata.annotations['argocd.argoproj.io/sync-options'], 'SkipDryRunOnMissingResource=true');
+  assert.equal(monitor.metadata.labels.release, 'prometheus');
+  const wave = (kind: string, name: string) =>
+    Number(find(prod, kind, name).metadata.annotations['argocd.argoproj.io/sync-wave']);
+  assert.ok(wave('Namespace', 'etcdns') < wave('StatefulSet', 'etcdns-etcd'));
+  assert.ok(wave('StatefulSet', 'etcdns-etcd') < wave('Deployment', 'etcdns-server-internal'));
+  assert.ok(wave('Deployment', 'etcdns-server-internal') < wave('Service', 'etcdns-server-internal'));
+  for (const o of dev)
+    assert.equal(o.metadata.annotations?.['argocd.argoproj.io/sync-wave'], undefined, 'waves are opt-in');
+});
+
+const base: DnsStackProps = { zones: [{ name: 'example.org' }] };
+
+test('variant: split UDP and TCP Services with IP families and a load-balancer class', () => {
+  const list = objects({
+    ...base,
+    server: { service: { protocols: 'split', ipFamilies: ['IPv4', 'IPv6'], loadBalancerClass: 'metallb.io/metallb' } },
+  });
+  const udp = find(list, 'Service', 'etcdns-server-internal-udp');
+  const tcp = find(list, 'Service', 'etcdns-server-internal-tcp');
+  assert.deepEqual(
+    udp.spec.ports.map((p: Json) => p.protocol),
+    ['UDP'],
+  );
+  assert.deepEqual(
+    tcp.spec.ports.map((p: Json) => p.protocol),
+    ['TCP'],
+  );
+  for (const s of [udp, tcp]) {
+    assert.deepEqual(s.spec.ipFamilies, ['IPv4', 'IPv6']);
+    assert.equal(s.spec.ipFamilyPolicy, 'PreferDualStack');
+    assert.equal(s.spec.loadBalancerClass, 'metallb.io/metallb');
+  }
+  assert.equal(
+    list.find((o) => o.kind === 'Service' && o.metadata.name === 'etcdns-server-internal'),
+    undefined,
+  );
+  const config = JSON.parse(find(list, 'ConfigMap', 'etcdns-server-internal').data['config.json']);
+  assert.equal(config.listen, '[::]:5353', 'a dual-stack Service needs a dual-stack socket');
+});
+
+test('variant: the config hash follows the config, not the image version', () => {
+  const hash = (props: DnsStackProps) =>
+    find(objects(props), 'Deployment', 'etcdns-server-internal').spec.template.metadata.annotations[
+      'etcdns.io/config-hash'
+    ];
+  const newer = { ...base, server: { image: { repository: 'ghcr.io/etcdns/etcdns', tag: '9.9.9' } } };
+  assert.equal(hash(newer), hash(base));
+  assert.notEqual(hash({ zones: [{ name: 'example.org', defaultTtl: 60 }] }), hash(base));
+});
+
+test('variant: a digest-pinned image, etcd auth by Secret reference, no Namespace object', () => {
+  const digest = `sha256:${'ab'.repeat(32)}`;
+  const list = objects({
+    ...base,
+    namespace: { name: 'dns', create: false },
+    server: { image: { repository: 'ghcr.io/etcdns/etcdns', tag: '0.1.0', digest } },
+    etcd: { auth: { password: { name: 'etcd-credentials', key: 'password' } } },
+  });
+  assert.equal(list.filter((o) => o.kind === 'Namespace').length, 0);
+  for (const o of list) if (!CLUSTER_SCOPED.has(o.kind)) assert.equal(o.metadata.namespace, 'dns');
+  const server = find(list, 'Deployment', 'etcdns-server-internal').spec.template.spec;
+  assert.equal(server.containers[0].image, `ghcr.io/etcdns/etcdns:0.1.0@${digest}`);
+  const auth = server.volumes.find((v: Json) => v.name === 'etcd-auth');
+  assert.deepEqual(auth.secret.items, [{ key: 'password', path: 'password' }]);
+  const config = JSON.parse(find(list, 'ConfigMap', 'etcdns-server-internal').data['config.json']);
+  assert.deepEqual(config.etcd.auth, { passwordFile: '/etc/etcdns/etcd-auth/password', username: 'etcdns' });
+  assert.match(config.etcd.endpoints[0], /^http:\/\/etcdns-etcd-0\.etcdns-etcd-peer\.dns\.svc:2379$/);
+});
+
+test('variant: only the Service source needs no Ingress permission', () => {
+  const list = objects({ ...base, sources: { kinds: ['service'] } });
+  const resources = (find(list, 'ClusterRole', 'etcdns-controller').rules as Json[]).flatMap((r) => r.resources);
+  assert.ok(!resources.includes('ingresses'));
+  assert.ok(resources.includes('services'));
+});
