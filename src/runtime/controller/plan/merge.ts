@@ -6,6 +6,8 @@
 import type { DesiredRecord } from '../desired-record.ts';
 
 export interface Conflict {
+  /** RecordConflict: resources disagree; NameOwnedByOthers: the name or key is not ours. */
+  reason: 'RecordConflict' | 'NameOwnedByOthers';
   /** The resource whose records were left out. */
   resource: string;
   name: string;
@@ -45,6 +47,7 @@ export function mergeRecords(
       for (const loser of candidates) {
         if (loser === winner) continue;
         conflicts.push({
+          reason: 'RecordConflict',
           resource: loser,
           name,
           message: `${type} records of ${name} are also wanted by ${winner}, which keeps them`,
@@ -54,6 +57,7 @@ export function mergeRecords(
       if (type === 'CNAME') {
         if (types.size > 1) {
           conflicts.push({
+            reason: 'RecordConflict',
             resource: winner,
             name,
             message: `CNAME ${name} cannot coexist with its other records (${[...types.keys()].filter((t) => t !== 'CNAME').join(', ')}); the CNAME is left out`,
@@ -62,6 +66,7 @@ export function mergeRecords(
         }
         if (chosen.length > 1) {
           conflicts.push({
+            reason: 'RecordConflict',
             resource: winner,
             name,
             message: `${name} can have only one CNAME; ${chosen[0]!.target} is kept, ${chosen

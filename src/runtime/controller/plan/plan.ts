@@ -31,6 +31,8 @@ export interface Plan {
   conflicts: Conflict[];
   /** The merged records the plan publishes (for metrics). */
   records: DesiredRecord[];
+  /** Values under the prefix that are not SkyDNS entries: skipped, never touched. */
+  undecodable: { key: string; error: string }[];
 }
 
 export function isEmptyPlan(plan: Plan): boolean {
@@ -41,7 +43,14 @@ export function planPrefix(input: PlanInput): Plan {
   const current = classifyEntries(input.current, input.ownerId, input.prefix);
   const merged = mergeRecords(input.desired, current.incumbent);
   const conflicts = [...merged.conflicts];
-  const plan: Plan = { creates: [], updates: [], deletes: [], conflicts, records: [] };
+  const plan: Plan = {
+    creates: [],
+    updates: [],
+    deletes: [],
+    conflicts,
+    records: [],
+    undecodable: current.undecodable,
+  };
 
   const wanted = new Map<string, { name: string; value: string }>();
   const refused = new Set<string>();
@@ -51,6 +60,7 @@ export function planPrefix(input: PlanInput): Plan {
       if (!refused.has(`${record.name} ${record.resource}`)) {
         refused.add(`${record.name} ${record.resource}`);
         conflicts.push({
+          reason: 'NameOwnedByOthers',
           resource: record.resource,
           name: record.name,
           message: `${record.name} already has entries we do not own (another owner or hand-written); it is left alone`,
@@ -61,6 +71,7 @@ export function planPrefix(input: PlanInput): Plan {
     const laid = layOut(record, input.prefix, input.ownerId);
     if (current.foreignKeys.has(laid.key)) {
       conflicts.push({
+        reason: 'NameOwnedByOthers',
         resource: record.resource,
         name: record.name,
         message: `key ${laid.key} holds an entry we do not own; it is left alone`,

@@ -31,7 +31,21 @@ export interface ControllerConfig {
   /** Seconds between full resyncs (a safety net; events drive changes); default 300. */
   resyncSeconds?: number;
   /** Lease-based leader election, required with more than one replica. */
-  leaderElection?: { enabled: boolean; namespace: string; leaseName: string };
+  leaderElection?: {
+    enabled: boolean;
+    namespace: string;
+    leaseName: string;
+    /** This replica's name in the Lease; default $POD_NAME, else the host name. */
+    identity?: string;
+    /** client-go's defaults: 15 / 10 / 2 seconds. */
+    leaseDurationSeconds?: number;
+    renewDeadlineSeconds?: number;
+    retryPeriodSeconds?: number;
+  };
+  /** kubeconfig file; default: the in-cluster ServiceAccount in a pod, else ~/.kube/config. */
+  kubeconfig?: string;
+  /** Milliseconds to gather watch events into one sync; default 5. */
+  debounceMs?: number;
   httpListen?: string;
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
 }

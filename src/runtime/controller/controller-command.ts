@@ -1,0 +1,63 @@
+// `etcdns controller`: runs the controller until SIGTERM (or one sync with --once).
+import type { Subcommand } from '../cli.ts';
+import { startHttpServer } from '../shared/http-server.ts';
+import { ConfigError, controllerUsage, parseControllerOptions, type CommandOptions } from './controller-options.ts';
+import { assembleController } from './controller-process.ts';
+
+export function parseOrReport(command: string, args: string[]): CommandOptions | number {
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(`${controllerUsage(command)}\n`);
+    return 0;
+  }
+  try {
+    return parseControllerOptions(args);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`etcdns ${command}: ${err.message}\n`);
+    return 2;
+  }
+}
+
+const subcommand: Subcommand = {
+  summary: 'Publish Service and Ingress records into etcd (replaces external-dns)',
+  async run(args) {
+    const options = parseOrReport('controller', args);
+    if (typeof options === 'number') return options;
+    const { config } = options;
+    const p = assembleController(config, { dryRun: options.dryRun, leaderElection: !options.once });
+    p.log.info('starting', {
+      prefix: config.prefix,
+      sources: config.sources,
+      policy: config.policy,
+      dryRun: options.dryRun,
+      leaderElection: config.leaderElection?.enabled ?? false,
+    });
+
+    if (options.once) {
+      await p.cache.start();
+      const outcome = p.cache.synced() ? await p.controller.syncOnce() : 'error';
+      await p.stop();
+      if (!p.cache.synced()) p.log.error('caches did not sync', { kinds: p.cache.unsynced() });
+      return outcome === 'error' ? 1 : 0;
+    }
+
+    const http = await startHttpServer({
+      listen: config.httpListen!,
+      metrics: p.metrics.registry,
+      readiness: () => p.controller.readiness(),
+    });
+    void p.cache.start();
+    p.elector?.start();
+    p.controller.start();
+    await new Promise<void>((resolve) => {
+      process.once('SIGTERM', resolve);
+      process.once('SIGINT', resolve);
+    });
+    p.log.info('stopping');
+    await p.stop();
+    await new Promise<void>((resolve) => http.close(() => resolve()));
+    return 0;
+  },
+};
+
+export default subcommand;

@@ -1,0 +1,40 @@
+// The controller's Prometheus metrics.
+import { LATENCY_BUCKETS, Registry } from '../shared/metrics.ts';
+
+export function controllerMetrics(registry = new Registry()) {
+  return {
+    registry,
+    records: registry.gauge('etcdns_controller_records', 'Records published by this controller, by type'),
+    changes: registry.counter(
+      'etcdns_controller_changes_applied_total',
+      'Keys written to etcd, by operation (create, update, delete)',
+    ),
+    transactions: registry.counter('etcdns_controller_etcd_transactions_total', 'etcd transactions committed'),
+    syncs: registry.counter(
+      'etcdns_controller_syncs_total',
+      'Syncs, by result (applied, unchanged, skipped, dry-run, error)',
+    ),
+    syncDuration: registry.histogram(
+      'etcdns_controller_sync_duration_seconds',
+      'Time of one sync: snapshot, read, plan and write',
+      LATENCY_BUCKETS,
+    ),
+    eventToEtcd: registry.histogram(
+      'etcdns_controller_event_to_etcd_seconds',
+      'From a Kubernetes watch event to its change committed in etcd',
+      LATENCY_BUCKETS,
+    ),
+    errors: registry.counter('etcdns_controller_errors_total', 'Errors, by kind (etcd, conflict, kubernetes)'),
+    problems: registry.gauge('etcdns_controller_problems', 'Current problems (skipped names, conflicts), by reason'),
+    undecodable: registry.gauge(
+      'etcdns_controller_undecodable_entries',
+      'Values under the prefix that are not valid SkyDNS entries (skipped, never touched)',
+    ),
+    leader: registry.gauge(
+      'etcdns_controller_leader',
+      '1 while this replica is the leader (or runs without leader election)',
+    ),
+  };
+}
+
+export type ControllerMetrics = ReturnType<typeof controllerMetrics>;

@@ -1,0 +1,87 @@
+// Assembles a running controller from its validated config: Kubernetes client, caches, etcd
+// store, leader election, problem reporter, metrics. Shared by `etcdns controller` and `etcdns plan`.
+import { hostname } from 'node:os';
+import type { Etcd3 } from 'etcd3';
+import type { ControllerConfig } from '../shared/config/controller-config.ts';
+import { createEtcdClient } from '../shared/etcd-client.ts';
+import { createLogger, type Logger } from '../shared/log.ts';
+import { Controller } from './controller.ts';
+import { controllerMetrics, type ControllerMetrics } from './controller-metrics.ts';
+import { ClusterCache } from './kube/cluster-cache.ts';
+import { loadKubeConfig } from './kube/kube-config.ts';
+import { LeaderElector } from './kube/leader-election.ts';
+import { ProblemReporter } from './kube/problem-reporter.ts';
+import { EtcdStore } from './store/etcd-store.ts';
+
+export interface ControllerProcess {
+  controller: Controller;
+  cache: ClusterCache;
+  elector: LeaderElector | undefined;
+  etcd: Etcd3;
+  metrics: ControllerMetrics;
+  log: Logger;
+  stop(): Promise<void>;
+}
+
+export function assembleController(
+  config: ControllerConfig,
+  mode: { dryRun: boolean; leaderElection: boolean },
+): ControllerProcess {
+  const log = createLogger(config.logLevel ?? 'info', { component: 'controller', owner: config.ownerId });
+  const kc = loadKubeConfig(config.kubeconfig);
+  const etcd = createEtcdClient(config.etcd);
+  const metrics = controllerMetrics();
+  const identity = config.leaderElection?.identity ?? process.env.POD_NAME ?? hostname();
+  let controller: Controller | undefined;
+  const cache = new ClusterCache(kc, {
+    ...(config.namespace ? { namespace: config.namespace } : {}),
+    sources: config.sources ?? ['service', 'ingress'],
+    onChange: () => controller?.trigger(),
+    log,
+  });
+  const le = config.leaderElection;
+  const elector =
+    mode.leaderElection && le?.enabled
+      ? new LeaderElector(
+          kc,
+          {
+            namespace: le.namespace,
+            leaseName: le.leaseName,
+            identity,
+            leaseDurationSeconds: le.leaseDurationSeconds ?? 15,
+            renewDeadlineSeconds: le.renewDeadlineSeconds ?? 10,
+            retryPeriodSeconds: le.retryPeriodSeconds ?? 2,
+          },
+          // A new leader syncs at once; it may be the first to see changes made while it waited.
+          (leading) => {
+            metrics.leader.set(leading ? 1 : 0);
+            if (leading) controller?.trigger(false);
+          },
+          log,
+        )
+      : undefined;
+  controller = new Controller({
+    config,
+    cache,
+    store: new EtcdStore(etcd, config.prefix ?? '/skydns'),
+    reporter: new ProblemReporter(mode.dryRun ? undefined : kc, identity, log),
+    isLeader: () => (elector ? elector.isLeader() : true),
+    dryRun: mode.dryRun,
+    log,
+    metrics,
+  });
+  return {
+    controller,
+    cache,
+    elector,
+    etcd,
+    metrics,
+    log,
+    stop: async () => {
+      await controller.stop();
+      await elector?.stop();
+      await cache.stop();
+      etcd.close();
+    },
+  };
+}

@@ -1,0 +1,211 @@
+// The reconcile loop: watch events (debounced a few ms) and a periodic resync trigger one sync at
+// a time: cluster snapshot -> desired records -> plan against etcd -> guarded writes. Only the
+// leader writes and reports problems. When etcd fails, the sync is retried with backoff and
+// /readyz says so; nothing is written from a half-read state.
+import type { ControllerConfig } from '../shared/config/controller-config.ts';
+import type { Readiness } from '../shared/http-server.ts';
+import type { Logger } from '../shared/log.ts';
+import type { ObjectRef, Problem } from './desired-record.ts';
+import type { ControllerMetrics } from './controller-metrics.ts';
+import { formatPlan } from './plan/format-plan.ts';
+import type { Conflict } from './plan/merge.ts';
+import { isEmptyPlan, planPrefix, type Plan } from './plan/plan.ts';
+import { desiredRecords, type ClusterSnapshot } from './sources/desired-records.ts';
+import { sourceOptions, type SourceOptions } from './sources/source-options.ts';
+import type { EtcdStore } from './store/etcd-store.ts';
+
+export interface ControllerDeps {
+  config: ControllerConfig;
+  cache: {
+    synced(): boolean;
+    unsynced(): string[];
+    snapshot(): ClusterSnapshot;
+    uidOf(kind: 'Service' | 'Ingress', namespace: string, name: string): string | undefined;
+  };
+  store: EtcdStore;
+  reporter: { report(problems: readonly Problem[]): Promise<number> };
+  isLeader: () => boolean;
+  dryRun: boolean;
+  log: Logger;
+  metrics: ControllerMetrics;
+}
+
+export type SyncOutcome = 'applied' | 'unchanged' | 'skipped' | 'dry-run' | 'error';
+
+const FIRST_RETRY_MS = 200;
+const MAX_RETRY_MS = 30_000;
+
+export class Controller {
+  private readonly d: ControllerDeps;
+  private readonly options: SourceOptions;
+  private etcdOk = false;
+  private etcdDetail = 'not contacted yet';
+  /** Time of the oldest watch event not yet synced. */
+  private pendingSince: number | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private resyncTimer: NodeJS.Timeout | undefined;
+  private running: Promise<SyncOutcome> | undefined;
+  private again = false;
+  private retryMs = FIRST_RETRY_MS;
+  private stopped = false;
+  /** The last plan computed (for `etcdns plan` and dry runs). */
+  lastPlan: Plan | undefined;
+
+  constructor(deps: ControllerDeps) {
+    this.d = deps;
+    this.options = sourceOptions(deps.config);
+  }
+
+  /** Starts the periodic resync (events come through trigger()). */
+  start(): void {
+    this.resyncTimer = setInterval(() => this.trigger(false), this.d.config.resyncSeconds! * 1000);
+    this.resyncTimer.unref();
+    this.trigger(false);
+  }
+
+  stop(): Promise<SyncOutcome | undefined> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearInterval(this.resyncTimer);
+    return this.running ?? Promise.resolve(undefined);
+  }
+
+  /** Asks for a sync soon; `fromEvent` starts the event-to-etcd clock. */
+  trigger(fromEvent = true): void {
+    if (fromEvent) this.pendingSince ??= performance.now();
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (!this.timer && !this.stopped) this.timer = setTimeout(() => void this.runLoop(), this.d.config.debounceMs ?? 5);
+  }
+
+  readiness(): Readiness {
+    const unsynced = this.d.cache.unsynced();
+    if (unsynced.length > 0) return { ready: false, detail: `caches not synced: ${unsynced.join(', ')}` };
+    if (!this.etcdOk) return { ready: false, detail: `etcd: ${this.etcdDetail}` };
+    return { ready: true, detail: `caches synced, etcd reachable, ${this.d.isLeader() ? 'leader' : 'standby'}` };
+  }
+
+  private async runLoop(): Promise<void> {
+    this.timer = undefined;
+    this.again = false;
+    this.running = this.syncOnce();
+    const outcome = await this.running;
+    this.running = undefined;
+    if (this.stopped) return;
+    if (outcome === 'error') {
+      this.timer = setTimeout(() => void this.runLoop(), this.retryMs);
+      this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
+    } else {
+      this.retryMs = FIRST_RETRY_MS;
+      if (this.again) this.trigger(false);
+    }
+  }
+
+  /** One full sync. Never throws: failures are logged, counted and reported as 'error'. */
+  async syncOnce(): Promise<SyncOutcome> {
+    const { cache, store, log, metrics, config } = this.d;
+    if (!cache.synced()) return this.count('skipped');
+    const started = performance.now();
+    const eventAt = this.pendingSince;
+    this.pendingSince = undefined;
+    const leader = this.d.isLeader();
+    metrics.leader.set(leader ? 1 : 0);
+
+    const sources = desiredRecords(cache.snapshot(), this.options);
+    let current;
+    try {
+      current = await store.read();
+      this.etcdOk = true;
+      this.etcdDetail = 'reachable';
+    } catch (err) {
+      return this.etcdFailed(err, eventAt);
+    }
+    const plan = planPrefix({
+      prefix: store.prefix,
+      ownerId: config.ownerId,
+      policy: config.policy ?? 'sync',
+      desired: sources.records,
+      current: current.entries,
+    });
+    this.lastPlan = plan;
+    metrics.undecodable.set(plan.undecodable.length);
+
+    const problems = [...sources.problems, ...plan.conflicts.map((c) => this.conflictProblem(c))];
+    const byReason = new Map<string, number>();
+    for (const p of problems) byReason.set(p.reason, (byReason.get(p.reason) ?? 0) + 1);
+    for (const reason of [
+      'InvalidHostname',
+      'HostnameNotInDomain',
+      'InvalidTTL',
+      'InvalidTarget',
+      'InvalidAnnotation',
+      'RecordConflict',
+      'NameOwnedByOthers',
+    ]) {
+      metrics.problems.set(byReason.get(reason) ?? 0, { reason });
+    }
+    const byType = new Map<string, number>();
+    for (const r of plan.records) byType.set(r.type, (byType.get(r.type) ?? 0) + 1);
+    for (const type of ['A', 'AAAA', 'CNAME', 'SRV']) metrics.records.set(byType.get(type) ?? 0, { type });
+
+    if (!leader) return this.count('skipped', started);
+    await this.d.reporter.report(problems);
+    if (isEmptyPlan(plan)) return this.count('unchanged', started);
+    if (this.d.dryRun) {
+      log.info('dry run: changes not written', { plan: formatPlan(plan) });
+      return this.count('dry-run', started);
+    }
+    let result;
+    try {
+      result = await store.apply(plan);
+    } catch (err) {
+      return this.etcdFailed(err, eventAt);
+    }
+    metrics.transactions.inc({}, result.transactions);
+    metrics.changes.inc({ op: 'create' }, plan.creates.filter((c) => !result.conflicted.includes(c.name)).length);
+    metrics.changes.inc({ op: 'update' }, plan.updates.filter((c) => !result.conflicted.includes(c.name)).length);
+    metrics.changes.inc({ op: 'delete' }, plan.deletes.filter((c) => !result.conflicted.includes(c.name)).length);
+    if (eventAt !== undefined) metrics.eventToEtcd.observe((performance.now() - eventAt) / 1000);
+    log.info('changes applied', {
+      creates: plan.creates.length,
+      updates: plan.updates.length,
+      deletes: plan.deletes.length,
+      transactions: result.transactions,
+      ms: Math.round(performance.now() - started),
+    });
+    if (result.conflicted.length > 0) {
+      // Someone wrote there since we read: read again and re-plan (their entries stay untouched).
+      metrics.errors.inc({ kind: 'conflict' }, result.conflicted.length);
+      log.warn('names changed concurrently; planning them again', { names: result.conflicted.slice(0, 20) });
+      this.again = true;
+    }
+    return this.count('applied', started);
+  }
+
+  private etcdFailed(err: unknown, eventAt: number | undefined): SyncOutcome {
+    this.etcdOk = false;
+    this.etcdDetail = (err as Error).message;
+    this.pendingSince ??= eventAt;
+    this.d.metrics.errors.inc({ kind: 'etcd' });
+    this.d.log.error('etcd unavailable; retrying', { error: (err as Error).message, retryMs: this.retryMs });
+    return this.count('error');
+  }
+
+  private count(outcome: SyncOutcome, started?: number): SyncOutcome {
+    this.d.metrics.syncs.inc({ result: outcome });
+    if (started !== undefined) this.d.metrics.syncDuration.observe((performance.now() - started) / 1000);
+    return outcome;
+  }
+
+  private conflictProblem(c: Conflict): Problem {
+    const [kind, namespace = '', name = ''] = c.resource.split('/');
+    const ref: ObjectRef =
+      kind === 'ingress'
+        ? { kind: 'Ingress', apiVersion: 'networking.k8s.io/v1', namespace, name }
+        : { kind: 'Service', apiVersion: 'v1', namespace, name };
+    const uid = this.d.cache.uidOf(ref.kind, namespace, name);
+    return { object: uid ? { ...ref, uid } : ref, reason: c.reason, message: c.message, name: c.name };
+  }
+}

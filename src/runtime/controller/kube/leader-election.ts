@@ -1,0 +1,135 @@
+// Leader election through a coordination.k8s.io Lease, as client-go does it: the holder renews
+// every retry period; others take over once they have seen the same record unchanged for a
+// whole lease duration (measured on their own clock, so clock skew does not matter). A leader
+// that cannot renew within the renew deadline steps down. Needs get/update on the Lease and
+// create (the first time).
+import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import type { Logger } from '../../shared/log.ts';
+
+export interface LeaderElectionOptions {
+  namespace: string;
+  leaseName: string;
+  identity: string;
+  leaseDurationSeconds: number;
+  renewDeadlineSeconds: number;
+  retryPeriodSeconds: number;
+}
+
+export class LeaderElector {
+  private readonly api: CoordinationV1Api;
+  private readonly o: LeaderElectionOptions;
+  private readonly log: Logger;
+  private readonly onChange: (leading: boolean) => void;
+  private leading = false;
+  private lastRenew = 0;
+  private observed = '';
+  private observedAt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(kc: KubeConfig, options: LeaderElectionOptions, onChange: (leading: boolean) => void, log: Logger) {
+    this.api = kc.makeApiClient(CoordinationV1Api);
+    this.o = options;
+    this.onChange = onChange;
+    this.log = log.with({ lease: `${options.namespace}/${options.leaseName}`, identity: options.identity });
+  }
+
+  isLeader(): boolean {
+    return this.leading;
+  }
+
+  start(): void {
+    void this.tick();
+  }
+
+  /** Stops campaigning; a leader releases the Lease so a standby takes over at once. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    if (!this.leading) return;
+    this.setLeading(false);
+    try {
+      const lease = await this.api.readNamespacedLease({ namespace: this.o.namespace, name: this.o.leaseName });
+      if (lease.spec?.holderIdentity !== this.o.identity) return;
+      lease.spec.holderIdentity = '';
+      lease.spec.leaseDurationSeconds = 1;
+      await this.api.replaceNamespacedLease({ namespace: this.o.namespace, name: this.o.leaseName, body: lease });
+    } catch (err) {
+      this.log.warn('could not release the lease', { error: (err as Error).message });
+    }
+  }
+
+  private async tick(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      if (await this.tryAcquireOrRenew()) this.lastRenew = Date.now();
+    } catch (err) {
+      this.log.warn('lease update failed', { error: (err as Error).message });
+    }
+    if (this.leading && Date.now() - this.lastRenew > this.o.renewDeadlineSeconds * 1000) this.setLeading(false);
+    if (!this.stopped) this.timer = setTimeout(() => void this.tick(), this.o.retryPeriodSeconds * 1000);
+  }
+
+  /** True when we hold the Lease after this attempt. */
+  private async tryAcquireOrRenew(): Promise<boolean> {
+    const { namespace, leaseName: name, identity } = this.o;
+    const now = new V1MicroTime(Date.now());
+    let lease: V1Lease;
+    try {
+      lease = await this.api.readNamespacedLease({ namespace, name });
+    } catch (err) {
+      if ((err as { code?: number }).code !== 404) throw err;
+      const created = await this.api.createNamespacedLease({
+        namespace,
+        body: {
+          metadata: { name, namespace },
+          spec: {
+            holderIdentity: identity,
+            leaseDurationSeconds: this.o.leaseDurationSeconds,
+            acquireTime: now,
+            renewTime: now,
+            leaseTransitions: 0,
+          },
+        },
+      });
+      this.setLeading(created.spec?.holderIdentity === identity);
+      return this.leading;
+    }
+    const spec = lease.spec ?? {};
+    const record = `${spec.holderIdentity ?? ''} ${spec.renewTime?.toISOString() ?? ''}`;
+    if (record !== this.observed) {
+      this.observed = record;
+      this.observedAt = Date.now();
+    }
+    const holder = spec.holderIdentity ?? '';
+    const duration = (spec.leaseDurationSeconds ?? this.o.leaseDurationSeconds) * 1000;
+    const expired = holder === '' || Date.now() > this.observedAt + duration;
+    if (holder !== identity && !expired) {
+      this.setLeading(false);
+      return false;
+    }
+    lease.spec = {
+      ...spec,
+      holderIdentity: identity,
+      leaseDurationSeconds: this.o.leaseDurationSeconds,
+      renewTime: now,
+      ...(holder !== identity ? { acquireTime: now, leaseTransitions: (spec.leaseTransitions ?? 0) + 1 } : {}),
+    };
+    try {
+      await this.api.replaceNamespacedLease({ namespace, name, body: lease });
+    } catch (err) {
+      // 409: someone else updated the Lease since we read it; try again next period.
+      if ((err as { code?: number }).code === 409) return false;
+      throw err;
+    }
+    this.setLeading(true);
+    return true;
+  }
+
+  private setLeading(leading: boolean): void {
+    if (leading === this.leading) return;
+    this.leading = leading;
+    this.log.info(leading ? 'became leader' : 'stopped leading');
+    this.onChange(leading);
+  }
+}
