@@ -8,7 +8,11 @@ export interface Subcommand {
   run(args: string[]): Promise<number>;
 }
 
-const SUBCOMMANDS: Record<string, () => Promise<Subcommand>> = {};
+const SUBCOMMANDS: Record<string, () => Promise<Subcommand>> = {
+  controller: async () => (await import('./controller/controller-command.ts')).default,
+  plan: async () => (await import('./controller/plan-command.ts')).default,
+  server: async () => (await import('./dns-server/main.ts')).serverCommand,
+};
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
