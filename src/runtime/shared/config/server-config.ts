@@ -26,4 +26,8 @@ export interface ServerConfig {
   /** Worker processes sharing the socket; default 1. */
   workers?: number;
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** Largest UDP answer sent, whatever size a client offers (512..65535); default 4096. */
+  maxUdpPayload?: number;
+  /** Seconds before an idle DNS-over-TCP connection is closed; default 10. */
+  tcpIdleSeconds?: number;
 }

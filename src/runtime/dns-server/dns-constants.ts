@@ -1,0 +1,42 @@
+// The few DNS code points the server speaks, as plain constants (no enums: type stripping).
+
+export const TYPE = {
+  A: 1,
+  NS: 2,
+  CNAME: 5,
+  SOA: 6,
+  PTR: 12,
+  MX: 15,
+  TXT: 16,
+  AAAA: 28,
+  SRV: 33,
+  OPT: 41,
+  IXFR: 251,
+  AXFR: 252,
+  ANY: 255,
+} as const;
+
+export const CLASS = { IN: 1, ANY: 255 } as const;
+
+export const RCODE = {
+  NOERROR: 0,
+  FORMERR: 1,
+  SERVFAIL: 2,
+  NXDOMAIN: 3,
+  NOTIMP: 4,
+  REFUSED: 5,
+  /** Extended (EDNS) rcode: its high bits travel in the OPT record. */
+  BADVERS: 16,
+} as const;
+
+const TYPE_NAMES = new Map<number, string>(Object.entries(TYPE).map(([name, code]) => [code, name]));
+const RCODE_NAMES = new Map<number, string>(Object.entries(RCODE).map(([name, code]) => [code, name]));
+
+/** "A", "AAAA", ... or "other": bounded label values for metrics. */
+export function typeName(code: number): string {
+  return TYPE_NAMES.get(code) ?? 'other';
+}
+
+export function rcodeName(code: number): string {
+  return RCODE_NAMES.get(code) ?? `RCODE${code}`;
+}

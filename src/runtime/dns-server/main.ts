@@ -1,0 +1,55 @@
+// `etcdns server`: settings from flags, environment and config file; then one server process,
+// or a primary with --workers N server processes.
+import cluster from 'node:cluster';
+import type { Subcommand } from '../cli.ts';
+import { createLogger } from '../shared/log.ts';
+import { startDnsServer } from './server-process.ts';
+import { loadServerSettings, SettingsError, USAGE } from './server-settings.ts';
+import { runWorkerPool } from './worker-pool.ts';
+
+function untilSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const on = (signal: string) => () => resolve(signal);
+    process.once('SIGTERM', on('SIGTERM'));
+    process.once('SIGINT', on('SIGINT'));
+    // A worker whose primary is gone has nobody serving its HTTP edge: stop too.
+    if (cluster.isWorker) process.once('disconnect', on('disconnect'));
+  });
+}
+
+async function run(args: string[]): Promise<number> {
+  let settings;
+  try {
+    settings = loadServerSettings(args, process.env);
+  } catch (e) {
+    if (!(e instanceof SettingsError)) throw e;
+    process.stderr.write(`etcdns server: ${e.message}\n\nRun "etcdns server --help" for the options.\n`);
+    return 2;
+  }
+  if (settings.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const logger = createLogger(settings.config.logLevel ?? 'info', {
+    component: 'dns-server',
+    ...(cluster.isWorker ? { worker: process.env.ETCDNS_WORKER_SLOT } : {}),
+  });
+  if (cluster.isPrimary && (settings.config.workers ?? 1) > 1) return runWorkerPool(settings, logger);
+
+  let server;
+  try {
+    server = await startDnsServer(settings, { worker: cluster.isWorker, logger });
+  } catch (e) {
+    logger.error('start-up failed', { error: e as Error });
+    return 1;
+  }
+  const signal = await untilSignal();
+  logger.info('stopping', { signal });
+  await server.stop();
+  return 0;
+}
+
+export const serverCommand: Subcommand = {
+  summary: 'Answer DNS from the SkyDNS records in etcd (authoritative, UDP and TCP)',
+  run,
+};

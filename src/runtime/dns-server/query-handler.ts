@@ -1,0 +1,102 @@
+// One query in, one answer out, whatever the transport: parse, answer from the cache (ID and
+// question patched) or resolve and encode, forward when allowed, and never throw.
+import { RCODE } from './dns-constants.ts';
+import { AnswerCache } from './answer-cache.ts';
+import type { Forwarder } from './forwarder.ts';
+import { parseQuery, type Edns, type ParsedQuery, type QueryHeader } from './query-parser.ts';
+import { resolve, type ResolverData } from './resolver.ts';
+import { encodeAnswer, encodeError, patchFor } from './response-encoder.ts';
+import type { ServerMetrics, Transport } from './server-metrics.ts';
+
+export type Reply = Buffer | undefined;
+export type QueryHandler = (msg: Buffer, transport: Transport, client: string) => Reply | Promise<Reply>;
+
+export interface QueryHandlerOptions {
+  /** The records as they are now (the store swaps its copy on a resync). */
+  data: () => ResolverData;
+  /** False until the first full load: answers would be empty, so SERVFAIL (uncached) instead. */
+  loaded?: () => boolean;
+  cache: AnswerCache;
+  metrics: ServerMetrics;
+  forwarder?: Forwarder | undefined;
+  /** Largest UDP answer we send, whatever size the client offers; default 4096. */
+  maxUdpPayload?: number;
+}
+
+const TCP_LIMIT = 65535;
+/** Answers are fit to one of these sizes, so the cache holds few variants of each answer. */
+const UDP_BUCKETS = [512, 1232, 4096, 65535];
+
+/** The size an answer must fit: 512 without EDNS, else the client's size (bucketed, capped). */
+export function sizeLimit(transport: Transport, edns: Edns | undefined, maxUdp: number): number {
+  if (transport === 'tcp') return TCP_LIMIT;
+  if (!edns) return 512;
+  const wanted = Math.min(Math.max(edns.payloadSize, 512), maxUdp);
+  return UDP_BUCKETS.filter((b) => b <= wanted).pop() ?? 512;
+}
+
+function rcodeOf(reply: Buffer): number {
+  return reply[3]! & 0x0f;
+}
+
+export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
+  const { cache, metrics, forwarder } = options;
+  const maxUdp = options.maxUdpPayload ?? 4096;
+
+  const finish = (reply: Buffer, type: number, transport: Transport, started: bigint): Buffer => {
+    metrics.countQuery(type, rcodeOf(reply), transport, Number(process.hrtime.bigint() - started) / 1e9);
+    return reply;
+  };
+
+  const answer = (msg: Buffer, q: ParsedQuery & { name: string }, transport: Transport, client: string, started: bigint) => {
+    const limit = sizeLimit(transport, q.edns, maxUdp);
+    const variant = `${transport === 'tcp' ? 'T' : limit}${q.edns ? (q.edns.dnssecOk ? 'D' : 'E') : 'N'}`;
+    const key = AnswerCache.key(q.name, q.type, q.class, variant);
+    const cached = cache.get(key);
+    if (cached) return finish(patchFor(cached, msg, q.questionEnd), q.type, transport, started);
+
+    const result = resolve({ name: q.name, type: q.type, class: q.class }, options.data());
+    if (result.outOfZone && forwarder?.allows(client)) {
+      return forwarder.forward(msg).then((reply) => {
+        metrics.forwarded.inc({ outcome: reply ? 'answered' : 'failed' });
+        return finish(reply ?? encodeError(q, RCODE.SERVFAIL, msg), q.type, transport, started);
+      }).catch(() => undefined);
+    }
+    const template = encodeAnswer(q, result, limit);
+    cache.set(key, template);
+    return finish(patchFor(template, msg, q.questionEnd), q.type, transport, started);
+  };
+
+  return (msg, transport, client) => {
+    const started = process.hrtime.bigint();
+    let header: QueryHeader | undefined;
+    let type = 0;
+    try {
+      const parsed = parseQuery(msg);
+      if (parsed.kind === 'drop') {
+        metrics.dropped.inc();
+        return undefined;
+      }
+      header = parsed;
+      if (parsed.kind === 'error') return finish(encodeError(parsed, parsed.rcode, msg), 0, transport, started);
+      type = parsed.type;
+      if (parsed.edns && parsed.edns.version > 0) {
+        return finish(encodeError(parsed, RCODE.BADVERS, msg), type, transport, started);
+      }
+      if (options.loaded && !options.loaded()) {
+        return finish(encodeError(parsed, RCODE.SERVFAIL, msg), type, transport, started);
+      }
+      // A label with a "." byte cannot be one of our names, nor be written back by the codec.
+      if (parsed.name === undefined) return finish(encodeError(parsed, RCODE.REFUSED, msg), type, transport, started);
+      return answer(msg, parsed as ParsedQuery & { name: string }, transport, client, started);
+    } catch {
+      metrics.internalErrors.inc();
+      if (!header) return undefined;
+      try {
+        return finish(encodeError(header, RCODE.SERVFAIL, msg), type, transport, started);
+      } catch {
+        return undefined;
+      }
+    }
+  };
+}

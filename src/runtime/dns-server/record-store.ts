@@ -1,0 +1,245 @@
+// The etcd edge of the record index: a paged range read of the prefix at one revision, then a
+// watch from the next revision applying changes as they come. Any break (watch cancelled,
+// compaction, etcd unreachable, failed probe) leads to a full resync, built aside and swapped in
+// whole, so a half-loaded copy is never served; until it succeeds the last good copy keeps
+// answering (serve-stale) and readiness and metrics say so.
+import type { Etcd3, IKeyValue, Watcher } from 'etcd3';
+import type { Readiness } from '../shared/http-server.ts';
+import type { Logger } from '../shared/log.ts';
+import { RecordIndex, type KeyValue } from './record-index.ts';
+import type { ServerMetrics, StoreState } from './server-metrics.ts';
+
+export interface RecordStoreOptions {
+  client: Etcd3;
+  prefix: string;
+  /** Canonical zone apexes (for SOA serials). */
+  zones: string[];
+  logger: Logger;
+  metrics: ServerMetrics;
+  /** Called after every change of the copy (cache invalidation). */
+  onChange: () => void;
+  /** How often etcd is probed for reachability and watch lag; default 5 s. */
+  probeIntervalMs?: number;
+  /** Keys per range page; default 5,000 (keeps each gRPC message well under 4 MiB). */
+  pageSize?: number;
+}
+
+const RETRY_MIN_MS = 250;
+const RETRY_MAX_MS = 5000;
+const CONNECT_TIMEOUT_MS = 5000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function prefixEnd(prefix: string): Buffer {
+  // The key range of "<prefix>/": "<prefix>0" ('0' follows '/').
+  return Buffer.from(`${prefix}0`);
+}
+
+export class RecordStore {
+  index: RecordIndex;
+  state: StoreState = 'loading';
+  private readonly options: RecordStoreOptions;
+  private loadedAt: Date | undefined;
+  private lastError: string | undefined;
+  private lastContact = 0;
+  private stopped = false;
+  private stopWatch: (() => void) | undefined;
+  private probeTimer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  /** Undecodable values already logged, by key, so each is logged once. */
+  private readonly reported = new Map<string, string>();
+
+  constructor(options: RecordStoreOptions) {
+    this.options = options;
+    this.index = new RecordIndex(options.prefix, options.zones);
+    options.metrics.setState(this.state);
+  }
+
+  start(): void {
+    this.running = this.run();
+    this.probeTimer = setInterval(() => void this.probe(), this.options.probeIntervalMs ?? 5000);
+    this.probeTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.probeTimer);
+    this.stopWatch?.();
+    await this.running;
+  }
+
+  /** Ready once the first full load is done; stale and resyncing copies still answer. */
+  readiness(): Readiness {
+    const copy = `${this.index.entryCount} records at revision ${this.index.revision}`;
+    const why = this.lastError ? ` (${this.lastError})` : '';
+    switch (this.state) {
+      case 'loading':
+        return { ready: false, detail: `loading: first range read of ${this.options.prefix}/ not done${why}` };
+      case 'synced':
+        return { ready: true, detail: `synced: ${copy}, watching` };
+      case 'resyncing':
+        return { ready: true, detail: `resyncing: serving ${copy} while reloading${why}` };
+      case 'stale':
+        return {
+          ready: true,
+          detail: `stale: etcd unreachable, serving last good copy of ${copy} loaded ${this.loadedAt?.toISOString()}${why}`,
+        };
+    }
+  }
+
+  /** Seconds since etcd last answered. */
+  secondsSinceContact(): number {
+    return this.lastContact ? (Date.now() - this.lastContact) / 1000 : Infinity;
+  }
+
+  private setState(state: StoreState): void {
+    if (state === this.state) return;
+    this.options.logger.info('record store state', { from: this.state, to: state, error: this.lastError });
+    this.state = state;
+    this.options.metrics.setState(state);
+  }
+
+  private async run(): Promise<void> {
+    let retry = RETRY_MIN_MS;
+    while (!this.stopped) {
+      try {
+        const revision = await this.resync();
+        retry = RETRY_MIN_MS;
+        await this.watchFrom(revision + 1);
+      } catch (e) {
+        this.lastError = (e as Error).message;
+        this.options.logger.warn('etcd sync failed', { error: e as Error, retryMs: retry });
+      }
+      if (this.stopped) break;
+      this.setState(this.loadedAt ? 'stale' : 'loading');
+      await sleep(retry);
+      retry = Math.min(retry * 2, RETRY_MAX_MS);
+    }
+  }
+
+  /** Reads the whole prefix at one revision, page by page, and swaps the new copy in. */
+  private async resync(): Promise<number> {
+    if (this.loadedAt) this.setState('resyncing');
+    const { client, prefix } = this.options;
+    const pageSize = this.options.pageSize ?? 5000;
+    const kvs: KeyValue[] = [];
+    let start = Buffer.from(`${prefix}/`);
+    let revision: string | undefined;
+    for (;;) {
+      let range = client.getAll().inRange({ start, end: prefixEnd(prefix) }).limit(pageSize);
+      if (revision) range = range.revision(revision);
+      const page = await range.exec();
+      revision ??= page.header.revision;
+      for (const kv of page.kvs) kvs.push(toKeyValue(kv));
+      if (!page.more || page.kvs.length === 0) break;
+      start = Buffer.concat([page.kvs[page.kvs.length - 1]!.key, Buffer.from([0])]);
+    }
+    this.lastContact = Date.now();
+    const next = RecordIndex.fromSnapshot(prefix, this.options.zones, kvs, Number(revision));
+    if (this.loadedAt) {
+      next.inheritSerials(this.index);
+      this.options.metrics.resyncs.inc();
+    }
+    this.reportSkipped(next, kvs);
+    this.index = next;
+    this.loadedAt = new Date();
+    this.lastError = undefined;
+    this.options.logger.info('records loaded', { records: next.entryCount, revision: next.revision });
+    this.options.onChange();
+    return next.revision;
+  }
+
+  private reportSkipped(index: RecordIndex, kvs: KeyValue[]): void {
+    for (const key of this.reported.keys()) if (!index.skipped.has(key)) this.reported.delete(key);
+    for (const [key, error] of index.skipped) {
+      const value = kvs.find((kv) => kv.key === key)?.value ?? '';
+      this.reportOnce(key, value, error);
+    }
+  }
+
+  private reportOnce(key: string, value: string, error: string): void {
+    if (this.reported.get(key) === value) return;
+    this.reported.set(key, value);
+    this.options.metrics.skippedTotal.inc();
+    this.options.logger.warn('skipping undecodable value', { key, error });
+  }
+
+  /** Applies watch events until the watch breaks; resolves then (the caller resyncs). */
+  private async watchFrom(revision: number): Promise<void> {
+    const { client, prefix, logger } = this.options;
+    const watcher: Watcher = client.watch().prefix(`${prefix}/`).startRevision(String(revision)).watcher();
+    await new Promise<void>((resolve) => {
+      const connectTimer = setTimeout(() => end('watch did not connect in time'), CONNECT_TIMEOUT_MS);
+      const end = (reason: string, error?: Error) => {
+        clearTimeout(connectTimer);
+        if (reason !== 'stopped') this.lastError = error ? `${reason}: ${error.message}` : reason;
+        logger.warn('watch ended', { reason, error });
+        this.stopWatch = undefined;
+        watcher.removeAllListeners();
+        watcher.on('error', () => undefined);
+        void watcher.cancel().catch(() => undefined);
+        resolve();
+      };
+      this.stopWatch = () => end('stopped');
+      watcher.on('connected', () => {
+        clearTimeout(connectTimer);
+        this.lastContact = Date.now();
+        this.setState('synced');
+      });
+      watcher.on('put', (kv: IKeyValue) => {
+        const key = kv.key.toString();
+        const value = kv.value.toString();
+        const result = this.index.put(key, value, Number(kv.mod_revision));
+        if (result.kind === 'skipped') this.reportOnce(key, value, result.error);
+        else this.reported.delete(key);
+      });
+      watcher.on('delete', (kv: IKeyValue) => {
+        this.reported.delete(kv.key.toString());
+        this.index.delete(kv.key.toString(), Number(kv.mod_revision));
+      });
+      watcher.on('data', (res: { header: { revision: string } }) => {
+        this.index.revision = Number(res.header.revision);
+        this.lastContact = Date.now();
+        this.options.onChange();
+      });
+      watcher.on('disconnected', (e: Error) => end('disconnected', e));
+      // Cancelled by etcd, e.g. "required revision has been compacted".
+      watcher.on('error', (e: Error) => end('cancelled', e));
+    });
+  }
+
+  /** Checks that etcd answers and how far the copy is behind the newest change under the prefix. */
+  private async probe(): Promise<void> {
+    if (this.state !== 'synced') return;
+    try {
+      const res = await withTimeout(
+        this.options.client
+          .getAll()
+          .prefix(`${this.options.prefix}/`)
+          .sort('Mod', 'Descend')
+          .limit(1)
+          .exec(),
+        CONNECT_TIMEOUT_MS,
+        'probe timed out',
+      );
+      this.lastContact = Date.now();
+      const newest = res.kvs[0] ? Number(res.kvs[0].mod_revision) : 0;
+      this.options.metrics.watchLag.set(Math.max(0, newest - this.index.revision));
+    } catch (e) {
+      this.lastError = `probe failed: ${(e as Error).message}`;
+      this.stopWatch?.();
+    }
+  }
+}
+
+function toKeyValue(kv: IKeyValue): KeyValue {
+  return { key: kv.key.toString(), value: kv.value.toString(), modRevision: Number(kv.mod_revision) };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,334 @@
+// The resolver: a pure function from a question and the in-memory records to a response.
+// It answers like CoreDNS's etcd plugin (plugin/backend_lookup.go) except for the deviations
+// listed in skydns-layout.md; where NXDOMAIN, NODATA, REFUSED and referrals are decided.
+import { canonicalName, isInZone, labelsOf } from '../shared/dns-name.ts';
+import type { SkyDnsEntry } from '../shared/skydns-entry.ts';
+import { CLASS, RCODE, TYPE } from './dns-constants.ts';
+import type { Answer, Question, ResourceRecord } from './dns-message.ts';
+import { findZoneCut, type ZoneCut } from './delegation.ts';
+import { classifyHost } from './host-address.ts';
+import { lookupName, subtreeOf, type LookupMode, type LookupPurpose } from './name-lookup.ts';
+import type { RecordIndex, StoredEntry } from './record-index.ts';
+import type { Zone, ZoneTable } from './zones.ts';
+
+export interface ResolverData {
+  index: RecordIndex;
+  zones: ZoneTable;
+  lookup: LookupMode;
+}
+
+/** CoreDNS follows at most this many CNAME links (maxCnameChainLength). */
+const MAX_CNAME_CHAIN = 10;
+const MAX_TTL = 0x7fffffff;
+const DEFAULT_PRIORITY = 10;
+
+type AddressType = typeof TYPE.A | typeof TYPE.AAAA;
+
+interface Ctx {
+  data: ResolverData;
+  zone: Zone;
+}
+
+function ttlOf(entry: SkyDnsEntry, zone: Zone): number {
+  return entry.ttl !== undefined && entry.ttl > 0 ? Math.min(entry.ttl, MAX_TTL) : zone.defaultTtl;
+}
+
+function priorityOf(entry: SkyDnsEntry): number {
+  return entry.priority ? entry.priority & 0xffff : DEFAULT_PRIORITY;
+}
+
+/** `targetstrip: n` removes n leftmost labels, unless that would remove all of them. */
+export function stripTarget(name: string, strip: number | undefined): string {
+  const labels = labelsOf(name);
+  if (!strip || strip <= 0 || strip >= labels.length) return name;
+  return `${labels.slice(strip).join('.')}.`;
+}
+
+/** Entries that take part in a non-TXT answer: CoreDNS ignores those without a host. */
+function withHost(entries: StoredEntry[]): StoredEntry[] {
+  return entries.filter((s) => s.entry.host);
+}
+
+function lookup(ctx: Ctx, name: string, purpose: LookupPurpose) {
+  return lookupName(ctx.data.index, ctx.zone, name, ctx.data.lookup, purpose);
+}
+
+/** The zone a CNAME target is chased in: one of ours, or undefined (the client follows it). */
+function zoneOfTarget(ctx: Ctx, target: string): Zone | undefined {
+  return ctx.data.zones.match(target);
+}
+
+function isDuplicateCname(record: ResourceRecord, chain: ResourceRecord[]): boolean {
+  return chain.some(
+    (r) => r.type === TYPE.CNAME && record.type === TYPE.CNAME && r.name === record.name && r.target === record.target,
+  );
+}
+
+/**
+ * The CNAME link for a name host, followed by what `follow` finds at the target: the link is kept
+ * only when the chase finds something (a dangling in-zone CNAME yields NODATA, as in CoreDNS),
+ * or when the target lies outside our zones (the client follows it).
+ */
+function chase(
+  ctx: Ctx,
+  name: string,
+  entry: SkyDnsEntry,
+  chain: ResourceRecord[],
+  follow: (ctx: Ctx, target: string, chain: ResourceRecord[]) => ResourceRecord[],
+): ResourceRecord[] {
+  const target = canonicalName(entry.host!);
+  // "x CNAME x", or a target below the name: a loop in SkyDNS terms.
+  if (isInZone(target, name)) return [];
+  const link: ResourceRecord = { name, ttl: ttlOf(entry, ctx.zone), type: TYPE.CNAME, target };
+  if (chain.length > MAX_CNAME_CHAIN || isDuplicateCname(link, chain)) return [];
+  const targetZone = zoneOfTarget(ctx, target);
+  if (!targetZone) return [link];
+  const next = follow({ data: ctx.data, zone: targetZone }, target, [...chain, link]);
+  return next.length > 0 ? [link, ...next] : [];
+}
+
+function addresses(ctx: Ctx, name: string, type: AddressType, chain: ResourceRecord[]): ResourceRecord[] {
+  const records: ResourceRecord[] = [];
+  const seen = new Set<string>();
+  for (const { entry } of withHost(lookup(ctx, name, 'address').entries)) {
+    const host = classifyHost(entry.host!);
+    if (host.kind === 'name') {
+      // Deviation 2: a name host with a text is still a CNAME for non-TXT questions.
+      records.push(...chase(ctx, name, entry, chain, (c, t, ch) => addresses(c, t, type, ch)));
+    } else if ((host.kind === 'A') === (type === TYPE.A) && !seen.has(host.address)) {
+      seen.add(host.address);
+      records.push({ name, ttl: ttlOf(entry, ctx.zone), type, address: host.address });
+    }
+  }
+  return records;
+}
+
+/** TXT data in 255-byte character-strings, split on bytes as CoreDNS does. */
+function splitText(text: string): Buffer[] {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length < 255) return [bytes];
+  const out: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += 255) out.push(bytes.subarray(i, i + 255));
+  return out;
+}
+
+function texts(ctx: Ctx, name: string, chain: ResourceRecord[]): ResourceRecord[] {
+  const records: ResourceRecord[] = [];
+  const seen = new Set<string>();
+  for (const { entry } of lookup(ctx, name, 'other').entries) {
+    const host = entry.host ? classifyHost(entry.host) : { kind: 'name' as const };
+    if (host.kind !== 'name') continue;
+    if (entry.text) {
+      if (seen.has(entry.text)) continue;
+      seen.add(entry.text);
+      records.push({ name, ttl: ttlOf(entry, ctx.zone), type: TYPE.TXT, text: splitText(entry.text) });
+    } else if (entry.host) {
+      records.push(...chase(ctx, name, entry, chain, texts));
+    }
+  }
+  return records;
+}
+
+function cname(ctx: Ctx, name: string): ResourceRecord[] {
+  // Deviation 1 (own mode): the CNAME may sit in a child entry, as external-dns writes it.
+  const first = withHost(lookup(ctx, name, 'exact').entries).find((s) => classifyHost(s.entry.host!).kind === 'name');
+  if (!first) return [];
+  return [{ name, ttl: ttlOf(first.entry, ctx.zone), type: TYPE.CNAME, target: canonicalName(first.entry.host!) }];
+}
+
+function pointers(ctx: Ctx, name: string): ResourceRecord[] {
+  const records: ResourceRecord[] = [];
+  const seen = new Set<string>();
+  for (const { entry } of withHost(lookup(ctx, name, 'exact').entries)) {
+    if (classifyHost(entry.host!).kind !== 'name') continue;
+    const target = canonicalName(entry.host!);
+    if (seen.has(target)) continue;
+    seen.add(target);
+    records.push({ name, ttl: ttlOf(entry, ctx.zone), type: TYPE.PTR, target });
+  }
+  return records;
+}
+
+/** An address record for an IP host, owned by a name synthesized from its key (SRV/MX/NS glue). */
+function glue(ctx: Ctx, owner: string, entry: SkyDnsEntry): ResourceRecord | undefined {
+  const host = classifyHost(entry.host!);
+  if (host.kind === 'name') return undefined;
+  const type = host.kind === 'A' ? TYPE.A : TYPE.AAAA;
+  return { name: owner, ttl: ttlOf(entry, ctx.zone), type, address: host.address };
+}
+
+/** Addresses of an in-zone SRV/MX target for the additional section (CoreDNS adds A only). */
+function targetAddresses(ctx: Ctx, target: string): ResourceRecord[] {
+  const zone = zoneOfTarget(ctx, target);
+  return zone ? addresses({ data: ctx.data, zone }, target, TYPE.A, []) : [];
+}
+
+function mailExchangers(ctx: Ctx, name: string) {
+  const answer: ResourceRecord[] = [];
+  const additional: ResourceRecord[] = [];
+  const seen = new Set<string>();
+  for (const { key, entry } of withHost(lookup(ctx, name, 'other').entries)) {
+    if (!entry.mail) continue;
+    const preference = priorityOf(entry);
+    const isName = classifyHost(entry.host!).kind === 'name';
+    const exchange = stripTarget(isName ? canonicalName(entry.host!) : ctx.data.index.nameOf(key), entry.targetstrip);
+    // CoreDNS de-duplicates MX records only for synthesized (IP host) exchanges.
+    if (isName || !seen.has(`${exchange} ${preference}`)) {
+      answer.push({ name, ttl: ttlOf(entry, ctx.zone), type: TYPE.MX, preference, exchange });
+    }
+    if (isName) {
+      if (!seen.has(exchange)) additional.push(...targetAddresses(ctx, exchange));
+    } else if (!seen.has(`${exchange} ${entry.host}`)) {
+      additional.push(glue(ctx, exchange, entry)!);
+      seen.add(`${exchange} ${entry.host}`);
+    }
+    seen.add(`${exchange} ${preference}`);
+    seen.add(exchange);
+  }
+  return { answer, additional };
+}
+
+function services(ctx: Ctx, name: string) {
+  const entries = withHost(lookup(ctx, name, 'other').entries);
+  // Weights are shared out per priority: floor(100 / sum * weight), at least 1; absent counts 100.
+  const sums = new Map<number, number>();
+  for (const { entry } of entries) {
+    const p = priorityOf(entry);
+    sums.set(p, (sums.get(p) ?? 0) + (entry.weight || 100));
+  }
+  const answer: ResourceRecord[] = [];
+  const additional: ResourceRecord[] = [];
+  const seen = new Set<string>();
+  for (const { key, entry } of entries) {
+    if (entry.port === -1) continue;
+    const priority = priorityOf(entry);
+    const share = (100 / sums.get(priority)!) * (entry.weight ? entry.weight : 100);
+    const weight = Math.max(1, Math.floor(share)) & 0xffff;
+    const port = (entry.port ?? 0) & 0xffff;
+    const isName = classifyHost(entry.host!).kind === 'name';
+    const target = stripTarget(isName ? canonicalName(entry.host!) : ctx.data.index.nameOf(key), entry.targetstrip);
+    const record: ResourceRecord = { name, ttl: ttlOf(entry, ctx.zone), type: TYPE.SRV, priority, weight, port, target };
+    if (isName) {
+      answer.push(record);
+      if (!seen.has(target)) additional.push(...targetAddresses(ctx, target));
+      seen.add(target);
+      continue;
+    }
+    if (!seen.has(`${target} ${port}`)) answer.push(record);
+    if (!seen.has(`${target} @${entry.host}`)) additional.push(glue(ctx, target, entry)!);
+    seen.add(`${target} ${port}`);
+    seen.add(`${target} @${entry.host}`);
+  }
+  return { answer, additional };
+}
+
+/** NS records and glue from entries under dns/ns (IP hosts: target named after the key). */
+function nameServers(ctx: Ctx, owner: string, entries: StoredEntry[]) {
+  const answer: ResourceRecord[] = [];
+  const additional: ResourceRecord[] = [];
+  const targets = new Set<string>();
+  const glued = new Set<string>();
+  for (const { key, entry } of withHost(entries)) {
+    const isName = classifyHost(entry.host!).kind === 'name';
+    const target = isName ? canonicalName(entry.host!) : stripTarget(ctx.data.index.nameOf(key), entry.targetstrip);
+    if (!targets.has(target)) {
+      targets.add(target);
+      answer.push({ name: owner, ttl: ttlOf(entry, ctx.zone), type: TYPE.NS, target });
+    }
+    if (!isName && !glued.has(`${target} ${entry.host}`)) {
+      glued.add(`${target} ${entry.host}`);
+      additional.push(glue(ctx, target, entry)!);
+    }
+  }
+  return { answer, additional };
+}
+
+/** "<label>.<zone>" for any zone, the root included. */
+export function below(label: string, zone: string): string {
+  return zone === '.' ? `${label}.` : `${label}.${zone}`;
+}
+
+export function soaRecord(zone: Zone, serial: number): ResourceRecord {
+  return {
+    name: zone.name,
+    // CoreDNS: the SOA's own TTL is its minimum, capped at 300.
+    ttl: Math.min(zone.minimum, 300),
+    type: TYPE.SOA,
+    mname: zone.mname,
+    rname: zone.rname,
+    serial: serial % 2 ** 32 || 1,
+    refresh: zone.refresh,
+    retry: zone.retry,
+    expire: zone.expire,
+    minimum: zone.minimum,
+  };
+}
+
+function referral(ctx: Ctx, cut: ZoneCut): Answer {
+  const ns = nameServers(ctx, cut.name, cut.nameServers);
+  return {
+    rcode: RCODE.NOERROR,
+    authoritative: false,
+    answer: [],
+    authority: ns.answer,
+    additional: ns.additional,
+    referral: true,
+  };
+}
+
+function refused(outOfZone: boolean): Answer {
+  return { rcode: RCODE.REFUSED, authoritative: false, answer: [], authority: [], additional: [], outOfZone };
+}
+
+/** Answers one question from the records; never throws for any question. */
+export function resolve(question: Question, data: ResolverData): Answer {
+  const zone = data.zones.match(question.name);
+  if (!zone) return refused(true);
+  if (question.class !== CLASS.IN && question.class !== CLASS.ANY) return refused(false);
+  if (question.type === TYPE.AXFR || question.type === TYPE.IXFR) return refused(false);
+  const ctx: Ctx = { data, zone };
+  const name = question.name;
+
+  const cut = findZoneCut(data.index, zone, name);
+  if (cut) return referral(ctx, cut);
+
+  let answer: ResourceRecord[] = [];
+  let additional: ResourceRecord[] = [];
+  switch (question.type) {
+    case TYPE.A:
+    case TYPE.AAAA:
+      answer = addresses(ctx, name, question.type, []);
+      break;
+    case TYPE.TXT:
+      answer = texts(ctx, name, []);
+      break;
+    case TYPE.CNAME:
+      answer = cname(ctx, name);
+      break;
+    case TYPE.PTR:
+      answer = pointers(ctx, name);
+      break;
+    case TYPE.MX:
+      ({ answer, additional } = mailExchangers(ctx, name));
+      break;
+    case TYPE.SRV:
+      ({ answer, additional } = services(ctx, name));
+      break;
+    case TYPE.SOA:
+      if (name === zone.name) answer = [soaRecord(zone, data.index.serial(zone.name))];
+      break;
+    case TYPE.NS:
+      if (name === zone.name) ({ answer, additional } = nameServers(ctx, name, subtreeOf(data.index, below('ns.dns', name))));
+      break;
+  }
+  if (answer.length > 0) return { rcode: RCODE.NOERROR, authoritative: true, answer, authority: [], additional };
+
+  const exists = lookup(ctx, name, 'other').exists;
+  return {
+    rcode: exists ? RCODE.NOERROR : RCODE.NXDOMAIN,
+    authoritative: true,
+    answer: [],
+    authority: [soaRecord(zone, data.index.serial(zone.name))],
+    additional: [],
+  };
+}

@@ -1,0 +1,73 @@
+// The DNS server's Prometheus metrics. Per-query counts are kept in plain maps on the hot path and
+// folded into the registry when /metrics is scraped.
+import { LATENCY_BUCKETS, Registry } from '../shared/metrics.ts';
+import { rcodeName, typeName } from './dns-constants.ts';
+
+/** A registry that runs hooks (fold hot-path counts, sample gauges) before it renders. */
+class SampledRegistry extends Registry {
+  private readonly hooks: (() => void)[] = [];
+  beforeRender(hook: () => void): void {
+    this.hooks.push(hook);
+  }
+  override render(): string {
+    for (const hook of this.hooks) hook();
+    return super.render();
+  }
+}
+
+export type Transport = 'udp' | 'tcp';
+
+export const STORE_STATES = ['loading', 'synced', 'resyncing', 'stale'] as const;
+export type StoreState = (typeof STORE_STATES)[number];
+
+export class ServerMetrics {
+  readonly registry = new SampledRegistry();
+  readonly queries = this.registry.counter('etcdns_dns_queries_total', 'DNS queries answered, by type, rcode and transport.');
+  readonly latency = this.registry.histogram(
+    'etcdns_dns_query_duration_seconds',
+    'Time from receiving a query to handing its answer to the socket.',
+    LATENCY_BUCKETS,
+  );
+  readonly cacheHits = this.registry.counter('etcdns_dns_cache_hits_total', 'Answers sent from the encoded-answer cache.');
+  readonly cacheMisses = this.registry.counter('etcdns_dns_cache_misses_total', 'Answers resolved and encoded.');
+  readonly cacheEntries = this.registry.gauge('etcdns_dns_cache_entries', 'Encoded answers in the cache.');
+  readonly dropped = this.registry.counter('etcdns_dns_dropped_total', 'Packets dropped unanswered (too short, or responses).');
+  readonly internalErrors = this.registry.counter('etcdns_dns_internal_errors_total', 'Queries answered SERVFAIL after an unexpected error.');
+  readonly forwarded = this.registry.counter('etcdns_dns_forwarded_total', 'Queries forwarded upstream, by outcome.');
+  readonly records = this.registry.gauge('etcdns_dns_records', 'Decoded entries in the in-memory copy.');
+  readonly storeState = this.registry.gauge('etcdns_dns_store_state', 'Record store state (1 for the current one).');
+  readonly revision = this.registry.gauge('etcdns_dns_store_revision', 'etcd revision of the in-memory copy.');
+  readonly watchLag = this.registry.gauge(
+    'etcdns_dns_etcd_watch_lag_revisions',
+    'Revisions under the prefix that etcd has and the in-memory copy does not yet (last probe).',
+  );
+  readonly sinceContact = this.registry.gauge(
+    'etcdns_dns_etcd_seconds_since_contact',
+    'Seconds since etcd last answered (watch event or probe).',
+  );
+  readonly skipped = this.registry.gauge('etcdns_dns_skipped_values', 'Keys whose value does not decode (skipped).');
+  readonly skippedTotal = this.registry.counter('etcdns_dns_skipped_values_total', 'Undecodable values seen.');
+  readonly resyncs = this.registry.counter('etcdns_dns_store_resyncs_total', 'Full reloads after a watch cancel, compaction or outage.');
+
+  private readonly pending = new Map<string, number>();
+
+  countQuery(type: number, rcode: number, transport: Transport, seconds: number): void {
+    const key = `${type}|${rcode}|${transport}`;
+    this.pending.set(key, (this.pending.get(key) ?? 0) + 1);
+    this.latency.observe(seconds);
+  }
+
+  setState(state: StoreState): void {
+    for (const s of STORE_STATES) this.storeState.set(s === state ? 1 : 0, { state: s });
+  }
+
+  constructor() {
+    this.registry.beforeRender(() => {
+      for (const [key, n] of this.pending) {
+        const [type, rcode, transport] = key.split('|') as [string, string, string];
+        this.queries.inc({ type: typeName(Number(type)), rcode: rcodeName(Number(rcode)), transport }, n);
+      }
+      this.pending.clear();
+    });
+  }
+}

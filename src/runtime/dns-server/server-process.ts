@@ -1,0 +1,148 @@
+// One DNS server process: etcd client, record store, answer cache, query handler, sockets, and
+// (unless it is a worker whose primary serves HTTP) the /healthz /readyz /metrics edge.
+import type { Server } from 'node:http';
+import { normalizePrefix, DEFAULT_PREFIX } from '../shared/skydns-key.ts';
+import { etcdClientOptions } from '../shared/etcd-client.ts';
+import { parseHostPort, startHttpServer, type Readiness } from '../shared/http-server.ts';
+import { createLogger, type Logger } from '../shared/log.ts';
+import { Etcd3, type IOptions } from 'etcd3';
+import { AnswerCache } from './answer-cache.ts';
+import { Forwarder } from './forwarder.ts';
+import { createQueryHandler } from './query-handler.ts';
+import { RecordStore } from './record-store.ts';
+import type { ResolverData } from './resolver.ts';
+import { ServerMetrics } from './server-metrics.ts';
+import type { ServerSettings } from './server-settings.ts';
+import { startWireServer, type WireServer } from './wire-server.ts';
+import { ZoneTable } from './zones.ts';
+
+/** What a worker reports to its primary, which serves HTTP for all of them. */
+export interface WorkerStatus {
+  type: 'etcdns-worker-status';
+  readiness: Readiness;
+  metrics: string;
+}
+
+export const DEFAULT_LISTEN = '0.0.0.0:5353';
+export const DEFAULT_HTTP_LISTEN = '0.0.0.0:8080';
+const STATUS_INTERVAL_MS = 1000;
+/** etcd calls other than the watch stream give up after this long (the store then retries). */
+const CALL_DEADLINE_MS = 5000;
+
+export function etcdOptions(settings: ServerSettings): IOptions {
+  const conn = settings.config.etcd;
+  const withFile = conn.auth?.passwordFile ? conn : { ...conn, auth: undefined };
+  const options: IOptions = {
+    ...etcdClientOptions(withFile),
+    dialTimeout: CALL_DEADLINE_MS,
+    defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + CALL_DEADLINE_MS }),
+  };
+  if (conn.auth && settings.etcdPassword !== undefined) {
+    options.auth = { username: conn.auth.username, password: settings.etcdPassword };
+  }
+  return options;
+}
+
+export interface RunningServer {
+  wire: WireServer;
+  http: Server | undefined;
+  store: RecordStore;
+  metrics: ServerMetrics;
+  stop(): Promise<void>;
+}
+
+export async function startDnsServer(
+  settings: ServerSettings,
+  options: { worker?: boolean; logger?: Logger } = {},
+): Promise<RunningServer> {
+  const { config } = settings;
+  const logger = options.logger ?? createLogger(config.logLevel ?? 'info', { component: 'dns-server' });
+  const metrics = new ServerMetrics();
+  const zones = new ZoneTable(config.zones);
+  const prefix = normalizePrefix(config.prefix ?? DEFAULT_PREFIX);
+  const client = new Etcd3(etcdOptions(settings));
+  const cache = new AnswerCache();
+  const store = new RecordStore({
+    client,
+    prefix,
+    zones: zones.names,
+    logger,
+    metrics,
+    onChange: () => cache.clear(),
+  });
+  const lookup = config.lookup ?? 'own';
+  const data = (): ResolverData => ({ index: store.index, zones, lookup });
+  const handler = createQueryHandler({
+    data,
+    loaded: () => store.state !== 'loading',
+    cache,
+    metrics,
+    forwarder: config.forward ? new Forwarder(config.forward) : undefined,
+    maxUdpPayload: config.maxUdpPayload ?? 4096,
+  });
+
+  let folded = { hits: 0, misses: 0 };
+  metrics.registry.beforeRender(() => {
+    metrics.cacheHits.inc({}, cache.hits - folded.hits);
+    metrics.cacheMisses.inc({}, cache.misses - folded.misses);
+    folded = { hits: cache.hits, misses: cache.misses };
+    metrics.cacheEntries.set(cache.size);
+    metrics.records.set(store.index.entryCount);
+    metrics.revision.set(store.index.revision);
+    metrics.skipped.set(store.index.skipped.size);
+    metrics.sinceContact.set(store.secondsSinceContact());
+  });
+
+  const { host, port } = parseHostPort(config.listen ?? DEFAULT_LISTEN);
+  const wire = await startWireServer({
+    host,
+    port,
+    handler,
+    tcpIdleMs: (config.tcpIdleSeconds ?? 10) * 1000,
+  });
+  store.start();
+  const http = options.worker
+    ? undefined
+    : await startHttpServer({
+        listen: config.httpListen ?? DEFAULT_HTTP_LISTEN,
+        metrics: metrics.registry,
+        readiness: () => store.readiness(),
+      });
+  logger.info('dns server listening', {
+    listen: `${host}:${port}`,
+    http: options.worker ? 'primary' : (config.httpListen ?? DEFAULT_HTTP_LISTEN),
+    prefix,
+    zones: zones.names,
+    lookup,
+    udpReceiveBuffer: wire.udpReceiveBuffer,
+  });
+
+  let statusTimer: NodeJS.Timeout | undefined;
+  if (options.worker && process.send) {
+    const report = () => {
+      const status: WorkerStatus = {
+        type: 'etcdns-worker-status',
+        readiness: store.readiness(),
+        metrics: metrics.registry.render(),
+      };
+      process.send?.(status);
+    };
+    report();
+    statusTimer = setInterval(report, STATUS_INTERVAL_MS);
+  }
+
+  return {
+    wire,
+    http,
+    store,
+    metrics,
+    stop: async () => {
+      clearInterval(statusTimer);
+      await wire.close();
+      await store.stop();
+      client.close();
+      if (http) await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+

@@ -1,0 +1,102 @@
+// The sockets: UDP (one datagram per query, large receive buffer) and TCP (two-byte length
+// prefix, several queries per connection answered in order, idle timeout). Everything about the
+// content is the query handler's; this file only moves bytes and never lets a client crash it.
+import { createSocket, type Socket } from 'node:dgram';
+import { createServer, type Server, type Socket as TcpSocket } from 'node:net';
+import { isIPv6 } from 'node:net';
+import type { QueryHandler, Reply } from './query-handler.ts';
+
+export interface WireServerOptions {
+  host: string;
+  port: number;
+  handler: QueryHandler;
+  /** Close a TCP connection idle for this long; default 10 s. */
+  tcpIdleMs?: number;
+  /** Requested UDP receive buffer (the kernel caps it at net.core.rmem_max); default 4 MiB. */
+  udpReceiveBuffer?: number;
+  maxTcpConnections?: number;
+}
+
+export interface WireServer {
+  udp: Socket;
+  tcp: Server;
+  /** The receive buffer the kernel granted. */
+  udpReceiveBuffer: number;
+  close(): Promise<void>;
+}
+
+function whenDone(reply: Reply | Promise<Reply>, send: (b: Buffer) => void): void | Promise<void> {
+  if (reply instanceof Promise) return reply.then((r) => r && send(r));
+  if (reply) send(reply);
+}
+
+function serveTcpConnection(socket: TcpSocket, handler: QueryHandler, idleMs: number): void {
+  let buffered = Buffer.alloc(0);
+  // Answers leave in the order the queries came, even when one of them waits on an upstream.
+  let queue: Promise<void> = Promise.resolve();
+  socket.setNoDelay(true);
+  socket.setTimeout(idleMs, () => socket.destroy());
+  socket.on('error', () => socket.destroy());
+  socket.on('data', (chunk) => {
+    buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+    while (buffered.length >= 2) {
+      const length = buffered.readUInt16BE(0);
+      if (buffered.length < 2 + length) break;
+      const msg = buffered.subarray(2, 2 + length);
+      buffered = buffered.subarray(2 + length);
+      const send = (reply: Buffer) => {
+        if (socket.destroyed) return;
+        const prefix = Buffer.allocUnsafe(2);
+        prefix.writeUInt16BE(reply.length, 0);
+        socket.write(Buffer.concat([prefix, reply]));
+      };
+      const reply = handler(msg, 'tcp', socket.remoteAddress ?? '');
+      queue = queue.then(() => whenDone(reply, send)).catch(() => undefined);
+    }
+  });
+}
+
+export async function startWireServer(options: WireServerOptions): Promise<WireServer> {
+  const { host, port, handler } = options;
+  const udp = createSocket({ type: isIPv6(host) ? 'udp6' : 'udp4' });
+  udp.on('error', () => undefined);
+  udp.on('message', (msg, rinfo) => {
+    const send = (reply: Buffer) => udp.send(reply, rinfo.port, rinfo.address, () => undefined);
+    const done = whenDone(handler(msg, 'udp', rinfo.address), send);
+    if (done) done.catch(() => undefined);
+  });
+  await new Promise<void>((resolve, reject) => {
+    udp.once('error', reject);
+    udp.bind({ address: host, port, exclusive: false }, () => {
+      udp.off('error', reject);
+      resolve();
+    });
+  });
+  const wanted = options.udpReceiveBuffer ?? 4 * 1024 * 1024;
+  try {
+    udp.setRecvBufferSize(wanted);
+  } catch {
+    // Not permitted: keep the kernel's default; /metrics and the start-up log show the size.
+  }
+
+  const tcp = createServer((socket) => serveTcpConnection(socket, handler, options.tcpIdleMs ?? 10_000));
+  tcp.maxConnections = options.maxTcpConnections ?? 1024;
+  tcp.on('error', () => undefined);
+  await new Promise<void>((resolve, reject) => {
+    tcp.once('error', reject);
+    tcp.listen(port, host, () => {
+      tcp.off('error', reject);
+      resolve();
+    });
+  });
+
+  return {
+    udp,
+    tcp,
+    udpReceiveBuffer: udp.getRecvBufferSize(),
+    close: async () => {
+      await new Promise<void>((resolve) => udp.close(() => resolve()));
+      await new Promise<void>((resolve) => tcp.close(() => resolve()));
+    },
+  };
+}

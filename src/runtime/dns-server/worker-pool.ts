@@ -1,0 +1,91 @@
+// --workers N: the primary forks N server processes that share the DNS sockets (node:cluster),
+// restarts any that dies, and serves HTTP for all of them. Each worker loads and watches etcd
+// itself, so serve-stale holds per worker; the pool is ready when every worker is.
+import cluster, { type Worker } from 'node:cluster';
+import { startHttpServer } from '../shared/http-server.ts';
+import type { Logger } from '../shared/log.ts';
+import { Registry } from '../shared/metrics.ts';
+import { mergeMetricPages } from './metrics-merge.ts';
+import { DEFAULT_HTTP_LISTEN, type WorkerStatus } from './server-process.ts';
+import type { ServerSettings } from './server-settings.ts';
+
+/** A worker that has not reported for this long counts as not ready. */
+const STATUS_TIMEOUT_MS = 5000;
+
+interface Seen {
+  status: WorkerStatus | undefined;
+  at: number;
+}
+
+/** A registry whose page is the merged pages of the workers. */
+class PoolRegistry extends Registry {
+  private readonly pages: () => Map<string, string>;
+  constructor(pages: () => Map<string, string>) {
+    super();
+    this.pages = pages;
+  }
+  override render(): string {
+    return mergeMetricPages(this.pages());
+  }
+}
+
+export async function runWorkerPool(settings: ServerSettings, logger: Logger): Promise<number> {
+  const count = settings.config.workers ?? 1;
+  const seen = new Map<number, Seen>();
+  let stopping = false;
+
+  const fork = (slot: number): void => {
+    const worker = cluster.fork({ ETCDNS_WORKER_SLOT: String(slot) });
+    seen.set(slot, { status: undefined, at: 0 });
+    worker.on('message', (msg: WorkerStatus) => {
+      if (msg?.type === 'etcdns-worker-status') seen.set(slot, { status: msg, at: Date.now() });
+    });
+    worker.on('exit', (code, signal) => {
+      if (stopping) return;
+      logger.error('worker exited, restarting it', { slot, code, signal });
+      seen.set(slot, { status: undefined, at: 0 });
+      fork(slot);
+    });
+  };
+  for (let slot = 0; slot < count; slot++) fork(slot);
+
+  const readiness = () => {
+    const now = Date.now();
+    const parts: string[] = [];
+    let ready = true;
+    for (const [slot, s] of [...seen].sort(([a], [b]) => a - b)) {
+      const fresh = s.status && now - s.at < STATUS_TIMEOUT_MS;
+      if (!fresh || !s.status!.readiness.ready) ready = false;
+      parts.push(`worker ${slot}: ${fresh ? s.status!.readiness.detail : 'no recent status'}`);
+    }
+    return { ready, detail: parts.join('; ') };
+  };
+  const pages = () => new Map([...seen].filter(([, s]) => s.status).map(([slot, s]) => [String(slot), s.status!.metrics]));
+  const http = await startHttpServer({
+    listen: settings.config.httpListen ?? DEFAULT_HTTP_LISTEN,
+    metrics: new PoolRegistry(pages),
+    readiness,
+  });
+  logger.info('worker pool started', { workers: count });
+
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      stopping = true;
+      resolve();
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  const alive = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
+  await Promise.all(
+    alive.map(
+      (w) =>
+        new Promise<void>((resolve) => {
+          w.once('exit', () => resolve());
+          w.kill('SIGTERM');
+        }),
+    ),
+  );
+  await new Promise<void>((resolve) => http.close(() => resolve()));
+  return 0;
+}
