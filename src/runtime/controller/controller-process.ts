@@ -32,11 +32,11 @@ export function assembleController(
   const etcd = createEtcdClient(config.etcd);
   const metrics = controllerMetrics();
   const identity = config.leaderElection?.identity ?? process.env.POD_NAME ?? hostname();
-  let controller: Controller | undefined;
   const cache = new ClusterCache(kc, {
     ...(config.namespace ? { namespace: config.namespace } : {}),
     sources: config.sources ?? ['service', 'ingress'],
-    onChange: () => controller?.trigger(),
+    // Callbacks run only after start, when `controller` below exists.
+    onChange: () => controller.trigger(),
     log,
   });
   const le = config.leaderElection;
@@ -55,12 +55,12 @@ export function assembleController(
           // A new leader syncs at once; it may be the first to see changes made while it waited.
           (leading) => {
             metrics.leader.set(leading ? 1 : 0);
-            if (leading) controller?.trigger(false);
+            if (leading) controller.trigger(false);
           },
           log,
         )
       : undefined;
-  controller = new Controller({
+  const controller = new Controller({
     config,
     cache,
     store: new EtcdStore(etcd, config.prefix ?? '/skydns'),
