@@ -119,7 +119,8 @@ export class RecordStore {
 
   /** Reads the whole prefix at one revision, page by page, and swaps the new copy in. */
   private async resync(): Promise<number> {
-    if (this.loadedAt) this.setState('resyncing');
+    // A stale copy stays "stale" until a reload succeeds; a synced one says it is reloading.
+    if (this.state === 'synced') this.setState('resyncing');
     const { client, prefix } = this.options;
     const pageSize = this.options.pageSize ?? 5000;
     const kvs: KeyValue[] = [];

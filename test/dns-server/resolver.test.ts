@@ -1,0 +1,614 @@
+// Table tests of the pure resolver: etcd content in, question in, response out.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CLASS, RCODE, TYPE, rcodeName, typeName } from '../../src/runtime/dns-server/dns-constants.ts';
+import type { Answer, ResourceRecord } from '../../src/runtime/dns-server/dns-message.ts';
+import { RecordIndex } from '../../src/runtime/dns-server/record-index.ts';
+import { resolve, stripTarget } from '../../src/runtime/dns-server/resolver.ts';
+import type { LookupMode } from '../../src/runtime/dns-server/name-lookup.ts';
+import { ZoneTable } from '../../src/runtime/dns-server/zones.ts';
+import type { ZoneConfig } from '../../src/runtime/shared/config/zone-config.ts';
+
+type Content = Record<string, object | string>;
+
+function index(content: Content, zones: string[], revision = 100): RecordIndex {
+  const kvs = Object.entries(content).map(([key, value], i) => ({
+    key,
+    value: typeof value === 'string' ? value : JSON.stringify(value),
+    modRevision: i + 2,
+  }));
+  return RecordIndex.fromSnapshot('/skydns', zones, kvs, revision);
+}
+
+function show(r: ResourceRecord): string {
+  const data = (() => {
+    switch (r.type) {
+      case TYPE.A:
+      case TYPE.AAAA:
+        return r.address;
+      case TYPE.CNAME:
+      case TYPE.PTR:
+      case TYPE.NS:
+        return r.target;
+      case TYPE.TXT:
+        return r.text.map((t) => JSON.stringify(t.toString())).join(' ');
+      case TYPE.MX:
+        return `${r.preference} ${r.exchange}`;
+      case TYPE.SRV:
+        return `${r.priority} ${r.weight} ${r.port} ${r.target}`;
+      case TYPE.SOA:
+        return `${r.mname} ${r.rname} ${r.serial} ${r.refresh} ${r.retry} ${r.expire} ${r.minimum}`;
+    }
+  })();
+  return `${r.name} ${r.ttl} ${typeName(r.type)} ${data}`;
+}
+
+interface Shown {
+  rcode: string;
+  aa: boolean;
+  answer: string[];
+  authority?: string[];
+  additional?: string[];
+}
+
+function shown(a: Answer, withAuthority: boolean): Shown {
+  return {
+    rcode: rcodeName(a.rcode),
+    aa: a.authoritative,
+    answer: a.answer.map(show),
+    ...(withAuthority ? { authority: a.authority.map(show) } : {}),
+    ...(a.additional.length > 0 ? { additional: a.additional.map(show) } : {}),
+  };
+}
+
+interface Case {
+  name: string;
+  content: Content;
+  q: [string, keyof typeof TYPE | number];
+  want: Shown;
+  lookup?: LookupMode;
+  zones?: ZoneConfig[];
+  qclass?: number;
+}
+
+const ZONE = [{ name: 'example.org' }];
+const SOA = 'example.org. 30 SOA ns.dns.example.org. hostmaster.example.org.';
+
+function run(c: Case) {
+  const zones = new ZoneTable(c.zones ?? ZONE);
+  const idx = index(c.content, zones.names);
+  const [qname, qtype] = c.q;
+  const type = typeof qtype === 'number' ? qtype : TYPE[qtype];
+  const answer = resolve({ name: qname, type, class: c.qclass ?? CLASS.IN }, { index: idx, zones, lookup: c.lookup ?? 'own' });
+  const got = shown(answer, c.want.authority !== undefined);
+  // SOA serials are checked in their own tests; elsewhere compare the SOA without them.
+  const noSerial = (s: string) => s.replace(/^(\S+ \d+ SOA \S+ \S+) \d+ .*$/, '$1');
+  if (got.authority) got.authority = got.authority.map(noSerial);
+  assert.deepEqual(got, c.want);
+}
+
+const table = (title: string, cases: Case[]) =>
+  describe(title, () => {
+    for (const c of cases) test(c.name, () => run(c));
+  });
+
+table('answers (CoreDNS behaviour we match)', [
+  {
+    name: 'A from the entry at the name key, default TTL 300',
+    content: { '/skydns/org/example/www': { host: '10.0.0.1' } },
+    q: ['www.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['www.example.org. 300 A 10.0.0.1'] },
+  },
+  {
+    name: 'AAAA from an IPv6 host; A of an IPv4-mapped IPv6 host',
+    content: {
+      '/skydns/org/example/v6/a': { host: '2001:db8::1' },
+      '/skydns/org/example/v6/b': { host: '::ffff:10.0.0.7' },
+    },
+    q: ['v6.example.org.', 'AAAA'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['v6.example.org. 300 AAAA 2001:db8:0:0:0:0:0:1'] },
+  },
+  {
+    name: 'IPv4-mapped IPv6 counts as A',
+    content: { '/skydns/org/example/m': { host: '::ffff:10.0.0.7' } },
+    q: ['m.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['m.example.org. 300 A 10.0.0.7'] },
+  },
+  {
+    name: 'each record keeps the TTL of its own entry; duplicates answered once',
+    content: {
+      '/skydns/org/example/web/1': { host: '10.0.0.1', ttl: 60 },
+      '/skydns/org/example/web/2': { host: '10.0.0.2', ttl: 120 },
+      '/skydns/org/example/web/3': { host: '10.0.0.1', ttl: 90 },
+    },
+    q: ['web.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['web.example.org. 60 A 10.0.0.1', 'web.example.org. 120 A 10.0.0.2'] },
+  },
+  {
+    name: 'zone default TTL applies to entries without one',
+    zones: [{ name: 'example.org', defaultTtl: 42 }],
+    content: { '/skydns/org/example/www': { host: '10.0.0.1' } },
+    q: ['www.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['www.example.org. 42 A 10.0.0.1'] },
+  },
+  {
+    name: 'a name host is a CNAME chased inside the zone',
+    content: {
+      '/skydns/org/example/alias': { host: 'www.example.org', ttl: 60 },
+      '/skydns/org/example/www': { host: '10.0.0.1' },
+    },
+    q: ['alias.example.org.', 'A'],
+    want: {
+      rcode: 'NOERROR',
+      aa: true,
+      answer: ['alias.example.org. 60 CNAME www.example.org.', 'www.example.org. 300 A 10.0.0.1'],
+    },
+  },
+  {
+    name: 'CNAME chains are followed link by link',
+    content: {
+      '/skydns/org/example/a': { host: 'b.example.org' },
+      '/skydns/org/example/b': { host: 'c.example.org' },
+      '/skydns/org/example/c': { host: '10.0.0.3' },
+    },
+    q: ['a.example.org.', 'A'],
+    want: {
+      rcode: 'NOERROR',
+      aa: true,
+      answer: [
+        'a.example.org. 300 CNAME b.example.org.',
+        'b.example.org. 300 CNAME c.example.org.',
+        'c.example.org. 300 A 10.0.0.3',
+      ],
+    },
+  },
+  {
+    name: 'a CNAME loop ends (loop guard) and yields NODATA',
+    content: {
+      '/skydns/org/example/a': { host: 'b.example.org' },
+      '/skydns/org/example/b': { host: 'a.example.org' },
+    },
+    q: ['a.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] },
+  },
+  {
+    name: 'a dangling in-zone CNAME yields NODATA',
+    content: { '/skydns/org/example/alias': { host: 'missing.example.org' } },
+    q: ['alias.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] },
+  },
+  {
+    name: 'a CNAME to a name outside our zones is answered for the client to follow',
+    content: { '/skydns/org/example/ext': { host: 'example.net' } },
+    q: ['ext.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['ext.example.org. 300 CNAME example.net.'] },
+  },
+  {
+    name: 'a chain longer than 10 links is cut',
+    content: Object.fromEntries(
+      Array.from({ length: 13 }, (_, i) => [
+        `/skydns/org/example/c${i}`,
+        i === 12 ? { host: '10.0.0.12' } : { host: `c${i + 1}.example.org` },
+      ]),
+    ),
+    q: ['c0.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] },
+  },
+  {
+    name: 'TXT: one record per distinct text',
+    content: {
+      '/skydns/org/example/t/1': { text: 'one' },
+      '/skydns/org/example/t/2': { text: 'two' },
+      '/skydns/org/example/t/3': { text: 'one' },
+    },
+    q: ['t.example.org.', 'TXT'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['t.example.org. 300 TXT "one"', 't.example.org. 300 TXT "two"'] },
+  },
+  {
+    name: 'TXT longer than 255 bytes is split into character-strings',
+    content: { '/skydns/org/example/long': { text: 'x'.repeat(300) } },
+    q: ['long.example.org.', 'TXT'],
+    want: {
+      rcode: 'NOERROR',
+      aa: true,
+      answer: [`long.example.org. 300 TXT ${JSON.stringify('x'.repeat(255))} ${JSON.stringify('x'.repeat(45))}`],
+    },
+  },
+  {
+    name: 'MX from entries with mail: true (priority is the preference, 0 means 10), glue in additional',
+    content: {
+      '/skydns/org/example/mail/1': { host: '10.0.0.25', mail: true, priority: 5 },
+      '/skydns/org/example/mail/2': { host: '10.0.0.26', mail: true },
+      '/skydns/org/example/mail/3': { host: '10.0.0.27' },
+    },
+    q: ['mail.example.org.', 'MX'],
+    want: {
+      rcode: 'NOERROR',
+      aa: true,
+      answer: ['mail.example.org. 300 MX 5 1.mail.example.org.', 'mail.example.org. 300 MX 10 2.mail.example.org.'],
+      additional: ['1.mail.example.org. 300 A 10.0.0.25', '2.mail.example.org. 300 A 10.0.0.26'],
+    },
+  },
+  {
+    name: 'SRV from entries with a port; target synthesized from the key, glue in additional',
+    content: {
+      '/skydns/org/example/_http/_tcp/svc/a': { host: '10.0.0.1', port: 8080 },
+      '/skydns/org/example/_http/_tcp/svc/b': { host: '10.0.0.2', port: 8080, weight: 300 },
+      '/skydns/org/example/_http/_tcp/svc/c': { host: '10.0.0.3', port: -1 },
+    },
+    q: ['svc._tcp._http.example.org.', 'SRV'],
+    want: {
+      rcode: 'NOERROR',
+      aa: true,
+      answer: [
+        'svc._tcp._http.example.org. 300 SRV 10 20 8080 a.svc._tcp._http.example.org.',
+        'svc._tcp._http.example.org. 300 SRV 10 60 8080 b.svc._tcp._http.example.org.',
+      ],
+      additional: ['a.svc._tcp._http.example.org. 300 A 10.0.0.1', 'b.svc._tcp._http.example.org. 300 A 10.0.0.2'],
+    },
+  },
+  {
+    name: 'SRV to a name host: the target as is, its in-zone addresses in additional',
+    content: {
+      '/skydns/org/example/srv': { host: 'www.example.org', port: 443, priority: 1 },
+      '/skydns/org/example/www': { host: '10.0.0.1' },
+    },
+    q: ['srv.example.org.', 'SRV'],
+    want: {
+      rcode: 'NOERROR',
+      aa: true,
+      answer: ['srv.example.org. 300 SRV 1 100 443 www.example.org.'],
+      additional: ['www.example.org. 300 A 10.0.0.1'],
+    },
+  },
+  {
+    name: 'targetstrip removes leftmost labels of a synthesized target',
+    content: { '/skydns/org/example/svc/x1': { host: '10.0.0.1', port: 80, targetstrip: 1 } },
+    q: ['svc.example.org.', 'SRV'],
+    want: {
+      rcode: 'NOERROR',
+      aa: true,
+      answer: ['svc.example.org. 300 SRV 10 100 80 svc.example.org.'],
+      additional: ['svc.example.org. 300 A 10.0.0.1'],
+    },
+  },
+  {
+    name: 'PTR from name hosts',
+    zones: [{ name: '2.0.192.in-addr.arpa' }],
+    content: { '/skydns/arpa/in-addr/192/0/2/10': { host: 'www.example.org' } },
+    q: ['10.2.0.192.in-addr.arpa.', 'PTR'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['10.2.0.192.in-addr.arpa. 300 PTR www.example.org.'] },
+  },
+  {
+    name: 'NXDOMAIN only when nothing exists at or below the name, with the SOA',
+    content: { '/skydns/org/example/www': { host: '10.0.0.1' } },
+    q: ['nope.example.org.', 'A'],
+    want: { rcode: 'NXDOMAIN', aa: true, answer: [], authority: [SOA] },
+  },
+  {
+    name: 'NODATA for a name with data of another type, with the SOA',
+    content: { '/skydns/org/example/www': { host: '10.0.0.1' } },
+    q: ['www.example.org.', 'AAAA'],
+    want: { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] },
+  },
+  {
+    name: 'NODATA (not NXDOMAIN) for a name that only has children',
+    content: { '/skydns/org/example/prod/www/x': { host: '10.0.0.1' } },
+    q: ['prod.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] },
+  },
+  {
+    name: 'NODATA for an unsupported type at an existing name',
+    content: { '/skydns/org/example/www': { host: '10.0.0.1' } },
+    q: ['www.example.org.', 'ANY'],
+    want: { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] },
+  },
+  {
+    name: 'apex SOA synthesized from CoreDNS defaults',
+    content: {},
+    q: ['example.org.', 'SOA'],
+    want: { rcode: 'NOERROR', aa: true, answer: [`${SOA} 1 7200 1800 86400 30`] },
+  },
+  {
+    name: 'apex SOA fields from the zone config',
+    zones: [{ name: 'example.org', soa: { mname: 'ns1.example.org', rname: 'ops.example.org', refresh: 1, retry: 2, expire: 3, minimum: 60 } }],
+    content: {},
+    q: ['example.org.', 'SOA'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['example.org. 60 SOA ns1.example.org. ops.example.org. 1 1 2 3 60'] },
+  },
+  {
+    name: 'apex NS from entries under dns/ns, targets from their keys, glue in additional',
+    content: {
+      '/skydns/org/example/dns/ns/ns1': { host: '10.0.0.53' },
+      '/skydns/org/example/dns/ns/ns2': { host: '2001:db8::53' },
+    },
+    q: ['example.org.', 'NS'],
+    want: {
+      rcode: 'NOERROR',
+      aa: true,
+      answer: ['example.org. 300 NS ns1.ns.dns.example.org.', 'example.org. 300 NS ns2.ns.dns.example.org.'],
+      additional: ['ns1.ns.dns.example.org. 300 A 10.0.0.53', 'ns2.ns.dns.example.org. 300 AAAA 2001:db8:0:0:0:0:0:53'],
+    },
+  },
+  {
+    name: 'apex A from entries under dns/apex',
+    content: { '/skydns/org/example/dns/apex/x1': { host: '10.0.0.100' } },
+    q: ['example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['example.org. 300 A 10.0.0.100'] },
+  },
+  {
+    name: 'wildcard label in the query name matches any label at that position',
+    content: {
+      '/skydns/org/example/a/www': { host: '10.0.0.1' },
+      '/skydns/org/example/b/www': { host: '10.0.0.2' },
+      '/skydns/org/example/b/ftp': { host: '10.0.0.3' },
+    },
+    q: ['www.*.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['www.*.example.org. 300 A 10.0.0.1', 'www.*.example.org. 300 A 10.0.0.2'] },
+  },
+  {
+    name: 'SkyDNS groups: entries of another group than the shortest key are not mixed in',
+    content: {
+      '/skydns/org/example/g/1': { host: '10.0.0.1', group: 'g1' },
+      '/skydns/org/example/g/2': { host: '10.0.0.2', group: 'g2' },
+    },
+    q: ['g.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['g.example.org. 300 A 10.0.0.1', 'g.example.org. 300 A 10.0.0.2'] },
+    lookup: 'own',
+  },
+  {
+    name: 'SkyDNS groups: a group set at a shorter key filters the others',
+    content: {
+      '/skydns/org/example/g/1': { host: '10.0.0.1', group: 'g1' },
+      '/skydns/org/example/g/x/2': { host: '10.0.0.2', group: 'g2' },
+      '/skydns/org/example/g/x/3': { host: '10.0.0.3' },
+    },
+    q: ['g.example.org.', 'A'],
+    lookup: 'subtree',
+    want: { rcode: 'NOERROR', aa: true, answer: ['g.example.org. 300 A 10.0.0.1', 'g.example.org. 300 A 10.0.0.3'] },
+  },
+  {
+    name: 'REFUSED outside our zones, marked for the forwarding decision',
+    content: { '/skydns/org/example/www': { host: '10.0.0.1' } },
+    q: ['www.example.net.', 'A'],
+    want: { rcode: 'REFUSED', aa: false, answer: [] },
+  },
+  {
+    name: 'REFUSED for zone transfers',
+    content: {},
+    q: ['example.org.', 'AXFR'],
+    want: { rcode: 'REFUSED', aa: false, answer: [] },
+  },
+  {
+    name: 'REFUSED for a class other than IN',
+    content: { '/skydns/org/example/www': { host: '10.0.0.1' } },
+    q: ['www.example.org.', 'A'],
+    qclass: 3,
+    want: { rcode: 'REFUSED', aa: false, answer: [] },
+  },
+  {
+    name: 'the most specific zone answers (its own SOA)',
+    zones: [{ name: 'example.org' }, { name: 'sub.example.org' }],
+    content: {},
+    q: ['x.sub.example.org.', 'A'],
+    want: {
+      rcode: 'NXDOMAIN',
+      aa: true,
+      answer: [],
+      authority: ['sub.example.org. 30 SOA ns.dns.sub.example.org. hostmaster.sub.example.org.'],
+    },
+  },
+  {
+    name: 'entries with neither host nor text are ignored but make the name exist',
+    content: { '/skydns/org/example/empty': { port: 80 } },
+    q: ['empty.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] },
+  },
+]);
+
+table('deviations from CoreDNS (skydns-layout.md)', [
+  {
+    name: 'deviation 1: a CNAME query finds its data in a child entry (external-dns layout)',
+    content: { '/skydns/org/example/app/3f1a9c2e': { host: 'www.example.net', targetstrip: 1 } },
+    q: ['app.example.org.', 'CNAME'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['app.example.org. 300 CNAME www.example.net.'] },
+  },
+  {
+    name: 'deviation 1: a PTR query finds its data in a child entry',
+    zones: [{ name: '2.0.192.in-addr.arpa' }],
+    content: { '/skydns/arpa/in-addr/192/0/2/10/1a2b3c4d': { host: 'www.example.org' } },
+    q: ['10.2.0.192.in-addr.arpa.', 'PTR'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['10.2.0.192.in-addr.arpa. 300 PTR www.example.org.'] },
+  },
+  {
+    name: 'deviation 1 (subtree mode keeps CoreDNS): a child entry does not answer a CNAME query',
+    lookup: 'subtree',
+    content: { '/skydns/org/example/app/3f1a9c2e': { host: 'www.example.net' } },
+    q: ['app.example.org.', 'CNAME'],
+    want: { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] },
+  },
+  {
+    name: 'deviation 2: a name host with a text is a CNAME for non-TXT questions',
+    content: {
+      '/skydns/org/example/both': { host: 'www.example.org', text: 'hello' },
+      '/skydns/org/example/www': { host: '10.0.0.1' },
+    },
+    q: ['both.example.org.', 'A'],
+    want: {
+      rcode: 'NOERROR',
+      aa: true,
+      answer: ['both.example.org. 300 CNAME www.example.org.', 'www.example.org. 300 A 10.0.0.1'],
+    },
+  },
+  {
+    name: 'deviation 2: the same entry is a TXT for TXT questions',
+    content: { '/skydns/org/example/both': { host: 'www.example.org', text: 'hello' } },
+    q: ['both.example.org.', 'TXT'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['both.example.org. 300 TXT "hello"'] },
+  },
+  {
+    name: 'deviation 3: a stored * label answers names below it that have no data of their own',
+    content: {
+      '/skydns/org/example/*': { host: '10.0.0.42' },
+      '/skydns/org/example/www': { host: '10.0.0.1' },
+    },
+    q: ['anything.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['anything.example.org. 300 A 10.0.0.42'] },
+  },
+  {
+    name: 'deviation 3: the stored wildcard also answers deeper names (RFC 4592)',
+    content: { '/skydns/org/example/*': { host: '10.0.0.42' } },
+    q: ['a.b.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['a.b.example.org. 300 A 10.0.0.42'] },
+  },
+  {
+    name: 'deviation 3: an existing name is not answered by the wildcard',
+    content: {
+      '/skydns/org/example/*': { host: '10.0.0.42' },
+      '/skydns/org/example/www': { text: 'only text' },
+    },
+    q: ['www.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] },
+  },
+  {
+    name: 'deviation 3: the wildcard does not reach across an existing closer encloser',
+    content: {
+      '/skydns/org/example/*': { host: '10.0.0.42' },
+      '/skydns/org/example/b/c': { host: '10.0.0.1' },
+    },
+    q: ['a.b.example.org.', 'A'],
+    want: { rcode: 'NXDOMAIN', aa: true, answer: [], authority: [SOA] },
+  },
+  {
+    name: 'deviation 4: an undecodable value is skipped; the name\'s other entries are still served',
+    content: {
+      '/skydns/org/example/web/1': { host: '10.0.0.1' },
+      '/skydns/org/example/web/2': '{not json',
+      '/skydns/org/example/web/3': { host: 7 },
+    },
+    q: ['web.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['web.example.org. 300 A 10.0.0.1'] },
+  },
+  {
+    name: 'deviation 6: a parent does not answer with its deeper descendants\' addresses',
+    content: {
+      '/skydns/org/example/prod/www/x1': { host: '10.0.0.1' },
+      '/skydns/org/example/prod/api/x1': { host: '10.0.0.2' },
+    },
+    q: ['prod.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] },
+  },
+  {
+    name: 'deviation 6: the apex does not answer with every address in the zone',
+    content: { '/skydns/org/example/www': { host: '10.0.0.1' } },
+    q: ['example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] },
+  },
+  {
+    name: 'deviation 6: a name answers with its own entry and leaf entries directly below it',
+    content: {
+      '/skydns/org/example/app': { host: '10.0.0.1' },
+      '/skydns/org/example/app/1f2e3d4c': { host: '10.0.0.2' },
+      '/skydns/org/example/app/v2/1f2e3d4c': { host: '10.0.0.3' },
+    },
+    q: ['app.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['app.example.org. 300 A 10.0.0.1', 'app.example.org. 300 A 10.0.0.2'] },
+  },
+  {
+    name: 'deviation 6 (lookup: subtree restores CoreDNS): a parent answers with the union below it',
+    lookup: 'subtree',
+    content: {
+      '/skydns/org/example/prod/www/x1': { host: '10.0.0.1' },
+      '/skydns/org/example/prod/api/x1': { host: '10.0.0.2' },
+    },
+    q: ['prod.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['prod.example.org. 300 A 10.0.0.2', 'prod.example.org. 300 A 10.0.0.1'] },
+  },
+  {
+    name: 'deviation 6 (lookup: subtree restores CoreDNS): the apex without dns/apex answers with the whole zone',
+    lookup: 'subtree',
+    content: { '/skydns/org/example/www': { host: '10.0.0.1' } },
+    q: ['example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['example.org. 300 A 10.0.0.1'] },
+  },
+  {
+    name: 'deviation 7: NS entries under <name>/dns/ns make a zone cut: referral with glue',
+    content: {
+      '/skydns/org/example/team/dns/ns/ns1': { host: '10.0.1.53' },
+      '/skydns/org/example/team/dns/ns/ns2': { host: 'ns.example.net' },
+      '/skydns/org/example/team/www': { host: '10.0.0.9' },
+    },
+    q: ['www.team.example.org.', 'A'],
+    want: {
+      rcode: 'NOERROR',
+      aa: false,
+      answer: [],
+      authority: ['team.example.org. 300 NS ns1.ns.dns.team.example.org.', 'team.example.org. 300 NS ns.example.net.'],
+      additional: ['ns1.ns.dns.team.example.org. 300 A 10.0.1.53'],
+    },
+  },
+  {
+    name: 'deviation 7: the cut itself is referred too, also for names that do not exist below it',
+    content: { '/skydns/org/example/team/dns/ns/ns1': { host: '10.0.1.53' } },
+    q: ['nothing.team.example.org.', 'TXT'],
+    want: {
+      rcode: 'NOERROR',
+      aa: false,
+      answer: [],
+      authority: ['team.example.org. 300 NS ns1.ns.dns.team.example.org.'],
+      additional: ['ns1.ns.dns.team.example.org. 300 A 10.0.1.53'],
+    },
+  },
+]);
+
+describe('deviation 5: the SOA serial changes only when the zone data changes', () => {
+  const zones = new ZoneTable(ZONE);
+  const serialOf = (idx: RecordIndex) => {
+    const a = resolve({ name: 'example.org.', type: TYPE.SOA, class: CLASS.IN }, { index: idx, zones, lookup: 'own' });
+    const soa = a.answer[0];
+    assert.ok(soa && soa.type === TYPE.SOA);
+    return soa.serial;
+  };
+
+  test('the serial is the revision of the zone\'s last change, not the clock', () => {
+    const idx = RecordIndex.fromSnapshot('/skydns', zones.names, [
+      { key: '/skydns/org/example/www', value: '{"host":"10.0.0.1"}', modRevision: 7 },
+      { key: '/skydns/net/other/www', value: '{"host":"10.0.0.1"}', modRevision: 9 },
+    ], 9);
+    assert.equal(serialOf(idx), 7);
+    idx.put('/skydns/net/other/x', '{"host":"10.0.0.2"}', 10);
+    assert.equal(serialOf(idx), 7, 'a change outside the zone leaves the serial alone');
+    idx.put('/skydns/org/example/x', '{"host":"10.0.0.2"}', 11);
+    assert.equal(serialOf(idx), 11);
+    idx.delete('/skydns/org/example/x', 12);
+    assert.equal(serialOf(idx), 12, 'a deletion is a change');
+  });
+
+  test('a resync keeps the serial when the zone did not change and raises it when it did', () => {
+    const kvs = [{ key: '/skydns/org/example/www', value: '{"host":"10.0.0.1"}', modRevision: 7 }];
+    const before = RecordIndex.fromSnapshot('/skydns', zones.names, kvs, 20);
+    before.put('/skydns/org/example/gone', '{"host":"10.0.0.3"}', 21);
+    before.delete('/skydns/org/example/gone', 22);
+    const same = RecordIndex.fromSnapshot('/skydns', zones.names, kvs, 30);
+    same.inheritSerials(before);
+    assert.equal(serialOf(same), 22);
+    const changed = RecordIndex.fromSnapshot('/skydns', zones.names, [], 31);
+    changed.inheritSerials(before);
+    assert.ok(serialOf(changed) > 22);
+  });
+});
+
+test('targetstrip never removes every label', () => {
+  assert.equal(stripTarget('a.b.c.', 1), 'b.c.');
+  assert.equal(stripTarget('a.b.c.', 3), 'a.b.c.');
+  assert.equal(stripTarget('a.b.c.', 0), 'a.b.c.');
+});
+
+test('the resolver answers every question type without throwing', () => {
+  const zones = new ZoneTable(ZONE);
+  const idx = index({ '/skydns/org/example/www': { host: '10.0.0.1' } }, zones.names);
+  for (let type = 0; type < 300; type++) {
+    const a = resolve({ name: 'www.example.org.', type, class: CLASS.IN }, { index: idx, zones, lookup: 'own' });
+    assert.ok([RCODE.NOERROR, RCODE.REFUSED].includes(a.rcode as 0 | 5), `type ${type}`);
+  }
+});
