@@ -87,10 +87,11 @@ function run(c: Case) {
   assert.deepEqual(got, c.want);
 }
 
-const table = (title: string, cases: Case[]) =>
+function table(title: string, cases: Case[]): void {
   describe(title, () => {
     for (const c of cases) test(c.name, () => run(c));
   });
+}
 
 table('answers (CoreDNS behaviour we match)', [
   {
