@@ -1,0 +1,76 @@
+// The configs synth renders into ConfigMaps, with the container arguments of the Deployments,
+// are accepted by the DNS server's and the controller's own loaders (the code that reads them in
+// the pod), and mean what the props said.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import type { DnsStackProps } from '../../src/constructs/dns-stack.ts';
+import { synthObjects } from '../../src/constructs/synth-stack.ts';
+import { ENVIRONMENTS } from '../../src/environments/index.ts';
+import { parseControllerOptions } from '../../src/runtime/controller/controller-options.ts';
+import { loadServerSettings } from '../../src/runtime/dns-server/server-settings.ts';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const dir = mkdtempSync(join(tmpdir(), 'etcdns-runtime-config-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The container's arguments (after the subcommand) with the mounted config file placed on disk. */
+function podCommand(props: DnsStackProps, name: string, env: string): { subcommand: string; args: string[] } {
+  const objects = synthObjects(props) as Json[];
+  const deployment = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === name)!;
+  const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === name)!;
+  const file = join(dir, `${env}-${name}.json`);
+  writeFileSync(file, configMap.data['config.json']);
+  const [subcommand, ...args] = deployment.spec.template.spec.containers[0].args as string[];
+  const at = args.indexOf('--config');
+  assert.ok(at >= 0 && args[at + 1] === '/etc/etcdns/config.json', 'the config file is passed with --config');
+  args[at + 1] = file;
+  return { subcommand: subcommand!, args };
+}
+
+const podEnv = { POD_NAME: 'etcdns-controller-7d9f-abcde', POD_NAMESPACE: 'etcdns' };
+
+for (const [env, props] of Object.entries(ENVIRONMENTS)) {
+  test(`${env}: the DNS server loads its synthesized config`, () => {
+    const { subcommand, args } = podCommand(props, 'etcdns-server-internal', env);
+    assert.equal(subcommand, 'server');
+    const { config } = loadServerSettings(args, {});
+    assert.deepEqual(
+      config.zones.map((z) => z.name.replace(/\.$/, '')),
+      props.zones.map((z) => z.name),
+    );
+    assert.equal(config.prefix, '/skydns');
+    assert.equal(config.listen, '0.0.0.0:5353');
+    assert.equal(config.etcd.endpoints.length, props.etcd?.replicas ?? 3);
+    assert.equal(config.etcd.tls?.caFile, props.etcd?.tls ? '/etc/etcdns/etcd-tls/ca.crt' : undefined);
+  });
+
+  test(`${env}: the controller loads its synthesized config`, () => {
+    const { subcommand, args } = podCommand(props, 'etcdns-controller', env);
+    assert.equal(subcommand, 'controller');
+    const { config } = parseControllerOptions(args, podEnv);
+    assert.equal(config.ownerId, props.ownership?.ownerId);
+    assert.equal(config.prefix, '/skydns');
+    assert.deepEqual(config.sources, ['ingress', 'service']);
+    const elected = (props.controller?.replicas ?? 1) > 1;
+    assert.equal(config.leaderElection?.enabled ?? false, elected);
+    if (elected) {
+      assert.equal(config.leaderElection?.namespace, 'etcdns');
+      assert.equal(config.leaderElection?.leaseName, 'etcdns-controller');
+    }
+  });
+}
+
+test('etcd authentication: the password file from the Secret reference reaches both loaders', () => {
+  const props: DnsStackProps = {
+    zones: [{ name: 'example.org' }],
+    etcd: { replicas: 1, auth: { username: 'dns', password: { name: 'etcd-credentials', key: 'password' } } },
+  };
+  const server = loadServerSettings(podCommand(props, 'etcdns-server-internal', 'auth').args, {}).config;
+  assert.deepEqual(server.etcd.auth, { username: 'dns', passwordFile: '/etc/etcdns/etcd-auth/password' });
+  const controller = parseControllerOptions(podCommand(props, 'etcdns-controller', 'auth').args, podEnv).config;
+  assert.deepEqual(controller.etcd.auth, { username: 'dns', passwordFile: '/etc/etcdns/etcd-auth/password' });
+});
