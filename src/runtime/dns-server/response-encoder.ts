@@ -110,7 +110,7 @@ export function encodeAnswer(query: ParsedQuery & { name: string }, answer: Answ
  * parsed, is spliced in from the query as is: no name in such a response points into it.
  */
 export function encodeError(query: QueryHeader, rcode: number, msg: Buffer): Buffer {
-  const bare = encode(query, rcode, false, false, EMPTY);
+  const bare = encode({ ...query, name: undefined }, rcode, false, false, EMPTY);
   if (query.questionEnd <= 12) return bare;
   const out = Buffer.concat([bare.subarray(0, 12), msg.subarray(12, query.questionEnd), bare.subarray(12)]);
   out.writeUInt16BE(1, 4);

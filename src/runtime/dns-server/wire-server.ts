@@ -84,7 +84,8 @@ export async function startWireServer(options: WireServerOptions): Promise<WireS
   tcp.on('error', () => undefined);
   await new Promise<void>((resolve, reject) => {
     tcp.once('error', reject);
-    tcp.listen(port, host, () => {
+    // Port 0 (tests): TCP takes the port the kernel gave UDP, as DNS needs both on one port.
+    tcp.listen(port === 0 ? udp.address().port : port, host, () => {
       tcp.off('error', reject);
       resolve();
     });

@@ -1,0 +1,249 @@
+// The wire protocol of the server, over real sockets on loopback, asked by the real dig and by
+// hand-made packets: EDNS0, truncation, TCP framing, error codes, letter case, compression.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createSocket } from 'node:dgram';
+import { connect } from 'node:net';
+import { Packet } from 'dns2';
+import { AnswerCache } from '../../src/runtime/dns-server/answer-cache.ts';
+import { Forwarder } from '../../src/runtime/dns-server/forwarder.ts';
+import { createQueryHandler } from '../../src/runtime/dns-server/query-handler.ts';
+import { RecordIndex } from '../../src/runtime/dns-server/record-index.ts';
+import { ServerMetrics } from '../../src/runtime/dns-server/server-metrics.ts';
+import { startWireServer, type WireServer } from '../../src/runtime/dns-server/wire-server.ts';
+import { ZoneTable } from '../../src/runtime/dns-server/zones.ts';
+import type { ForwardConfig } from '../../src/runtime/shared/config/server-config.ts';
+import { dig } from '../support/dig.ts';
+
+const MANY = 60;
+
+function content(zone: string): Record<string, string> {
+  const base = `/skydns/${zone.split('.').reverse().join('/')}`;
+  const out: Record<string, string> = {
+    [`${base}/www`]: '{"host":"10.0.0.1"}',
+    [`${base}/alias`]: `{"host":"www.${zone}"}`,
+  };
+  for (let i = 0; i < MANY; i++) out[`${base}/many/${i.toString(16).padStart(8, '0')}`] = `{"host":"10.1.${i >> 8}.${i & 255}"}`;
+  for (let i = 0; i < 20; i++) out[`${base}/srv/t${i}`] = `{"host":"10.2.0.${i}","port":80}`;
+  return out;
+}
+
+async function serve(zone: string, forward?: ForwardConfig, tcpIdleMs = 10_000): Promise<WireServer> {
+  const zones = new ZoneTable([{ name: zone }]);
+  const kvs = Object.entries(content(zone)).map(([key, value]) => ({ key, value, modRevision: 5 }));
+  const index = RecordIndex.fromSnapshot('/skydns', zones.names, kvs, 5);
+  const handler = createQueryHandler({
+    data: () => ({ index, zones, lookup: 'own' }),
+    cache: new AnswerCache(),
+    metrics: new ServerMetrics(),
+    forwarder: forward ? new Forwarder(forward) : undefined,
+  });
+  return startWireServer({ host: '127.0.0.1', port: 0, handler, tcpIdleMs });
+}
+
+const portOf = (s: WireServer) => s.udp.address().port;
+
+function query(name: string, type: number, tweak?: (p: Packet) => void): Buffer {
+  const p = new Packet();
+  p.header = new Packet.Header({ id: 0x1234, rd: 1 });
+  p.questions = [{ name, type, class: 1 } as Packet['questions'][number]];
+  tweak?.(p);
+  return p.toBuffer();
+}
+
+function udpExchange(port: number, msg: Buffer, waitMs = 1000): Promise<Buffer | undefined> {
+  const socket = createSocket('udp4');
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      socket.close();
+      resolve(undefined);
+    }, waitMs);
+    socket.on('message', (reply) => {
+      clearTimeout(timer);
+      socket.close();
+      resolve(reply);
+    });
+    socket.send(msg, port, '127.0.0.1');
+  });
+}
+
+describe('wire server', () => {
+  let server: WireServer;
+  let port: number;
+  before(async () => {
+    server = await serve('example.org');
+    port = portOf(server);
+  });
+  after(async () => server.close());
+
+  test('answers keep the letter case of the question, also from the cache', async () => {
+    for (const name of ['WwW.ExAmPlE.oRg', 'www.EXAMPLE.org']) {
+      const r = await dig({ port, name, type: 'A' });
+      assert.equal(r.status, 'NOERROR');
+      assert.deepEqual(
+        r.answer.map((a) => `${a.name} ${a.data}`),
+        [`${name}. 10.0.0.1`],
+      );
+      assert.ok(r.flags.includes('aa'));
+    }
+  });
+
+  test('EDNS0: the OPT record is echoed with our payload size', async () => {
+    const r = await dig({ port, name: 'www.example.org', type: 'A', extra: ['+edns=0', '+bufsize=1232'] });
+    assert.match(r.raw, /; EDNS: version: 0, flags:; udp: 1232/);
+  });
+
+  test('an EDNS version other than 0 gets BADVERS', async () => {
+    const r = await dig({ port, name: 'www.example.org', type: 'A', extra: ['+edns=1', '+noednsneg'] });
+    assert.equal(r.status, 'BADVERS');
+  });
+
+  test('a UDP answer that does not fit 512 bytes without EDNS sets TC; TCP and a larger EDNS size get it whole', async () => {
+    const small = await dig({ port, name: 'many.example.org', type: 'A', extra: ['+noedns', '+ignore'] });
+    assert.ok(small.flags.includes('tc'), small.raw);
+    assert.equal(small.answer.length, 0);
+    const big = await dig({ port, name: 'many.example.org', type: 'A', extra: ['+bufsize=4096'] });
+    assert.ok(!big.flags.includes('tc'));
+    assert.equal(big.answer.length, MANY);
+    const tcp = await dig({ port, name: 'many.example.org', type: 'A', tcp: true, extra: ['+noedns'] });
+    assert.equal(tcp.answer.length, MANY);
+  });
+
+  test('optional additional records are dropped before truncating the answer', async () => {
+    const r = await dig({ port, name: 'srv.example.org', type: 'SRV', extra: ['+noedns', '+ignore'] });
+    assert.ok(!r.flags.includes('tc'), r.raw);
+    assert.equal(r.answer.length, 20);
+    assert.equal(r.additional.length, 0);
+  });
+
+  test('names are compressed: the answer owner is a pointer to the question', async () => {
+    const reply = await udpExchange(port, query('www.example.org', 1));
+    assert.ok(reply);
+    const questionEnd = 12 + 'www.example.org'.length + 2 + 4;
+    assert.equal(reply.readUInt16BE(questionEnd), 0xc00c);
+  });
+
+  test('FORMERR for a malformed query, with the query ID', async () => {
+    const cut = query('www.example.org', 1).subarray(0, 20);
+    const two = query('www.example.org', 1);
+    two.writeUInt16BE(2, 4);
+    for (const msg of [cut, two]) {
+      const reply = await udpExchange(port, msg);
+      assert.ok(reply);
+      assert.equal(reply.readUInt16BE(0), 0x1234);
+      assert.equal(reply[3]! & 0x0f, 1);
+      assert.ok(reply[2]! & 0x80, 'QR set');
+    }
+  });
+
+  test('NOTIMP for opcodes other than QUERY', async () => {
+    const msg = query('www.example.org', 1, (p) => {
+      p.header.opcode = 2;
+    });
+    const reply = await udpExchange(port, msg);
+    assert.ok(reply);
+    assert.equal(reply[3]! & 0x0f, 4);
+    assert.equal((reply[2]! >> 3) & 0x0f, 2);
+  });
+
+  test('a response (QR set) or a runt packet gets no answer', async () => {
+    const response = query('www.example.org', 1);
+    response[2]! |= 0x80;
+    assert.equal(await udpExchange(port, response, 300), undefined);
+    assert.equal(await udpExchange(port, Buffer.from([1, 2, 3]), 300), undefined);
+  });
+
+  test('TCP: several queries on one connection are answered in order', async () => {
+    const names = ['www.example.org', 'alias.example.org', 'nope.example.org'];
+    const framed = names.map((n, i) => {
+      const q = query(n, 1);
+      q.writeUInt16BE(i + 1, 0);
+      const prefix = Buffer.alloc(2);
+      prefix.writeUInt16BE(q.length);
+      return Buffer.concat([prefix, q]);
+    });
+    const replies = await new Promise<Buffer[]>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      let data = Buffer.alloc(0);
+      const out: Buffer[] = [];
+      socket.on('error', reject);
+      socket.on('data', (chunk) => {
+        data = Buffer.concat([data, chunk]);
+        while (data.length >= 2 && data.length >= 2 + data.readUInt16BE(0)) {
+          out.push(data.subarray(2, 2 + data.readUInt16BE(0)));
+          data = data.subarray(2 + data.readUInt16BE(0));
+        }
+        if (out.length === names.length) {
+          socket.destroy();
+          resolve(out);
+        }
+      });
+      // All three in one write, the last one split across two writes.
+      const all = Buffer.concat(framed);
+      socket.write(all.subarray(0, all.length - 5));
+      setTimeout(() => socket.write(all.subarray(all.length - 5)), 50);
+    });
+    assert.deepEqual(
+      replies.map((r) => [r.readUInt16BE(0), r[3]! & 0x0f, r.readUInt16BE(6)]),
+      [
+        [1, 0, 1],
+        [2, 0, 2],
+        [3, 3, 0],
+      ],
+    );
+  });
+});
+
+test('TCP connections idle longer than the timeout are closed', async () => {
+  const server = await serve('example.org', undefined, 300);
+  try {
+    const closedAfter = await new Promise<number>((resolve) => {
+      const started = Date.now();
+      const socket = connect(portOf(server), '127.0.0.1');
+      socket.on('close', () => resolve(Date.now() - started));
+      socket.on('error', () => undefined);
+    });
+    assert.ok(closedAfter >= 250 && closedAfter < 5000, `closed after ${closedAfter} ms`);
+  } finally {
+    await server.close();
+  }
+});
+
+describe('forwarding (off by default, only for configured client CIDRs)', () => {
+  let upstream: WireServer;
+  before(async () => {
+    upstream = await serve('example.net');
+  });
+  after(async () => upstream.close());
+
+  test('without forwarding, other names are REFUSED', async () => {
+    const server = await serve('example.org');
+    try {
+      const r = await dig({ port: portOf(server), name: 'www.example.net', type: 'A' });
+      assert.equal(r.status, 'REFUSED');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a client inside the CIDRs gets the upstream answer', async () => {
+    const server = await serve('example.org', { upstreams: [`127.0.0.1:${portOf(upstream)}`], clientCidrs: ['127.0.0.0/8'] });
+    try {
+      const r = await dig({ port: portOf(server), name: 'www.example.net', type: 'A' });
+      assert.equal(r.status, 'NOERROR');
+      assert.deepEqual(r.answer.map((a) => a.data), ['10.0.0.1']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a client outside the CIDRs is REFUSED', async () => {
+    const server = await serve('example.org', { upstreams: [`127.0.0.1:${portOf(upstream)}`], clientCidrs: ['10.0.0.0/8'] });
+    try {
+      const r = await dig({ port: portOf(server), name: 'www.example.net', type: 'A' });
+      assert.equal(r.status, 'REFUSED');
+    } finally {
+      await server.close();
+    }
+  });
+});
