@@ -1,18 +1,20 @@
-// The cdk8s app behind `npm run synth [env ...]`: synthesizes each example environment (all by
-// default) into dist/<env>/, replacing only the files synth generated, and reports the time.
-import { join } from 'node:path';
+// The cdk8s app behind `npm run synth [-- [--out DIR] [env ...]]`: synthesizes each example
+// environment (all by default) into DIR/<env>/ (default dist/), replacing only the files synth
+// generated, and reports the time each took.
+import { join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { writeManifests } from './constructs/manifest-writer.ts';
 import { synthStack } from './constructs/synth-stack.ts';
 import { ConfigError } from './constructs/validate.ts';
 import { ENVIRONMENTS } from './environments/index.ts';
 
-const root = join(import.meta.dirname, '..');
-const names = process.argv.length > 2 ? process.argv.slice(2) : Object.keys(ENVIRONMENTS).sort();
+const { values, positionals } = parseArgs({ options: { out: { type: 'string' } }, allowPositionals: true });
+const out = values.out ? resolve(values.out) : join(import.meta.dirname, '..', 'dist');
+const known = Object.keys(ENVIRONMENTS).sort();
+const names = positionals.length > 0 ? positionals : known;
 const unknown = names.filter((n) => !(n in ENVIRONMENTS));
 if (unknown.length > 0) {
-  process.stderr.write(
-    `synth: unknown environment(s) ${unknown.join(', ')}; known: ${Object.keys(ENVIRONMENTS).sort().join(', ')}\n`,
-  );
+  process.stderr.write(`synth: unknown environment(s) ${unknown.join(', ')}; known: ${known.join(', ')}\n`);
   process.exit(2);
 }
 
@@ -20,10 +22,10 @@ const started = performance.now();
 for (const name of names) {
   const t0 = performance.now();
   try {
-    const result = writeManifests(join(root, 'dist', name), synthStack(ENVIRONMENTS[name]!));
+    const result = writeManifests(join(out, name), synthStack(ENVIRONMENTS[name]!));
     const ms = (performance.now() - t0).toFixed(0);
     process.stdout.write(
-      `dist/${name}/: ${result.written.length} written, ${result.unchanged.length} unchanged, ${result.removed.length} removed (${ms} ms)\n`,
+      `${relative(process.cwd(), join(out, name)) || '.'}/: ${result.written.length} written, ${result.unchanged.length} unchanged, ${result.removed.length} removed (${ms} ms)\n`,
     );
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
