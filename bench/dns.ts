@@ -137,7 +137,10 @@ async function main(): Promise<void> {
     // Warm-up (not measured): JIT, caches, CoreDNS's first etcd reads.
     for (const s of servers) await runDnsperf(dnsperf, { ...base, port: s.port, seconds: 2 });
 
-    const flood = new Map<ServerName, { qps: number[]; cpu: number; completed: number; sent: number; lost: number }>();
+    const flood = new Map<
+      ServerName,
+      { qps: number[]; cpu: number; completed: number; sent: number; lost: number; rcodes: Record<string, number> }
+    >();
     const fixed = new Map<ServerName, { p50: number[]; p99: number[]; lost: number }>();
     // Servers take turns within each run, so a noisy moment on the machine hits all of them.
     for (let run = 1; run <= config.runs; run++) {
@@ -146,12 +149,13 @@ async function main(): Promise<void> {
         const cpuBefore = processTreeCpuSeconds(s.pid);
         const r = await runDnsperf(dnsperf, { ...base, port: s.port });
         const cpu = processTreeCpuSeconds(s.pid) - cpuBefore;
-        const f = flood.get(s.name) ?? { qps: [], cpu: 0, completed: 0, sent: 0, lost: 0 };
+        const f = flood.get(s.name) ?? { qps: [], cpu: 0, completed: 0, sent: 0, lost: 0, rcodes: {} };
         f.qps.push(r.qps);
         f.cpu += cpu;
         f.completed += r.completed;
         f.sent += r.sent;
         f.lost += r.lost;
+        for (const [code, n] of Object.entries(r.rcodes)) f.rcodes[code] = (f.rcodes[code] ?? 0) + n;
         flood.set(s.name, f);
 
         log(`${mode} run ${run}/${config.runs}: ${s.name} at ${config.rate} QPS ${config.rateSeconds}s`);
@@ -180,6 +184,7 @@ async function main(): Promise<void> {
         cpuPerQueryUs: (f.cpu / f.completed) * 1e6,
         lost: f.lost,
         lostPercent: (f.lost / f.sent) * 100,
+        rcodes: f.rcodes,
         rate: config.rate,
         p50Ms: median(x.p50),
         p99Ms: median(x.p99),

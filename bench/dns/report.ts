@@ -17,6 +17,8 @@ export interface Measurement {
   /** Lost queries over all flood runs, and as a percentage of those sent. */
   lost: number;
   lostPercent: number;
+  /** Response codes of the flood runs; anything but NOERROR and NXDOMAIN is a wrong answer. */
+  rcodes: Record<string, number>;
   /** Fixed-rate runs: latency percentiles in milliseconds, lost queries. */
   rate: number;
   p50Ms: number;
@@ -122,5 +124,15 @@ export function renderReport(ms: readonly Measurement[]): string {
   const targetLines = targets(rs).map(
     (t) => `${t.met ? 'met    ' : 'NOT met'}  ${t.name} (${t.mode}): ${fixed(t.value, 2)}`,
   );
-  return [main, '', ratioTable, '', ...targetLines].join('\n');
+  return [main, '', ratioTable, '', ...targetLines, ...wrongAnswers(ms)].join('\n');
+}
+
+/** The query file holds only names that exist and names that do not: other rcodes are errors. */
+export function wrongAnswers(ms: readonly Measurement[]): string[] {
+  return ms.flatMap((m) => {
+    const wrong = Object.entries(m.rcodes).filter(([code]) => code !== 'NOERROR' && code !== 'NXDOMAIN');
+    return wrong.length === 0
+      ? []
+      : [`WRONG ANSWERS ${m.server} (${m.mode}): ${wrong.map(([code, n]) => `${code} ${n}`).join(', ')}`];
+  });
 }

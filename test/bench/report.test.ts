@@ -1,7 +1,7 @@
 // Ratios against the targets, and the printed table.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ratios, renderReport, targets, type Measurement } from '../../bench/dns/report.ts';
+import { ratios, renderReport, targets, wrongAnswers, type Measurement } from '../../bench/dns/report.ts';
 import { median, percentile } from '../../bench/dns/stats.ts';
 
 const m = (server: Measurement['server'], mode: Measurement['mode'], qps: number, p99Ms: number): Measurement => ({
@@ -12,6 +12,7 @@ const m = (server: Measurement['server'], mode: Measurement['mode'], qps: number
   cpuPerQueryUs: 1e6 / qps,
   lost: 0,
   lostPercent: 0,
+  rcodes: { NOERROR: 9, NXDOMAIN: 1 },
   rate: 10000,
   p50Ms: p99Ms / 4,
   p99Ms,
@@ -48,6 +49,13 @@ test('targets: QPS >= CoreDNS, >= 0.3x Knot, p99 <= CoreDNS, per mode', async (t
       ),
     );
   }
+});
+
+test('response codes other than NOERROR and NXDOMAIN are reported as wrong answers', () => {
+  const ok = m('etcdns', 'pinned', 1, 1);
+  const bad = { ...m('coredns', 'pinned', 1, 1), rcodes: { NOERROR: 90, NXDOMAIN: 8, SERVFAIL: 2 } };
+  assert.deepEqual(wrongAnswers([ok, bad]), ['WRONG ANSWERS coredns (pinned): SERVFAIL 2']);
+  assert.match(renderReport([ok, bad]), /WRONG ANSWERS coredns \(pinned\): SERVFAIL 2/);
 });
 
 test('a mode with a server missing gives no ratios rather than NaN', () => {
