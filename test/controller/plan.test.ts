@@ -26,6 +26,9 @@ const ours = (host: string, resource = web, extra: object = {}) =>
 const cur = (key: string, value: string, modRevision = '7'): CurrentEntry => ({ key, value, modRevision });
 
 const WEB = '/skydns/org/example/web';
+/** external-dns's TXT-registry value, with its literal quotes. */
+const TXT = (owner: string, resource: string) =>
+  `"heritage=external-dns,external-dns/owner=${owner},external-dns/resource=${resource}"`;
 const A1 = `${WEB}/${h('A 10.0.0.1')}`;
 const A2 = `${WEB}/${h('A 10.0.0.2')}`;
 
@@ -35,6 +38,7 @@ type Row = {
   current?: CurrentEntry[];
   policy?: Policy;
   prefix?: string;
+  adopt?: string;
   creates?: [string, object][];
   updates?: [string, object][];
   deletes?: string[];
@@ -180,6 +184,53 @@ const rows: Row[] = [
     desired: [rec('web.example.org.', 'A', '10.0.0.1')],
     current: [cur(`/views/public/org/example/web/${h('A 10.0.0.1')}`, ours('10.0.0.1'))],
   },
+  {
+    name: 'adoption (TXT registry): the record moves to our layout and the ownership entry goes, per name',
+    adopt: 'default',
+    desired: [rec('nginx.example.org.', 'A', '10.9.176.213', 'service/default/nginx-frontend')],
+    current: [
+      cur('/skydns/org/example/nginx/1a2b3c4d', JSON.stringify({ host: '10.9.176.213', targetstrip: 1 })),
+      cur(
+        '/skydns/org/example/a-nginx/5e6f7a8b',
+        JSON.stringify({ text: TXT('default', 'service/default/nginx-frontend'), targetstrip: 1 }),
+      ),
+    ],
+    creates: [
+      [
+        `/skydns/org/example/nginx/${h('A 10.9.176.213')}`,
+        { host: '10.9.176.213', targetstrip: 1, owner: ME, resource: 'service/default/nginx-frontend' },
+      ],
+    ],
+    deletes: ['/skydns/org/example/a-nginx/5e6f7a8b', '/skydns/org/example/nginx/1a2b3c4d'],
+  },
+  {
+    name: 'adoption (strictly owned) takes the owner field; another owner id is left alone',
+    adopt: 'default',
+    desired: [rec('web.example.org.', 'A', '10.0.0.1'), rec('api.example.org.', 'A', '10.0.0.1', api)],
+    current: [
+      cur('/skydns/org/example/web/deadbeef', JSON.stringify({ host: '10.0.0.1', targetstrip: 1, owner: 'default' })),
+      cur('/skydns/org/example/api/deadbeef', JSON.stringify({ host: '10.0.0.1', targetstrip: 1, owner: 'other' })),
+      cur('/skydns/org/example/a-old/cafecafe', JSON.stringify({ text: TXT('other', 'service/default/old') })),
+      cur('/skydns/org/example/old/cafecafe', JSON.stringify({ host: '10.0.0.7', targetstrip: 1 })),
+    ],
+    creates: [[A1, { host: '10.0.0.1', targetstrip: 1, owner: ME, resource: web }]],
+    deletes: ['/skydns/org/example/web/deadbeef'],
+    conflicts: ['api.example.org. service/default/api'],
+  },
+  {
+    name: 'adoption with upsert-only: replaced names lose the old entries, others keep them',
+    adopt: 'default',
+    policy: 'upsert-only',
+    desired: [rec('web.example.org.', 'CNAME', 'lb.example.net.')],
+    current: [
+      cur('/skydns/org/example/web/0badf00d', JSON.stringify({ host: 'lb.example.net', targetstrip: 1 })),
+      cur('/skydns/org/example/cname-web/0badf00d', JSON.stringify({ text: TXT('default', 'service/default/web') })),
+      cur('/skydns/org/example/gone/0badf00d', JSON.stringify({ host: '10.0.0.8', targetstrip: 1 })),
+      cur('/skydns/org/example/a-gone/0badf00d', JSON.stringify({ text: TXT('default', 'service/default/gone') })),
+    ],
+    creates: [[WEB, { host: 'lb.example.net', owner: ME, resource: web }]],
+    deletes: ['/skydns/org/example/cname-web/0badf00d', '/skydns/org/example/web/0badf00d'],
+  },
 ];
 
 function summarize(plan: Plan) {
@@ -199,6 +250,7 @@ for (const row of rows) {
       policy: row.policy ?? 'sync',
       desired: row.desired,
       current: row.current ?? [],
+      ...(row.adopt ? { adoptExternalDnsOwner: row.adopt } : {}),
     };
     const plan = planPrefix(input);
     assert.deepEqual(summarize(plan), {

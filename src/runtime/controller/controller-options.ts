@@ -159,6 +159,13 @@ export const OPTIONS: OptionSpec[] = [
     set: (c, v) => (c.resyncSeconds = v as number),
   },
   {
+    flag: 'adopt-external-dns-owner',
+    kind: 'string',
+    field: 'adoptExternalDnsOwner',
+    help: "take over external-dns's records of this owner id",
+    set: (c, v) => (c.adoptExternalDnsOwner = v as string),
+  },
+  {
     flag: 'debounce-ms',
     kind: 'int',
     field: 'debounceMs',

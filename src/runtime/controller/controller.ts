@@ -128,6 +128,7 @@ export class Controller {
       policy: config.policy ?? 'sync',
       desired: sources.records,
       current: current.entries,
+      ...(config.adoptExternalDnsOwner ? { adoptExternalDnsOwner: config.adoptExternalDnsOwner } : {}),
     });
     this.lastPlan = plan;
     metrics.undecodable.set(plan.undecodable.length);

@@ -2,6 +2,7 @@
 // (another owner, no owner, or a value we cannot decode — all of them untouchable).
 import { decodeEntry, encodeEntry, type SkyDnsEntry } from '../../shared/skydns-entry.ts';
 import { keyToName } from '../../shared/skydns-key.ts';
+import { externalDnsEntries, type Adopted } from './external-dns-adoption.ts';
 import { nameOfOwnedKey, typeOfEntry } from './layout.ts';
 
 export interface CurrentEntry {
@@ -14,6 +15,8 @@ export interface CurrentEntry {
 export interface OwnedEntry extends CurrentEntry {
   entry: SkyDnsEntry;
   name: string;
+  /** Taken over from external-dns (--adopt-external-dns-owner): to be replaced by our layout. */
+  adopted?: boolean;
   /** encodeEntry of the decoded value: equal to a desired encoding exactly when nothing changed. */
   canonical: string;
 }
@@ -32,33 +35,59 @@ export interface ClassifiedEntries {
   incumbent(name: string, type: string): string | undefined;
 }
 
-export function classifyEntries(current: readonly CurrentEntry[], ownerId: string, prefix: string): ClassifiedEntries {
+export function classifyEntries(
+  current: readonly CurrentEntry[],
+  ownerId: string,
+  prefix: string,
+  adoptExternalDnsOwner?: string,
+): ClassifiedEntries {
   const sorted = [...current].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const decodedAll = sorted.map((c, i) => ({
+    c,
+    decoded: decodeEntry(c.value),
+    isLeaf: !sorted[i + 1]?.key.startsWith(`${c.key}/`),
+  }));
+  const adoptable = adoptExternalDnsOwner
+    ? externalDnsEntries(
+        decodedAll.flatMap(({ c, decoded, isLeaf }) =>
+          decoded.ok ? [{ key: c.key, entry: decoded.entry, isLeaf }] : [],
+        ),
+        adoptExternalDnsOwner,
+        prefix,
+      )
+    : new Map<string, Adopted>();
   const owned = new Map<string, OwnedEntry>();
   const foreignKeys = new Set<string>();
   const foreignNames = new Set<string>();
   const ownedNames = new Set<string>();
   const incumbents = new Map<string, string>();
   const undecodable: { key: string; error: string }[] = [];
-  sorted.forEach((c, i) => {
-    const decoded = decodeEntry(c.value);
+  for (const { c, decoded, isLeaf } of decodedAll) {
+    const adopted = adoptable.get(c.key);
+    if (decoded.ok && adopted) {
+      owned.set(c.key, { ...c, entry: decoded.entry, name: adopted.name, canonical: '', adopted: true });
+      ownedNames.add(adopted.name);
+      const slot = `${adopted.name} ${typeOfEntry(decoded.entry)}`;
+      if (adopted.resource && decoded.entry.host !== undefined && !incumbents.has(slot))
+        incumbents.set(slot, adopted.resource);
+      continue;
+    }
     if (decoded.ok && decoded.entry.owner === ownerId) {
       const name = nameOfOwnedKey(c.key, decoded.entry, prefix);
       owned.set(c.key, { ...c, entry: decoded.entry, name, canonical: encodeEntry(decoded.entry) });
       ownedNames.add(name);
       const slot = `${name} ${typeOfEntry(decoded.entry)}`;
       if (decoded.entry.resource && !incumbents.has(slot)) incumbents.set(slot, decoded.entry.resource);
-      return;
+      continue;
     }
     if (!decoded.ok) undecodable.push({ key: c.key, error: decoded.error });
     foreignKeys.add(c.key);
     const name = keyToName(c.key, prefix);
     if (name) foreignNames.add(name);
-    const isLeaf = !sorted[i + 1]?.key.startsWith(`${c.key}/`);
     const parent = c.key.slice(0, c.key.lastIndexOf('/'));
     const parentName = isLeaf ? keyToName(parent, prefix) : undefined;
     if (parentName) foreignNames.add(parentName);
-  });
+  }
   return {
     owned,
     foreignKeys,

@@ -11,6 +11,8 @@ export interface PlanInput {
   prefix: string;
   ownerId: string;
   policy: Policy;
+  /** Take over what external-dns wrote for this owner id (see external-dns-adoption.ts). */
+  adoptExternalDnsOwner?: string;
   desired: readonly DesiredRecord[];
   current: readonly CurrentEntry[];
 }
@@ -40,7 +42,7 @@ export function isEmptyPlan(plan: Plan): boolean {
 }
 
 export function planPrefix(input: PlanInput): Plan {
-  const current = classifyEntries(input.current, input.ownerId, input.prefix);
+  const current = classifyEntries(input.current, input.ownerId, input.prefix, input.adoptExternalDnsOwner);
   const merged = mergeRecords(input.desired, current.incumbent);
   const conflicts = [...merged.conflicts];
   const plan: Plan = {
@@ -94,14 +96,17 @@ export function planPrefix(input: PlanInput): Plan {
       });
     }
   }
-  if (input.policy === 'sync') {
-    for (const [key, existing] of current.owned) {
-      if (!wanted.has(key))
-        plan.deletes.push({
-          name: existing.name,
-          key,
-          before: { value: existing.value, modRevision: existing.modRevision },
-        });
+  // Adopted entries of a name we now publish are replaced whatever the policy: the name moves to
+  // our layout in one transaction (a name's creates and deletes are applied together).
+  const published = new Set([...wanted.values()].map((w) => w.name));
+  for (const [key, existing] of current.owned) {
+    if (wanted.has(key)) continue;
+    if (input.policy === 'sync' || (existing.adopted && published.has(existing.name))) {
+      plan.deletes.push({
+        name: existing.name,
+        key,
+        before: { value: existing.value, modRevision: existing.modRevision },
+      });
     }
   }
   const byKey = (a: Change, b: Change) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);

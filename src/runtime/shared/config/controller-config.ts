@@ -44,6 +44,8 @@ export interface ControllerConfig {
   };
   /** kubeconfig file; default: the in-cluster ServiceAccount in a pod, else ~/.kube/config. */
   kubeconfig?: string;
+  /** Take over the records external-dns's CoreDNS provider wrote for this owner id (migration). */
+  adoptExternalDnsOwner?: string;
   /** Milliseconds to gather watch events into one sync; default 5. */
   debounceMs?: number;
   httpListen?: string;
