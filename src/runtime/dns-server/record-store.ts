@@ -143,6 +143,7 @@ export class RecordStore {
     }
     this.reportSkipped(next, kvs);
     this.index = next;
+    this.options.metrics.watchLag.set(0);
     this.loadedAt = new Date();
     this.lastError = undefined;
     this.options.logger.info('records loaded', { records: next.entryCount, revision: next.revision });

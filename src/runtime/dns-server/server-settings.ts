@@ -75,10 +75,13 @@ function isObject(v: unknown): v is Json {
 }
 
 /** Validates a merged config; `origin` tells where a top-level field came from. */
-export function validateServerConfig(raw: unknown, origin: (field: string) => string = () => 'config'): ServerConfig {
+export function validateServerConfig(
+  raw: unknown,
+  origin: (field: string) => string | undefined = () => undefined,
+): ServerConfig {
   const fail = (field: string, problem: string): never => {
-    const top = field.split(/[.[]/)[0]!;
-    throw new SettingsError(`${field} (from ${origin(top)}) ${problem}`);
+    const from = origin(field.split(/[.[]/)[0]!);
+    throw new SettingsError(`${field}${from ? ` (from ${from})` : ''} ${problem}`);
   };
   if (!isObject(raw)) return fail('config', 'must be a JSON object');
   const str = (v: unknown, field: string) => (typeof v === 'string' && v.length > 0 ? v : fail(field, 'must be a non-empty string'));
@@ -107,7 +110,9 @@ export function validateServerConfig(raw: unknown, origin: (field: string) => st
   const oneOf = <T extends string>(v: unknown, field: string, allowed: readonly T[]) =>
     allowed.includes(v as T) ? (v as T) : fail(field, `must be one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`);
 
-  if (!isObject(raw.etcd)) return fail('etcd', 'is required (--etcd URL or ETCD_URLS)');
+  if (!isObject(raw.etcd) || raw.etcd.endpoints === undefined) {
+    return fail('etcd.endpoints', 'is required (--etcd URL or ETCD_URLS)');
+  }
   const endpoints = strings(raw.etcd.endpoints, 'etcd.endpoints');
   endpoints.forEach((url, i) => {
     if (!/^https?:\/\/[^/]+/.test(url)) fail(`etcd.endpoints[${i}]`, `"${url}" is not an http:// or https:// URL`);
@@ -263,7 +268,7 @@ export function loadServerSettings(args: string[], env: NodeJS.ProcessEnv): Serv
     raw = { ...raw, forward };
   }
 
-  const config = validateServerConfig(raw, (field) => origins.get(field) ?? 'config');
+  const config = validateServerConfig(raw, (field) => origins.get(field));
   if (config.etcd.auth && !config.etcd.auth.passwordFile && etcdPassword === undefined) {
     throw new SettingsError('etcd.auth needs a password: --etcd-password-file, ETCD_PASSWORD_FILE or ETCD_PASSWORD');
   }
