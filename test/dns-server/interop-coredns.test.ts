@@ -229,6 +229,24 @@ for (const d of DEVIATIONS) {
   });
 }
 
+test('deviation 6, `--lookup subtree`: the union of the subtree, exactly as CoreDNS answers it', async () => {
+  const subtree = await startEtcdnsServer({
+    etcdEndpoints: etcd.endpoints,
+    zones: ZONES,
+    prefix: PREFIX,
+    args: ['--lookup', 'subtree'],
+  });
+  const failures: string[] = [];
+  for (const q of DEVIATIONS.find((d) => d.id === 6)!.questions) {
+    const key = `${q.name} ${q.type}`;
+    const got = comparable(await dig({ port: subtree.port, name: q.name, type: q.type }));
+    const diff = answerDifferences(got, answers.coredns.get(key)!, ['etcdns --lookup subtree', 'CoreDNS']);
+    if (diff.length > 0) failures.push(`${key}:\n    ${diff.join('\n    ')}`);
+  }
+  await subtree.stop();
+  assert.deepEqual(failures, [], failures.join('\n'));
+});
+
 test('deviation 5: the SOA serial changes only when the zone data changes (CoreDNS: the clock)', async () => {
   const serial = async (port: number, zone: string) => {
     const r = await dig({ port, name: zone, type: 'SOA' });
