@@ -223,6 +223,17 @@ async function main(): Promise<void> {
   log(`wrote ${opt.out} (${Math.round((Date.now() - started) / 1000)} s)`);
 }
 
+// Ctrl-C or a kill stops the servers by PID too (dnsperf ends by itself: every run has -l).
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping the servers`);
+    void stopAll().finally(() => {
+      cleanupTempDirs();
+      process.exit(130);
+    });
+  });
+}
+
 try {
   await main();
 } catch (e) {
