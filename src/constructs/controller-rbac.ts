@@ -32,14 +32,21 @@ export function leaderElectionRules(leaseName: string): k8s.PolicyRule[] {
 }
 
 export interface ControllerRbacProps {
+  /** Name, namespace and GitOps switches of the stack. */
   stack: StackContext;
+  /** Name of the roles and bindings. */
   name: string;
+  /** app.kubernetes.io/component and version of the objects. */
   component: string;
+  /** app.kubernetes.io/version: the image tag. */
   version: string;
+  /** The ServiceAccount the bindings grant to (in the stack's namespace). */
   serviceAccountName: string;
+  /** Enabled sources: what the controller reads. */
   sources: SourceKind[];
-  /** Lease name when leader election is on. */
+  /** The Lease the Role allows, when leader election is on; default: no Role. */
   leaseName?: string;
+  /** Extra labels; default none. */
   labels?: Record<string, string>;
 }
 

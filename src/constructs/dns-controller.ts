@@ -59,16 +59,23 @@ export interface ControllerProps extends WorkloadProps {
 }
 
 export interface DnsControllerProps extends ControllerProps {
+  /** Name, namespace and GitOps switches of the stack. */
   stack: StackContext;
+  /** Where etcd is: EtcdCluster.clientAccess. */
   etcd: EtcdClientAccess;
   /** etcd prefix the controller writes. */
   prefix: string;
   /** Zone names: only names inside them are published. */
   domains: string[];
+  /** Defaults: see SourcesProps. */
   sources?: SourcesProps;
+  /** Defaults: see OwnershipProps. */
   ownership?: OwnershipProps;
+  /** Port of /healthz, /readyz and /metrics. */
   httpPort: number;
+  /** Add Prometheus scrape annotations to the pods. */
   prometheusAnnotations: boolean;
+  /** Emit a metrics Service for a ServiceMonitor. */
   metricsService: boolean;
 }
 

@@ -34,6 +34,7 @@ export interface ServerProps extends WorkloadProps {
   autoscaling?: {
     /** Default: replicas. */
     minReplicas?: number;
+    /** Required with autoscaling. */
     maxReplicas: number;
     /** Target average CPU utilization in percent of requests; default 70. */
     targetCpuUtilization?: number;
@@ -55,12 +56,15 @@ export interface ServerProps extends WorkloadProps {
 }
 
 export interface DnsServerProps extends ServerProps {
+  /** Name, namespace and GitOps switches of the stack. */
   stack: StackContext;
   /** The view this server answers; part of every object name. */
   view: string;
   /** etcd prefix of the view. */
   prefix: string;
+  /** Zones the view answers. */
   zones: ZoneConfig[];
+  /** Where etcd is: EtcdCluster.clientAccess. */
   etcd: EtcdClientAccess;
   /** Port of /healthz, /readyz and /metrics. */
   httpPort: number;

@@ -32,11 +32,17 @@ export interface DnsServiceProps {
 }
 
 export interface DnsServiceConstructProps extends DnsServiceProps {
+  /** Name, namespace and GitOps switches of the stack. */
   stack: StackContext;
+  /** Service name; "split" appends -udp and -tcp. */
   name: string;
+  /** app.kubernetes.io/component and version of the Services. */
   component: string;
+  /** app.kubernetes.io/version: the image tag. */
   version: string;
+  /** The DNS server pods' fixed selector. */
   selector: Record<string, string>;
+  /** Extra labels; default none. */
   labels?: Record<string, string>;
 }
 

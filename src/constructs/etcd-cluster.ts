@@ -57,12 +57,14 @@ export interface EtcdProps extends WorkloadProps {
    * after bootstrap needs `etcdctl member add/remove` as well: the StatefulSet only adds pods.
    */
   replicas?: number;
+  /** Per-member volume; defaults below. */
   storage?: {
     /** Volume size per member; default "8Gi". */
     size?: string;
     /** Storage class; default: the cluster's default class. */
     storageClassName?: string;
   };
+  /** History compaction; defaults below. */
   compaction?: {
     /** etcd --auto-compaction-mode; default "periodic". */
     mode?: 'periodic' | 'revision';
@@ -82,6 +84,7 @@ export interface EtcdProps extends WorkloadProps {
 }
 
 export interface EtcdClusterProps extends EtcdProps {
+  /** Name, namespace and GitOps switches of the stack. */
   stack: StackContext;
   /** Emit a metrics Service for a ServiceMonitor; default false. */
   metricsService?: boolean;

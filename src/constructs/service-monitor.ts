@@ -22,15 +22,23 @@ export const METRICS_PORT_NAME = 'metrics';
 export const SKIP_DRY_RUN = { 'argocd.argoproj.io/sync-options': 'SkipDryRunOnMissingResource=true' };
 
 export interface MetricsServiceProps {
+  /** Name, namespace and GitOps switches of the stack. */
   stack: StackContext;
+  /** Service name, conventionally `<workload>-metrics`. */
   name: string;
+  /** app.kubernetes.io/component and version of the Service. */
   component: string;
+  /** app.kubernetes.io/version: the image tag. */
   version: string;
+  /** Argo CD sync wave of the component. */
   wave: number;
+  /** The component's fixed pod selector. */
   selector: Record<string, string>;
+  /** Service port of /metrics. */
   port: number;
   /** Name of the container port serving /metrics. */
   targetPort: string;
+  /** Extra labels; default none. */
   labels?: Record<string, string>;
 }
 

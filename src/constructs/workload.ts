@@ -5,9 +5,22 @@
 import { k8s } from 'cdk8s-plus-27';
 import type { ImageRef } from './image.ts';
 
+/** Kubernetes quantities, e.g. cpu "100m", memory "128Mi"; a field left out keeps the component's default. */
 export interface ResourceProps {
-  requests?: { cpu?: string; memory?: string };
-  limits?: { cpu?: string; memory?: string };
+  /** Default: the component's requests. */
+  requests?: {
+    /** Default: the component's. */
+    cpu?: string;
+    /** Default: the component's. */
+    memory?: string;
+  };
+  /** Default: the component's limits (memory only). */
+  limits?: {
+    /** Default: none (no CPU throttling). */
+    cpu?: string;
+    /** Default: the component's. */
+    memory?: string;
+  };
 }
 
 export interface WorkloadProps {
@@ -24,8 +37,15 @@ export interface WorkloadProps {
   tolerations?: k8s.Toleration[];
   /** Default: none (the cluster's default priority). */
   priorityClassName?: string;
-  /** Numeric user, group and volume group of the pod; default: the component's (see its construct). */
-  securityContext?: { runAsUser?: number; runAsGroup?: number; fsGroup?: number };
+  /** Numeric identity of the pod (defaults below); the rest is fixed to "restricted". */
+  securityContext?: {
+    /** Non-root user id; default: the component's (1000 for etcdns, 65532 for etcd). */
+    runAsUser?: number;
+    /** Default: the component's (1000 for etcdns, 65532 for etcd). */
+    runAsGroup?: number;
+    /** Group owning mounted volumes; default: 65532 for etcd (its data volume), none otherwise. */
+    fsGroup?: number;
+  };
   /** Extra labels on every object of the component; never part of a selector. Default: none. */
   labels?: Record<string, string>;
   /** Extra annotations on the component's pods. Default: none. */
