@@ -46,6 +46,8 @@ async function run(args: string[]): Promise<number> {
   const signal = await untilSignal();
   logger.info('stopping', { signal });
   await server.stop();
+  // A worker's IPC channel to its primary would keep it alive after everything else closed.
+  if (cluster.isWorker) cluster.worker?.disconnect();
   return 0;
 }
 

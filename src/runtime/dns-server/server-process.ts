@@ -94,20 +94,25 @@ export async function startDnsServer(
   });
 
   const { host, port } = parseHostPort(config.listen ?? DEFAULT_LISTEN);
-  const wire = await startWireServer({
-    host,
-    port,
-    handler,
-    tcpIdleMs: (config.tcpIdleSeconds ?? 10) * 1000,
-  });
-  store.start();
-  const http = options.worker
-    ? undefined
-    : await startHttpServer({
+  // Sockets first, so a taken port fails start-up before anything else runs; on any failure
+  // close what was opened, so the process can exit.
+  let wire: WireServer | undefined;
+  let http: Server | undefined;
+  try {
+    wire = await startWireServer({ host, port, handler, tcpIdleMs: (config.tcpIdleSeconds ?? 10) * 1000 });
+    if (!options.worker) {
+      http = await startHttpServer({
         listen: config.httpListen ?? DEFAULT_HTTP_LISTEN,
         metrics: metrics.registry,
         readiness: () => store.readiness(),
       });
+    }
+  } catch (e) {
+    await wire?.close();
+    client.close();
+    throw e;
+  }
+  store.start();
   logger.info('dns server listening', {
     listen: `${host}:${port}`,
     http: options.worker ? 'primary' : (config.httpListen ?? DEFAULT_HTTP_LISTEN),
@@ -131,14 +136,15 @@ export async function startDnsServer(
     statusTimer = setInterval(report, STATUS_INTERVAL_MS);
   }
 
+  const opened = wire;
   return {
-    wire,
+    wire: opened,
     http,
     store,
     metrics,
     stop: async () => {
       clearInterval(statusTimer);
-      await wire.close();
+      await opened.close();
       await store.stop();
       client.close();
       if (http) await new Promise<void>((resolve) => http.close(() => resolve()));

@@ -79,7 +79,12 @@ export async function startWireServer(options: WireServerOptions): Promise<WireS
     // Not permitted: keep the kernel's default; /metrics and the start-up log show the size.
   }
 
-  const tcp = createServer((socket) => serveTcpConnection(socket, handler, options.tcpIdleMs ?? 10_000));
+  const connections = new Set<TcpSocket>();
+  const tcp = createServer((socket) => {
+    connections.add(socket);
+    socket.on('close', () => connections.delete(socket));
+    serveTcpConnection(socket, handler, options.tcpIdleMs ?? 10_000);
+  });
   tcp.maxConnections = options.maxTcpConnections ?? 1024;
   tcp.on('error', () => undefined);
   await new Promise<void>((resolve, reject) => {
@@ -97,7 +102,9 @@ export async function startWireServer(options: WireServerOptions): Promise<WireS
     udpReceiveBuffer: udp.getRecvBufferSize(),
     close: async () => {
       await new Promise<void>((resolve) => udp.close(() => resolve()));
-      await new Promise<void>((resolve) => tcp.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => tcp.close(() => resolve()));
+      for (const socket of connections) socket.destroy();
+      await closed;
     },
   };
 }

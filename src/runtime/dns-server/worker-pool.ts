@@ -11,6 +11,8 @@ import type { ServerSettings } from './server-settings.ts';
 
 /** A worker that has not reported for this long counts as not ready. */
 const STATUS_TIMEOUT_MS = 5000;
+/** A worker that keeps failing (say, its port is taken) is restarted at this pace, not in a loop. */
+const RESTART_DELAY_MS = 1000;
 
 interface Seen {
   status: WorkerStatus | undefined;
@@ -42,9 +44,9 @@ export async function runWorkerPool(settings: ServerSettings, logger: Logger): P
     });
     worker.on('exit', (code, signal) => {
       if (stopping) return;
-      logger.error('worker exited, restarting it', { slot, code, signal });
+      logger.error('worker exited, restarting it', { slot, code, signal, inMs: RESTART_DELAY_MS });
       seen.set(slot, { status: undefined, at: 0 });
-      fork(slot);
+      setTimeout(() => !stopping && fork(slot), RESTART_DELAY_MS);
     });
   };
   for (let slot = 0; slot < count; slot++) fork(slot);
