@@ -5,6 +5,7 @@
 import { Construct } from 'constructs';
 import { ApiObject } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
+import { EtcdCertificates, type CertManagerProps } from './etcd-certificates.ts';
 import type { EtcdClientAccess, SecretKeyRef } from './etcd-client-access.ts';
 import { DEFAULT_IMAGES, imageReference } from './image.ts';
 import { COMPONENT, selectorLabels } from './labels.ts';
@@ -39,6 +40,11 @@ export interface EtcdTlsProps {
   certKey?: string;
   /** Key of the private key; default "tls.key". */
   keyKey?: string;
+  /**
+   * Have cert-manager issue the Secrets above (opt-in: needs cert-manager); default: off, the
+   * Secrets exist already. With it, the key names are cert-manager's (the defaults).
+   */
+  certManager?: CertManagerProps;
 }
 
 export interface EtcdAuthProps {
@@ -302,6 +308,22 @@ export class EtcdCluster extends Construct {
       spec: specJson,
     });
 
+    if (props.tls?.certManager) {
+      new EtcdCertificates(this, 'certificates', {
+        stack,
+        version: image.tag,
+        clientService: name,
+        peerService,
+        secrets: {
+          server: props.tls.serverSecret,
+          peer: props.tls.peerSecret ?? props.tls.serverSecret,
+          client: props.tls.clientSecret,
+        },
+        clientCommonName: props.auth?.username ?? ETCD_DEFAULTS.username,
+        issuer: props.tls.certManager,
+        labels: props.labels,
+      });
+    }
     if (replicas > 1 && props.podDisruptionBudget !== false) {
       new k8s.KubePodDisruptionBudget(this, 'pdb', {
         metadata: meta(name),

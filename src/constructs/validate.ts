@@ -220,6 +220,26 @@ export function etcdProblems(p: EtcdProps, path: string): string[] {
         problems.push(
           `${path}.tls.${field}: must be a Secret key of letters, digits, "-", "_" and "." (got ${show(key)})`,
         );
+      if (key !== undefined && p.tls.certManager)
+        problems.push(
+          `${path}.tls.${field}: must be left out with certManager (cert-manager writes ca.crt, tls.crt, tls.key)`,
+        );
+    }
+    const cm = p.tls.certManager;
+    if (cm) {
+      if (cm.issuerName === undefined)
+        problems.push(`${path}.tls.certManager.issuerName: required (a cert-manager issuer)`);
+      problems.push(
+        ...k8sName(cm.issuerName, `${path}.tls.certManager.issuerName`, 'subdomain', 253),
+        ...oneOf(cm.issuerKind, `${path}.tls.certManager.issuerKind`, ['Issuer', 'ClusterIssuer']),
+      );
+      for (const field of ['duration', 'renewBefore'] as const) {
+        const value = cm[field];
+        if (value !== undefined && (value === '' || !/^(?:\d+h)?(?:\d+m)?(?:\d+s)?$/.test(value)))
+          problems.push(
+            `${path}.tls.certManager.${field}: must be a duration such as "2160h" or "720h30m" (got ${show(value)})`,
+          );
+      }
     }
   }
   if (p.auth) {

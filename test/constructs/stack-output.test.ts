@@ -27,9 +27,10 @@ const selector = (component: string) => ({
 });
 const sorted = (names: string[]) => [...names].sort((a, b) => a.localeCompare(b));
 
-const envs = Object.entries(ENVIRONMENTS).map(([name, props]) => [name, objects(props)] as const);
+const envs = Object.entries(ENVIRONMENTS).map(([name, props]) => [name, props, objects(props)] as const);
 const dev = objects(ENVIRONMENTS.dev!);
 const prod = objects(ENVIRONMENTS.prod!);
+const staging = objects(ENVIRONMENTS.staging!);
 
 test('explicit names: the objects of each environment', () => {
   const common = [
@@ -62,9 +63,25 @@ test('explicit names: the objects of each environment', () => {
       'ServiceMonitor/etcdns',
     ].sort(),
   );
+  assert.deepEqual(
+    ids(staging),
+    [
+      ...common.filter((n) => n !== 'Namespace/etcdns' && n !== 'Service/etcdns-server-internal'),
+      'Certificate/etcd-client-tls',
+      'Certificate/etcd-server-tls',
+      'PodDisruptionBudget/etcdns-etcd',
+      'Service/etcdns-server-internal-tcp',
+      'Service/etcdns-server-internal-udp',
+    ].sort(),
+  );
 });
 
-for (const [env, list] of envs) {
+for (const [env, props, list] of envs) {
+  const namespace = props.namespace?.name ?? 'etcdns';
+  const members = props.etcd?.replicas ?? 3;
+  const scheme = props.etcd?.tls ? 'https' : 'http';
+  const elected = (props.controller?.replicas ?? 1) > 1;
+
   test(`${env}: no cdk8s path labels, name hashes or app.kubernetes.io/instance anywhere`, () => {
     const text = JSON.stringify(list);
     assert.doesNotMatch(text, /cdk8s\.io\/metadata\.addr|app\.kubernetes\.io\/instance/);
@@ -103,7 +120,7 @@ for (const [env, list] of envs) {
   test(`${env}: metadata.namespace on exactly the namespaced objects`, () => {
     for (const o of list) {
       if (CLUSTER_SCOPED.has(o.kind)) assert.equal(o.metadata.namespace, undefined, `${o.kind}/${o.metadata.name}`);
-      else assert.equal(o.metadata.namespace, 'etcdns', `${o.kind}/${o.metadata.name}`);
+      else assert.equal(o.metadata.namespace, namespace, `${o.kind}/${o.metadata.name}`);
     }
   });
 
@@ -113,13 +130,18 @@ for (const [env, list] of envs) {
       server.ports.filter((p: Json) => p.containerPort === 5353).map((p: Json) => `${p.name}/${p.protocol}`),
       ['dns-tcp/TCP', 'dns-udp/UDP'],
     );
-    const service = find(list, 'Service', 'etcdns-server-internal');
-    assert.equal(service.spec.type, 'LoadBalancer');
+    const split = props.server?.service?.protocols === 'split';
+    const services = split
+      ? [find(list, 'Service', 'etcdns-server-internal-tcp'), find(list, 'Service', 'etcdns-server-internal-udp')]
+      : [find(list, 'Service', 'etcdns-server-internal')];
     assert.deepEqual(
-      service.spec.ports.map((p: Json) => `${p.port}/${p.protocol}->${p.targetPort}`),
+      services.flatMap((service) => service.spec.ports.map((p: Json) => `${p.port}/${p.protocol}->${p.targetPort}`)),
       ['53/TCP->dns-tcp', '53/UDP->dns-udp'],
     );
-    assert.equal(service.spec.externalTrafficPolicy, env === 'prod' ? 'Local' : 'Cluster');
+    for (const service of services) {
+      assert.equal(service.spec.type, 'LoadBalancer');
+      assert.equal(service.spec.externalTrafficPolicy, props.server?.service?.externalTrafficPolicy ?? 'Cluster');
+    }
   });
 
   test(`${env}: probes, explicit resources and a restricted security context on every container`, () => {
@@ -183,7 +205,7 @@ for (const [env, list] of envs) {
   });
 
   test(`${env}: the etcd cluster: Parallel, headless peers, initial cluster, claims, quorum`, () => {
-    const replicas = env === 'prod' ? 3 : 1;
+    const replicas = members;
     const sts = find(list, 'StatefulSet', 'etcdns-etcd');
     assert.equal(sts.spec.replicas, replicas);
     assert.equal(sts.spec.podManagementPolicy, 'Parallel');
@@ -197,12 +219,11 @@ for (const [env, list] of envs) {
       .find((a) => a.startsWith('--initial-cluster='))!
       .slice('--initial-cluster='.length)
       .split(',');
-    const scheme = env === 'prod' ? 'https' : 'http';
     assert.deepEqual(
       initial,
       Array.from(
         { length: replicas },
-        (_, i) => `etcdns-etcd-${i}=${scheme}://etcdns-etcd-${i}.etcdns-etcd-peer.etcdns.svc:2380`,
+        (_, i) => `etcdns-etcd-${i}=${scheme}://etcdns-etcd-${i}.etcdns-etcd-peer.${namespace}.svc:2380`,
       ),
     );
     for (const flag of [
@@ -235,11 +256,10 @@ for (const [env, list] of envs) {
       { apiGroups: ['networking.k8s.io'], resources: ['ingresses'], verbs: ['get', 'list', 'watch'] },
     ]);
     const binding = find(list, 'ClusterRoleBinding', 'etcdns-controller');
-    assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: 'etcdns-controller', namespace: 'etcdns' }]);
+    assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: 'etcdns-controller', namespace }]);
     const config = JSON.parse(find(list, 'ConfigMap', 'etcdns-controller').data['config.json']);
-    const elected = env === 'prod';
-    assert.equal(deployment.spec.replicas, elected ? 2 : 1);
-    assert.deepEqual(config.leaderElection, { enabled: elected, leaseName: 'etcdns-controller', namespace: 'etcdns' });
+    assert.equal(deployment.spec.replicas, props.controller?.replicas ?? 1);
+    assert.deepEqual(config.leaderElection, { enabled: elected, leaseName: 'etcdns-controller', namespace });
     assert.equal(deployment.spec.strategy.type, elected ? 'RollingUpdate' : 'Recreate');
     const role = list.find((o) => o.kind === 'Role');
     if (elected)
@@ -251,15 +271,15 @@ for (const [env, list] of envs) {
   });
 
   test(`${env}: the runtime configs point at the etcd cluster's members`, () => {
-    const replicas = env === 'prod' ? 3 : 1;
     for (const name of ['etcdns-server-internal', 'etcdns-controller']) {
       const config = JSON.parse(find(list, 'ConfigMap', name).data['config.json']);
-      assert.equal(config.etcd.endpoints.length, replicas);
+      assert.equal(config.etcd.endpoints.length, members);
       assert.equal(config.prefix, '/skydns');
     }
     const server = JSON.parse(find(list, 'ConfigMap', 'etcdns-server-internal').data['config.json']);
-    assert.equal(server.listen, '0.0.0.0:5353');
-    assert.equal(server.httpListen, '0.0.0.0:8080');
+    const any = props.server?.service?.ipFamilies?.includes('IPv6') ? '[::]' : '0.0.0.0';
+    assert.equal(server.listen, `${any}:5353`, 'a dual-stack Service needs a dual-stack socket');
+    assert.equal(server.httpListen, `${any}:8080`);
   });
 }
 
@@ -354,4 +374,36 @@ test('variant: only the Service source needs no Ingress permission', () => {
   const resources = (find(list, 'ClusterRole', 'etcdns-controller').rules as Json[]).flatMap((r) => r.resources);
   assert.ok(!resources.includes('ingresses'));
   assert.ok(resources.includes('services'));
+});
+
+test('staging: cert-manager issues the TLS Secrets etcd and its clients mount', () => {
+  const server = find(staging, 'Certificate', 'etcd-server-tls');
+  const client = find(staging, 'Certificate', 'etcd-client-tls');
+  assert.equal(server.metadata.annotations['argocd.argoproj.io/sync-options'], 'SkipDryRunOnMissingResource=true');
+  assert.deepEqual(server.spec.issuerRef, { group: 'cert-manager.io', kind: 'ClusterIssuer', name: 'internal-ca' });
+  // Every name a client or a peer dials is in the server certificate.
+  const config = JSON.parse(find(staging, 'ConfigMap', 'etcdns-server-internal').data['config.json']);
+  const args = find(staging, 'StatefulSet', 'etcdns-etcd').spec.template.spec.containers[0].args as string[];
+  const peerHosts = args
+    .find((a) => a.startsWith('--initial-cluster='))!
+    .split(',')
+    .map((m) => new URL(m.split('=').pop()!).hostname);
+  const covered = (host: string) =>
+    (server.spec.dnsNames as string[]).some(
+      (n) =>
+        n === host || (n.startsWith('*.') && host.endsWith(n.slice(1)) && !host.slice(0, -n.length + 1).includes('.')),
+    );
+  for (const url of config.etcd.endpoints as string[]) assert.ok(covered(new URL(url).hostname), url);
+  for (const host of peerHosts) assert.ok(covered(host), host);
+  assert.ok(server.spec.usages.includes('server auth') && server.spec.usages.includes('client auth'));
+  assert.deepEqual(client.spec.usages, ['client auth', 'digital signature']);
+  assert.equal(client.spec.commonName, 'etcdns');
+  const volumes = find(staging, 'Deployment', 'etcdns-server-internal').spec.template.spec.volumes as Json[];
+  assert.equal(volumes.find((v) => v.name === 'etcd-tls')!.secret.secretName, client.spec.secretName);
+  const etcdVolumes = find(staging, 'StatefulSet', 'etcdns-etcd').spec.template.spec.volumes as Json[];
+  assert.deepEqual(
+    etcdVolumes.map((v) => v.secret.secretName),
+    ['etcd-server-tls', 'etcd-server-tls'],
+    'one server certificate serves clients and peers',
+  );
 });

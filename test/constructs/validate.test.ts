@@ -260,6 +260,35 @@ const cases: [string, DnsStackProps, string, string][] = [
     'observability.serviceMonitor.interval',
     '"30s"',
   ],
+  [
+    'cert-manager issuer kind',
+    {
+      ...valid,
+      etcd: {
+        tls: { serverSecret: 's', clientSecret: 'c', certManager: { issuerName: 'ca', issuerKind: 'CA' as 'Issuer' } },
+      },
+    },
+    'etcd.tls.certManager.issuerKind',
+    '"Issuer", "ClusterIssuer"',
+  ],
+  [
+    'cert-manager with custom key names',
+    {
+      ...valid,
+      etcd: { tls: { serverSecret: 's', clientSecret: 'c', caKey: 'root.pem', certManager: { issuerName: 'ca' } } },
+    },
+    'etcd.tls.caKey',
+    'cert-manager writes ca.crt',
+  ],
+  [
+    'cert-manager duration',
+    {
+      ...valid,
+      etcd: { tls: { serverSecret: 's', clientSecret: 'c', certManager: { issuerName: 'ca', duration: '90 days' } } },
+    },
+    'etcd.tls.certManager.duration',
+    '"2160h"',
+  ],
 ];
 
 for (const [what, props, field, allowed] of cases) {

@@ -1,0 +1,101 @@
+// Opt-in: cert-manager issues etcd's TLS Secrets. One Certificate per Secret, with the names etcd
+// is reached by and the usages it checks (etcd also dials itself with its server certificate,
+// hence client auth on it). Needs cert-manager's CRDs, so each carries SkipDryRunOnMissingResource.
+// etcd reloads renewed certificates per connection; etcdns pods read theirs at start.
+import { ApiObject } from 'cdk8s';
+import { Construct } from 'constructs';
+import { COMPONENT } from './labels.ts';
+import { SKIP_DRY_RUN } from './service-monitor.ts';
+import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
+
+export interface CertManagerProps {
+  /** Name of the cert-manager issuer that signs all three certificates (one CA). */
+  issuerName: string;
+  /** Default "ClusterIssuer". */
+  issuerKind?: 'Issuer' | 'ClusterIssuer';
+  /** Certificate lifetime; default "2160h" (90 days). */
+  duration?: string;
+  /** Renew this long before expiry; default "360h" (15 days). */
+  renewBefore?: string;
+}
+
+export interface EtcdCertificatesProps {
+  /** Name, namespace and GitOps switches of the stack. */
+  stack: StackContext;
+  /** app.kubernetes.io/version: the etcd image tag. */
+  version: string;
+  /** The client Service of the cluster. */
+  clientService: string;
+  /** The headless peer Service: members are `<pod>.<peerService>.<ns>.svc`. */
+  peerService: string;
+  /** Secrets to issue. */
+  secrets: {
+    /** What etcd serves to clients. */
+    server: string;
+    /** What members present to each other; the server Secret again means one certificate for both. */
+    peer: string;
+    /** What the DNS server and the controller present. */
+    client: string;
+  };
+  /** Common name of the client certificate: the etcd user when etcd maps certificates to users. */
+  clientCommonName: string;
+  /** Who signs. */
+  issuer: CertManagerProps;
+  /** Extra labels; default none. */
+  labels?: Record<string, string>;
+}
+
+export class EtcdCertificates extends Construct {
+  constructor(scope: Construct, id: string, props: EtcdCertificatesProps) {
+    super(scope, id);
+    const { stack, secrets } = props;
+    const ns = stack.namespace;
+    const clientNames = [props.clientService, `${props.clientService}.${ns}`, `${props.clientService}.${ns}.svc`];
+    const memberNames = [`*.${props.peerService}.${ns}.svc`];
+    const certificate = (secretName: string, spec: Record<string, unknown>) =>
+      new ApiObject(this, secretName, {
+        apiVersion: 'cert-manager.io/v1',
+        kind: 'Certificate',
+        metadata: objectMeta(stack, {
+          name: secretName,
+          component: COMPONENT.etcd,
+          version: props.version,
+          namespaced: true,
+          // Before etcd: its pods cannot start without the Secrets.
+          wave: SYNC_WAVE.namespace,
+          labels: props.labels,
+          annotations: SKIP_DRY_RUN,
+        }),
+        spec: {
+          secretName,
+          issuerRef: {
+            group: 'cert-manager.io',
+            kind: props.issuer.issuerKind ?? 'ClusterIssuer',
+            name: props.issuer.issuerName,
+          },
+          duration: props.issuer.duration ?? '2160h',
+          renewBefore: props.issuer.renewBefore ?? '360h',
+          privateKey: { algorithm: 'ECDSA', size: 256, rotationPolicy: 'Always' },
+          ...spec,
+        },
+      });
+
+    const serverCoversPeers = secrets.peer === secrets.server;
+    certificate(secrets.server, {
+      commonName: `${props.clientService}.${ns}.svc`,
+      dnsNames: [...clientNames, ...memberNames, 'localhost'],
+      ipAddresses: ['127.0.0.1'],
+      usages: ['server auth', 'client auth', 'digital signature'],
+    });
+    if (!serverCoversPeers)
+      certificate(secrets.peer, {
+        commonName: memberNames[0],
+        dnsNames: memberNames,
+        usages: ['server auth', 'client auth', 'digital signature'],
+      });
+    certificate(secrets.client, {
+      commonName: props.clientCommonName,
+      usages: ['client auth', 'digital signature'],
+    });
+  }
+}
