@@ -77,7 +77,10 @@ describe('etcdns server on a real etcd', () => {
     await expectAnswer(server.port, 'bad.example.org', 'A', ['10.0.0.4']);
     const page = (await server.http('/metrics')).body;
     assert.equal(metric(page, 'etcdns_dns_skipped_values '), 1);
-    const logged = server.process.logs().split('\n').filter((l) => l.includes('skipping undecodable value'));
+    const logged = server.process
+      .logs()
+      .split('\n')
+      .filter((l) => l.includes('skipping undecodable value'));
     assert.equal(logged.length, 1);
     assert.match(logged[0]!, /\/skydns\/org\/example\/bad/);
   });
@@ -118,7 +121,11 @@ describe('--workers 2', () => {
     const etcd = await startEtcd();
     try {
       await etcd.client().put('/skydns/org/example/www').value('{"host":"10.0.0.1"}');
-      const server = await startEtcdnsServer({ etcdEndpoints: etcd.endpoints, zones: ['example.org'], args: ['--workers', '2'] });
+      const server = await startEtcdnsServer({
+        etcdEndpoints: etcd.endpoints,
+        zones: ['example.org'],
+        args: ['--workers', '2'],
+      });
       try {
         const ready = await server.http('/readyz');
         assert.match(ready.body, /worker 0: synced.*worker 1: synced/);
@@ -178,17 +185,27 @@ describe('settings from environment and config file; bad config fails naming the
   };
 
   test('an invalid zone name', () =>
-    failsWith(['--etcd', 'http://127.0.0.1:1', '--zone', 'exa mple.org'], /zones\[0\]\.name \(from --zone\) "exa mple\.org" has invalid label/));
+    failsWith(
+      ['--etcd', 'http://127.0.0.1:1', '--zone', 'exa mple.org'],
+      /zones\[0\]\.name \(from --zone\) "exa mple\.org" has invalid label/,
+    ));
 
-  test('no etcd at all', () => failsWith(['--zone', 'example.org'], /etcd\.endpoints is required \(--etcd URL or ETCD_URLS\)/));
+  test('no etcd at all', () =>
+    failsWith(['--zone', 'example.org'], /etcd\.endpoints is required \(--etcd URL or ETCD_URLS\)/));
 
   test('a config file with an out-of-range SOA field', async () => {
     const file = join(tempDir('server-config'), 'server.json');
     writeFileSync(
       file,
-      JSON.stringify({ etcd: { endpoints: ['http://127.0.0.1:1'] }, zones: [{ name: 'example.org', soa: { refresh: -1 } }] }),
+      JSON.stringify({
+        etcd: { endpoints: ['http://127.0.0.1:1'] },
+        zones: [{ name: 'example.org', soa: { refresh: -1 } }],
+      }),
     );
-    await failsWith(['--config', file], /zones\[0\]\.soa\.refresh \(from config file .*server\.json\) must be an integer from 0/);
+    await failsWith(
+      ['--config', file],
+      /zones\[0\]\.soa\.refresh \(from config file .*server\.json\) must be an integer from 0/,
+    );
   });
 
   test('a listen address that is not host:port', async () => {

@@ -29,7 +29,16 @@ function prng(seed: number): () => number {
 }
 
 function validQueries(): Buffer[] {
-  const names = ['www.example.org', 'WwW.Example.ORG', 'alias.example.org', 'nope.example.org', 'example.org', '*.example.org', 'x.example.net', '.'];
+  const names = [
+    'www.example.org',
+    'WwW.Example.ORG',
+    'alias.example.org',
+    'nope.example.org',
+    'example.org',
+    '*.example.org',
+    'x.example.net',
+    '.',
+  ];
   const types = [1, 2, 5, 6, 12, 15, 16, 28, 33, 255, 252, 65, 0];
   const out: Buffer[] = [];
   for (const name of names) {
@@ -38,7 +47,8 @@ function validQueries(): Buffer[] {
         const p = new Packet();
         p.header = new Packet.Header({ id: out.length, rd: 1 });
         p.questions = [{ name, type, class: 1 } as Packet['questions'][number]];
-        if (edns) p.additionals = [Packet.Resource.EDNS([Packet.Resource.EDNS.ECS('10.1.2.0/24')], { udpPayloadSize: 4096 })];
+        if (edns)
+          p.additionals = [Packet.Resource.EDNS([Packet.Resource.EDNS.ECS('10.1.2.0/24')], { udpPayloadSize: 4096 })];
         out.push(p.toBuffer());
       }
     }
@@ -85,7 +95,13 @@ function mutate(rand: () => number, corpus: Buffer[]): Buffer {
   }
 }
 
-async function fuzzUdp(port: number, count: number, rand: () => number, corpus: Buffer[], deadline: number): Promise<number> {
+async function fuzzUdp(
+  port: number,
+  count: number,
+  rand: () => number,
+  corpus: Buffer[],
+  deadline: number,
+): Promise<number> {
   const socket = createSocket('udp4');
   socket.on('message', () => undefined);
   let sent = 0;
@@ -93,7 +109,10 @@ async function fuzzUdp(port: number, count: number, rand: () => number, corpus: 
     while (sent < count && Date.now() < deadline) {
       // Bursts of 200, then let the server drain its receive buffer.
       await Promise.all(
-        Array.from({ length: 200 }, () => new Promise<void>((resolve) => socket.send(mutate(rand, corpus), port, '127.0.0.1', () => resolve()))),
+        Array.from(
+          { length: 200 },
+          () => new Promise<void>((resolve) => socket.send(mutate(rand, corpus), port, '127.0.0.1', () => resolve())),
+        ),
       );
       sent += 200;
       await new Promise((r) => setTimeout(r, 2));
@@ -104,7 +123,13 @@ async function fuzzUdp(port: number, count: number, rand: () => number, corpus: 
   return sent;
 }
 
-async function fuzzTcp(port: number, count: number, rand: () => number, corpus: Buffer[], deadline: number): Promise<number> {
+async function fuzzTcp(
+  port: number,
+  count: number,
+  rand: () => number,
+  corpus: Buffer[],
+  deadline: number,
+): Promise<number> {
   let sent = 0;
   while (sent < count && Date.now() < deadline) {
     const frames: Buffer[] = [];
@@ -132,48 +157,55 @@ async function fuzzTcp(port: number, count: number, rand: () => number, corpus: 
   return sent;
 }
 
-test('the server survives >100,000 random and mutated packets and keeps answering correctly', { timeout: 300_000 }, async () => {
-  const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
-  const rand = prng(seed);
-  const etcd = await startEtcd();
-  const kv = etcd.client();
-  await kv.put('/skydns/org/example/www').value('{"host":"10.0.0.1"}');
-  await kv.put('/skydns/org/example/alias').value('{"host":"www.example.org"}');
-  const server = await startEtcdnsServer({ etcdEndpoints: etcd.endpoints, zones: ['example.org'] });
-  const corpus = validQueries();
-  const check = async (tcp: boolean) => {
-    const r = await dig({ port: server.port, name: 'alias.example.org', type: 'A', tcp });
-    assert.equal(r.status, 'NOERROR', `seed ${seed}: ${r.raw}`);
-    assert.deepEqual(answerData(r, 'A'), ['10.0.0.1'], `seed ${seed}`);
-  };
-  try {
-    const deadline = Date.now() + TIME_LIMIT_MS;
-    let udp = 0;
-    let tcp = 0;
-    const ROUNDS = 5;
-    for (let round = 0; round < ROUNDS; round++) {
-      const [u, t] = await Promise.all([
-        fuzzUdp(server.port, UDP_PACKETS / ROUNDS, rand, corpus, deadline),
-        fuzzTcp(server.port, TCP_PACKETS / ROUNDS, rand, corpus, deadline),
-      ]);
-      udp += u;
-      tcp += t;
-      assert.ok(server.process.running(), `seed ${seed}: the server exited\n${server.process.logs().slice(-4000)}`);
-      await check(false);
-      await check(true);
+test(
+  'the server survives >100,000 random and mutated packets and keeps answering correctly',
+  { timeout: 300_000 },
+  async () => {
+    const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
+    const rand = prng(seed);
+    const etcd = await startEtcd();
+    const kv = etcd.client();
+    await kv.put('/skydns/org/example/www').value('{"host":"10.0.0.1"}');
+    await kv.put('/skydns/org/example/alias').value('{"host":"www.example.org"}');
+    const server = await startEtcdnsServer({ etcdEndpoints: etcd.endpoints, zones: ['example.org'] });
+    const corpus = validQueries();
+    const check = async (tcp: boolean) => {
+      const r = await dig({ port: server.port, name: 'alias.example.org', type: 'A', tcp });
+      assert.equal(r.status, 'NOERROR', `seed ${seed}: ${r.raw}`);
+      assert.deepEqual(answerData(r, 'A'), ['10.0.0.1'], `seed ${seed}`);
+    };
+    try {
+      const deadline = Date.now() + TIME_LIMIT_MS;
+      let udp = 0;
+      let tcp = 0;
+      const ROUNDS = 5;
+      for (let round = 0; round < ROUNDS; round++) {
+        const [u, t] = await Promise.all([
+          fuzzUdp(server.port, UDP_PACKETS / ROUNDS, rand, corpus, deadline),
+          fuzzTcp(server.port, TCP_PACKETS / ROUNDS, rand, corpus, deadline),
+        ]);
+        udp += u;
+        tcp += t;
+        assert.ok(server.process.running(), `seed ${seed}: the server exited\n${server.process.logs().slice(-4000)}`);
+        await check(false);
+        await check(true);
+      }
+      assert.ok(udp + tcp >= 100_000, `only ${udp} UDP + ${tcp} TCP packets sent in time`);
+      const page = (await server.http('/metrics')).body;
+      const internal = /^etcdns_dns_internal_errors_total (\d+)/m.exec(page);
+      assert.equal(internal ? Number(internal[1]) : 0, 0, `seed ${seed}: internal errors\n${page}`);
+      assert.match(page, /etcdns_dns_queries_total\{rcode="FORMERR"/, 'malformed packets got FORMERR');
+      // The packets reached the server (answered or deliberately dropped), not just the kernel; on TCP
+      // a lying length prefix swallows the frames after it, so count against UDP.
+      const handled = [...page.matchAll(/^etcdns_dns_(?:queries|dropped)_total(?:\{[^}]*\})? (\d+)/gm)].reduce(
+        (sum, m) => sum + Number(m[1]),
+        0,
+      );
+      assert.ok(handled >= udp * 0.9, `seed ${seed}: the server handled only ${handled} packets`);
+      process.stdout.write(`# fuzz seed ${seed}: ${udp} UDP and ${tcp} TCP packets sent, ${handled} handled\n`);
+    } finally {
+      await server.stop();
+      await etcd.stop();
     }
-    assert.ok(udp + tcp >= 100_000, `only ${udp} UDP + ${tcp} TCP packets sent in time`);
-    const page = (await server.http('/metrics')).body;
-    const internal = /^etcdns_dns_internal_errors_total (\d+)/m.exec(page);
-    assert.equal(internal ? Number(internal[1]) : 0, 0, `seed ${seed}: internal errors\n${page}`);
-    assert.match(page, /etcdns_dns_queries_total\{rcode="FORMERR"/, 'malformed packets got FORMERR');
-    // The packets reached the server (answered or deliberately dropped), not just the kernel; on TCP
-    // a lying length prefix swallows the frames after it, so count against UDP.
-    const handled = [...page.matchAll(/^etcdns_dns_(?:queries|dropped)_total(?:\{[^}]*\})? (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
-    assert.ok(handled >= udp * 0.9, `seed ${seed}: the server handled only ${handled} packets`);
-    process.stdout.write(`# fuzz seed ${seed}: ${udp} UDP and ${tcp} TCP packets sent, ${handled} handled\n`);
-  } finally {
-    await server.stop();
-    await etcd.stop();
-  }
-});
+  },
+);

@@ -79,7 +79,10 @@ function run(c: Case) {
   const idx = index(c.content, zones.names);
   const [qname, qtype] = c.q;
   const type = typeof qtype === 'number' ? qtype : TYPE[qtype];
-  const answer = resolve({ name: qname, type, class: c.qclass ?? CLASS.IN }, { index: idx, zones, lookup: c.lookup ?? 'own' });
+  const answer = resolve(
+    { name: qname, type, class: c.qclass ?? CLASS.IN },
+    { index: idx, zones, lookup: c.lookup ?? 'own' },
+  );
   const got = shown(answer, c.want.authority !== undefined);
   // SOA serials are checked in their own tests; elsewhere compare the SOA without them.
   const noSerial = (s: string) => s.replace(/^(\S+ \d+ SOA \S+ \S+) \d+ .*$/, '$1');
@@ -312,7 +315,12 @@ table('answers (CoreDNS behaviour we match)', [
   },
   {
     name: 'apex SOA fields from the zone config',
-    zones: [{ name: 'example.org', soa: { mname: 'ns1.example.org', rname: 'ops.example.org', refresh: 1, retry: 2, expire: 3, minimum: 60 } }],
+    zones: [
+      {
+        name: 'example.org',
+        soa: { mname: 'ns1.example.org', rname: 'ops.example.org', refresh: 1, retry: 2, expire: 3, minimum: 60 },
+      },
+    ],
     content: {},
     q: ['example.org.', 'SOA'],
     want: { rcode: 'NOERROR', aa: true, answer: ['example.org. 60 SOA ns1.example.org. ops.example.org. 1 1 2 3 60'] },
@@ -345,7 +353,11 @@ table('answers (CoreDNS behaviour we match)', [
       '/skydns/org/example/b/ftp': { host: '10.0.0.3' },
     },
     q: ['www.*.example.org.', 'A'],
-    want: { rcode: 'NOERROR', aa: true, answer: ['www.*.example.org. 300 A 10.0.0.1', 'www.*.example.org. 300 A 10.0.0.2'] },
+    want: {
+      rcode: 'NOERROR',
+      aa: true,
+      answer: ['www.*.example.org. 300 A 10.0.0.1', 'www.*.example.org. 300 A 10.0.0.2'],
+    },
   },
   {
     name: 'SkyDNS groups: entries of another group than the shortest key are not mixed in',
@@ -481,7 +493,7 @@ table('deviations from CoreDNS (skydns-layout.md)', [
     want: { rcode: 'NXDOMAIN', aa: true, answer: [], authority: [SOA] },
   },
   {
-    name: 'deviation 4: an undecodable value is skipped; the name\'s other entries are still served',
+    name: "deviation 4: an undecodable value is skipped; the name's other entries are still served",
     content: {
       '/skydns/org/example/web/1': { host: '10.0.0.1' },
       '/skydns/org/example/web/2': '{not json',
@@ -491,7 +503,7 @@ table('deviations from CoreDNS (skydns-layout.md)', [
     want: { rcode: 'NOERROR', aa: true, answer: ['web.example.org. 300 A 10.0.0.1'] },
   },
   {
-    name: 'deviation 6: a parent does not answer with its deeper descendants\' addresses',
+    name: "deviation 6: a parent does not answer with its deeper descendants' addresses",
     content: {
       '/skydns/org/example/prod/www/x1': { host: '10.0.0.1' },
       '/skydns/org/example/prod/api/x1': { host: '10.0.0.2' },
@@ -513,7 +525,11 @@ table('deviations from CoreDNS (skydns-layout.md)', [
       '/skydns/org/example/app/v2/1f2e3d4c': { host: '10.0.0.3' },
     },
     q: ['app.example.org.', 'A'],
-    want: { rcode: 'NOERROR', aa: true, answer: ['app.example.org. 300 A 10.0.0.1', 'app.example.org. 300 A 10.0.0.2'] },
+    want: {
+      rcode: 'NOERROR',
+      aa: true,
+      answer: ['app.example.org. 300 A 10.0.0.1', 'app.example.org. 300 A 10.0.0.2'],
+    },
   },
   {
     name: 'deviation 6 (lookup: subtree restores CoreDNS): a parent answers with the union below it',
@@ -523,7 +539,11 @@ table('deviations from CoreDNS (skydns-layout.md)', [
       '/skydns/org/example/prod/api/x1': { host: '10.0.0.2' },
     },
     q: ['prod.example.org.', 'A'],
-    want: { rcode: 'NOERROR', aa: true, answer: ['prod.example.org. 300 A 10.0.0.2', 'prod.example.org. 300 A 10.0.0.1'] },
+    want: {
+      rcode: 'NOERROR',
+      aa: true,
+      answer: ['prod.example.org. 300 A 10.0.0.2', 'prod.example.org. 300 A 10.0.0.1'],
+    },
   },
   {
     name: 'deviation 6 (lookup: subtree restores CoreDNS): the apex without dns/apex answers with the whole zone',
@@ -571,11 +591,16 @@ describe('deviation 5: the SOA serial changes only when the zone data changes', 
     return soa.serial;
   };
 
-  test('the serial is the revision of the zone\'s last change, not the clock', () => {
-    const idx = RecordIndex.fromSnapshot('/skydns', zones.names, [
-      { key: '/skydns/org/example/www', value: '{"host":"10.0.0.1"}', modRevision: 7 },
-      { key: '/skydns/net/other/www', value: '{"host":"10.0.0.1"}', modRevision: 9 },
-    ], 9);
+  test("the serial is the revision of the zone's last change, not the clock", () => {
+    const idx = RecordIndex.fromSnapshot(
+      '/skydns',
+      zones.names,
+      [
+        { key: '/skydns/org/example/www', value: '{"host":"10.0.0.1"}', modRevision: 7 },
+        { key: '/skydns/net/other/www', value: '{"host":"10.0.0.1"}', modRevision: 9 },
+      ],
+      9,
+    );
     assert.equal(serialOf(idx), 7);
     idx.put('/skydns/net/other/x', '{"host":"10.0.0.2"}', 10);
     assert.equal(serialOf(idx), 7, 'a change outside the zone leaves the serial alone');

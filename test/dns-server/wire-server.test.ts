@@ -23,7 +23,8 @@ function content(zone: string): Record<string, string> {
     [`${base}/www`]: '{"host":"10.0.0.1"}',
     [`${base}/alias`]: `{"host":"www.${zone}"}`,
   };
-  for (let i = 0; i < MANY; i++) out[`${base}/many/${i.toString(16).padStart(8, '0')}`] = `{"host":"10.1.${i >> 8}.${i & 255}"}`;
+  for (let i = 0; i < MANY; i++)
+    out[`${base}/many/${i.toString(16).padStart(8, '0')}`] = `{"host":"10.1.${i >> 8}.${i & 255}"}`;
   for (let i = 0; i < 20; i++) out[`${base}/srv/t${i}`] = `{"host":"10.2.0.${i}","port":80}`;
   return out;
 }
@@ -227,18 +228,27 @@ describe('forwarding (off by default, only for configured client CIDRs)', () => 
   });
 
   test('a client inside the CIDRs gets the upstream answer', async () => {
-    const server = await serve('example.org', { upstreams: [`127.0.0.1:${portOf(upstream)}`], clientCidrs: ['127.0.0.0/8'] });
+    const server = await serve('example.org', {
+      upstreams: [`127.0.0.1:${portOf(upstream)}`],
+      clientCidrs: ['127.0.0.0/8'],
+    });
     try {
       const r = await dig({ port: portOf(server), name: 'www.example.net', type: 'A' });
       assert.equal(r.status, 'NOERROR');
-      assert.deepEqual(r.answer.map((a) => a.data), ['10.0.0.1']);
+      assert.deepEqual(
+        r.answer.map((a) => a.data),
+        ['10.0.0.1'],
+      );
     } finally {
       await server.close();
     }
   });
 
   test('a client outside the CIDRs is REFUSED', async () => {
-    const server = await serve('example.org', { upstreams: [`127.0.0.1:${portOf(upstream)}`], clientCidrs: ['10.0.0.0/8'] });
+    const server = await serve('example.org', {
+      upstreams: [`127.0.0.1:${portOf(upstream)}`],
+      clientCidrs: ['10.0.0.0/8'],
+    });
     try {
       const r = await dig({ port: portOf(server), name: 'www.example.net', type: 'A' });
       assert.equal(r.status, 'REFUSED');

@@ -12,9 +12,9 @@ export class AnswerCache {
     this.maxEntries = maxEntries;
   }
 
-  /** The key: question name (lower-case), type, class and the size bucket the answer was fit to. */
-  static key(name: string, type: number, qclass: number, bucket: string): string {
-    return `${name}|${type}|${qclass}|${bucket}`;
+  /** The key: question name (lower-case wire form), type, class and the size bucket it was fit to. */
+  static key(wireName: string, type: number, qclass: number, bucket: string): string {
+    return `${wireName}${type}/${qclass}/${bucket}`;
   }
 
   get(key: string): Buffer | undefined {

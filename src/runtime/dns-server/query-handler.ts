@@ -3,7 +3,7 @@
 import { RCODE } from './dns-constants.ts';
 import { AnswerCache } from './answer-cache.ts';
 import type { Forwarder } from './forwarder.ts';
-import { parseQuery, type Edns, type ParsedQuery, type QueryHeader } from './query-parser.ts';
+import { nameFromWire, parseQuery, type Edns, type ParsedQuery, type QueryHeader } from './query-parser.ts';
 import { resolve, type ResolverData } from './resolver.ts';
 import { encodeAnswer, encodeError, patchFor } from './response-encoder.ts';
 import type { ServerMetrics, Transport } from './server-metrics.ts';
@@ -43,32 +43,38 @@ export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
   const { cache, metrics, forwarder } = options;
   const maxUdp = options.maxUdpPayload ?? 4096;
 
-  const finish = (reply: Buffer, type: number, transport: Transport, started: bigint): Buffer => {
-    metrics.countQuery(type, rcodeOf(reply), transport, Number(process.hrtime.bigint() - started) / 1e9);
+  const finish = (reply: Buffer, type: number, transport: Transport, started: number): Buffer => {
+    metrics.countQuery(type, rcodeOf(reply), transport, (performance.now() - started) / 1000);
     return reply;
   };
 
-  const answer = (msg: Buffer, q: ParsedQuery & { name: string }, transport: Transport, client: string, started: bigint) => {
+  const answer = (msg: Buffer, q: ParsedQuery, transport: Transport, client: string, started: number) => {
     const limit = sizeLimit(transport, q.edns, maxUdp);
     const variant = `${transport === 'tcp' ? 'T' : limit}${q.edns ? (q.edns.dnssecOk ? 'D' : 'E') : 'N'}`;
-    const key = AnswerCache.key(q.name, q.type, q.class, variant);
+    const key = AnswerCache.key(q.wireName, q.type, q.class, variant);
     const cached = cache.get(key);
     if (cached) return finish(patchFor(cached, msg, q.questionEnd), q.type, transport, started);
 
-    const result = resolve({ name: q.name, type: q.type, class: q.class }, options.data());
+    const name = nameFromWire(q.wireName);
+    // A label with a "." byte cannot be one of our names, nor be written back by the codec.
+    if (name === undefined) return finish(encodeError(q, RCODE.REFUSED, msg), q.type, transport, started);
+    const result = resolve({ name, type: q.type, class: q.class }, options.data());
     if (result.outOfZone && forwarder?.allows(client)) {
-      return forwarder.forward(msg).then((reply) => {
-        metrics.forwarded.inc({ outcome: reply ? 'answered' : 'failed' });
-        return finish(reply ?? encodeError(q, RCODE.SERVFAIL, msg), q.type, transport, started);
-      }).catch(() => undefined);
+      return forwarder
+        .forward(msg)
+        .then((reply) => {
+          metrics.forwarded.inc({ outcome: reply ? 'answered' : 'failed' });
+          return finish(reply ?? encodeError(q, RCODE.SERVFAIL, msg), q.type, transport, started);
+        })
+        .catch(() => undefined);
     }
-    const template = encodeAnswer(q, result, limit);
+    const template = encodeAnswer({ ...q, name }, result, limit);
     cache.set(key, template);
     return finish(patchFor(template, msg, q.questionEnd), q.type, transport, started);
   };
 
   return (msg, transport, client) => {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     let header: QueryHeader | undefined;
     let type = 0;
     try {
@@ -86,9 +92,7 @@ export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
       if (options.loaded && !options.loaded()) {
         return finish(encodeError(parsed, RCODE.SERVFAIL, msg), type, transport, started);
       }
-      // A label with a "." byte cannot be one of our names, nor be written back by the codec.
-      if (parsed.name === undefined) return finish(encodeError(parsed, RCODE.REFUSED, msg), type, transport, started);
-      return answer(msg, parsed as ParsedQuery & { name: string }, transport, client, started);
+      return answer(msg, parsed, transport, client, started);
     } catch {
       metrics.internalErrors.inc();
       if (!header) return undefined;

@@ -19,16 +19,17 @@ export interface QueryHeader {
 
 export interface ParsedQuery extends QueryHeader {
   kind: 'query';
-  /** Canonical lower-case name, or undefined when a label holds a "." byte (not representable). */
-  name: string | undefined;
+  /**
+   * The question name as it is on the wire (length bytes and labels, latin1), lower-cased: a cheap
+   * cache key. `nameFromWire` makes the dotted name of it when the resolver needs one.
+   */
+  wireName: string;
   type: number;
   class: number;
 }
 
 export type ParseResult =
-  | ParsedQuery
-  | { kind: 'drop' }
-  | (QueryHeader & { kind: 'error'; rcode: number; reason: string });
+  ParsedQuery | { kind: 'drop' } | (QueryHeader & { kind: 'error'; rcode: number; reason: string });
 
 const HEADER = 12;
 const MAX_NAME = 255;
@@ -58,8 +59,6 @@ export function parseQuery(msg: Buffer): ParseResult {
 
   let off = HEADER;
   let wireLength = 1;
-  let name = '';
-  let representable = true;
   for (;;) {
     if (off >= msg.length) return fail(RCODE.FORMERR, 'question name runs past the message');
     const len = msg[off]!;
@@ -71,11 +70,9 @@ export function parseQuery(msg: Buffer): ParseResult {
     wireLength += len + 1;
     if (wireLength > MAX_NAME) return fail(RCODE.FORMERR, 'question name longer than 255 octets');
     if (off + 1 + len > msg.length) return fail(RCODE.FORMERR, 'question label runs past the message');
-    const label = msg.toString('latin1', off + 1, off + 1 + len);
-    if (label.includes('.')) representable = false;
-    name += `${label}.`;
     off += 1 + len;
   }
+  const wireName = msg.toString('latin1', HEADER, off).toLowerCase();
   if (off + 4 > msg.length) return fail(RCODE.FORMERR, 'question type and class missing');
   const type = msg.readUInt16BE(off);
   const qclass = msg.readUInt16BE(off + 2);
@@ -108,8 +105,21 @@ export function parseQuery(msg: Buffer): ParseResult {
   return {
     kind: 'query',
     ...header,
-    name: representable ? (name === '' ? '.' : name.toLowerCase()) : undefined,
+    wireName,
     type,
     class: qclass,
   };
+}
+
+/** "\x03www\x07example\x03org\x00" -> "www.example.org."; undefined when a label holds a ".". */
+export function nameFromWire(wireName: string): string | undefined {
+  let name = '';
+  for (let off = 0; off < wireName.length - 1;) {
+    const len = wireName.charCodeAt(off);
+    const label = wireName.slice(off + 1, off + 1 + len);
+    if (label.includes('.')) return undefined;
+    name += `${label}.`;
+    off += 1 + len;
+  }
+  return name === '' ? '.' : name;
 }

@@ -127,7 +127,10 @@ export class RecordStore {
     let start = Buffer.from(`${prefix}/`);
     let revision: string | undefined;
     for (;;) {
-      let range = client.getAll().inRange({ start, end: prefixEnd(prefix) }).limit(pageSize);
+      let range = client
+        .getAll()
+        .inRange({ start, end: prefixEnd(prefix) })
+        .limit(pageSize);
       if (revision) range = range.revision(revision);
       const page = await range.exec();
       revision ??= page.header.revision;
@@ -215,12 +218,7 @@ export class RecordStore {
     if (this.state !== 'synced') return;
     try {
       const res = await withTimeout(
-        this.options.client
-          .getAll()
-          .prefix(`${this.options.prefix}/`)
-          .sort('Mod', 'Descend')
-          .limit(1)
-          .exec(),
+        this.options.client.getAll().prefix(`${this.options.prefix}/`).sort('Mod', 'Descend').limit(1).exec(),
         CONNECT_TIMEOUT_MS,
         'probe timed out',
       );

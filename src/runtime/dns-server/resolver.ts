@@ -207,7 +207,15 @@ function services(ctx: Ctx, name: string) {
     const port = (entry.port ?? 0) & 0xffff;
     const isName = classifyHost(entry.host!).kind === 'name';
     const target = stripTarget(isName ? canonicalName(entry.host!) : ctx.data.index.nameOf(key), entry.targetstrip);
-    const record: ResourceRecord = { name, ttl: ttlOf(entry, ctx.zone), type: TYPE.SRV, priority, weight, port, target };
+    const record: ResourceRecord = {
+      name,
+      ttl: ttlOf(entry, ctx.zone),
+      type: TYPE.SRV,
+      priority,
+      weight,
+      port,
+      target,
+    };
     if (isName) {
       answer.push(record);
       if (!seen.has(target)) additional.push(...targetAddresses(ctx, target));
@@ -318,7 +326,8 @@ export function resolve(question: Question, data: ResolverData): Answer {
       if (name === zone.name) answer = [soaRecord(zone, data.index.serial(zone.name))];
       break;
     case TYPE.NS:
-      if (name === zone.name) ({ answer, additional } = nameServers(ctx, name, subtreeOf(data.index, below('ns.dns', name))));
+      if (name === zone.name)
+        ({ answer, additional } = nameServers(ctx, name, subtreeOf(data.index, below('ns.dns', name))));
       break;
   }
   if (answer.length > 0) return { rcode: RCODE.NOERROR, authoritative: true, answer, authority: [], additional };

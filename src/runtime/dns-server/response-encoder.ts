@@ -4,7 +4,7 @@
 import { Packet, type Question, type Resource } from 'dns2';
 import { TYPE } from './dns-constants.ts';
 import type { Answer, ResourceRecord } from './dns-message.ts';
-import type { Edns, ParsedQuery, QueryHeader } from './query-parser.ts';
+import type { Edns, QueryHeader } from './query-parser.ts';
 
 /** The UDP payload size we advertise in our OPT record (the DNS flag day 2020 value). */
 export const ADVERTISED_PAYLOAD = 1232;
@@ -94,7 +94,11 @@ const EMPTY: Sections = { answer: [], authority: [], additional: [] };
  * The response to a query, at most `limit` bytes. The question is written lower-case: callers
  * send it through `patchFor`, which copies the client's own question bytes in.
  */
-export function encodeAnswer(query: ParsedQuery & { name: string }, answer: Answer, limit: number): Buffer {
+export function encodeAnswer(
+  query: QueryHeader & { name: string; type: number; class: number },
+  answer: Answer,
+  limit: number,
+): Buffer {
   const full = encode(query, answer.rcode, answer.authoritative, false, answer);
   if (full.length <= limit) return full;
   // Minimal responses: extra addresses are optional, glue of a referral is not.

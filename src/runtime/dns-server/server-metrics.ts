@@ -22,17 +22,29 @@ export type StoreState = (typeof STORE_STATES)[number];
 
 export class ServerMetrics {
   readonly registry = new SampledRegistry();
-  readonly queries = this.registry.counter('etcdns_dns_queries_total', 'DNS queries answered, by type, rcode and transport.');
+  readonly queries = this.registry.counter(
+    'etcdns_dns_queries_total',
+    'DNS queries answered, by type, rcode and transport.',
+  );
   readonly latency = this.registry.histogram(
     'etcdns_dns_query_duration_seconds',
     'Time from receiving a query to handing its answer to the socket.',
     LATENCY_BUCKETS,
   );
-  readonly cacheHits = this.registry.counter('etcdns_dns_cache_hits_total', 'Answers sent from the encoded-answer cache.');
+  readonly cacheHits = this.registry.counter(
+    'etcdns_dns_cache_hits_total',
+    'Answers sent from the encoded-answer cache.',
+  );
   readonly cacheMisses = this.registry.counter('etcdns_dns_cache_misses_total', 'Answers resolved and encoded.');
   readonly cacheEntries = this.registry.gauge('etcdns_dns_cache_entries', 'Encoded answers in the cache.');
-  readonly dropped = this.registry.counter('etcdns_dns_dropped_total', 'Packets dropped unanswered (too short, or responses).');
-  readonly internalErrors = this.registry.counter('etcdns_dns_internal_errors_total', 'Queries answered SERVFAIL after an unexpected error.');
+  readonly dropped = this.registry.counter(
+    'etcdns_dns_dropped_total',
+    'Packets dropped unanswered (too short, or responses).',
+  );
+  readonly internalErrors = this.registry.counter(
+    'etcdns_dns_internal_errors_total',
+    'Queries answered SERVFAIL after an unexpected error.',
+  );
   readonly forwarded = this.registry.counter('etcdns_dns_forwarded_total', 'Queries forwarded upstream, by outcome.');
   readonly records = this.registry.gauge('etcdns_dns_records', 'Decoded entries in the in-memory copy.');
   readonly storeState = this.registry.gauge('etcdns_dns_store_state', 'Record store state (1 for the current one).');
@@ -47,12 +59,16 @@ export class ServerMetrics {
   );
   readonly skipped = this.registry.gauge('etcdns_dns_skipped_values', 'Keys whose value does not decode (skipped).');
   readonly skippedTotal = this.registry.counter('etcdns_dns_skipped_values_total', 'Undecodable values seen.');
-  readonly resyncs = this.registry.counter('etcdns_dns_store_resyncs_total', 'Full reloads after a watch cancel, compaction or outage.');
+  readonly resyncs = this.registry.counter(
+    'etcdns_dns_store_resyncs_total',
+    'Full reloads after a watch cancel, compaction or outage.',
+  );
 
-  private readonly pending = new Map<string, number>();
+  /** Counts by (type, rcode, transport) packed into one number: no string per query. */
+  private readonly pending = new Map<number, number>();
 
   countQuery(type: number, rcode: number, transport: Transport, seconds: number): void {
-    const key = `${type}|${rcode}|${transport}`;
+    const key = ((type & 0xffff) * 32 + (rcode & 0x1f)) * 2 + (transport === 'tcp' ? 1 : 0);
     this.pending.set(key, (this.pending.get(key) ?? 0) + 1);
     this.latency.observe(seconds);
   }
@@ -64,8 +80,10 @@ export class ServerMetrics {
   constructor() {
     this.registry.beforeRender(() => {
       for (const [key, n] of this.pending) {
-        const [type, rcode, transport] = key.split('|') as [string, string, string];
-        this.queries.inc({ type: typeName(Number(type)), rcode: rcodeName(Number(rcode)), transport }, n);
+        const transport = key % 2 === 1 ? 'tcp' : 'udp';
+        const rcode = Math.floor(key / 2) % 32;
+        const type = Math.floor(key / 64);
+        this.queries.inc({ type: typeName(type), rcode: rcodeName(rcode), transport }, n);
       }
       this.pending.clear();
     });

@@ -84,7 +84,8 @@ export function validateServerConfig(
     throw new SettingsError(`${field}${from ? ` (from ${from})` : ''} ${problem}`);
   };
   if (!isObject(raw)) return fail('config', 'must be a JSON object');
-  const str = (v: unknown, field: string) => (typeof v === 'string' && v.length > 0 ? v : fail(field, 'must be a non-empty string'));
+  const str = (v: unknown, field: string) =>
+    typeof v === 'string' && v.length > 0 ? v : fail(field, 'must be a non-empty string');
   const int = (v: unknown, field: string, min: number, max: number) =>
     typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max
       ? v
@@ -124,13 +125,15 @@ export function validateServerConfig(
     config.etcd.tls = { caFile: str(tls.caFile, 'etcd.tls.caFile') };
     if (tls.certFile !== undefined) config.etcd.tls.certFile = str(tls.certFile, 'etcd.tls.certFile');
     if (tls.keyFile !== undefined) config.etcd.tls.keyFile = str(tls.keyFile, 'etcd.tls.keyFile');
-    if (!config.etcd.tls.certFile !== !config.etcd.tls.keyFile) fail('etcd.tls', 'needs both certFile and keyFile, or neither');
+    if (!config.etcd.tls.certFile !== !config.etcd.tls.keyFile)
+      fail('etcd.tls', 'needs both certFile and keyFile, or neither');
   }
   const auth = raw.etcd.auth;
   if (auth !== undefined) {
     if (!isObject(auth)) return fail('etcd.auth', 'must be an object');
     config.etcd.auth = { username: str(auth.username, 'etcd.auth.username'), passwordFile: '' };
-    if (auth.passwordFile !== undefined) config.etcd.auth.passwordFile = str(auth.passwordFile, 'etcd.auth.passwordFile');
+    if (auth.passwordFile !== undefined)
+      config.etcd.auth.passwordFile = str(auth.passwordFile, 'etcd.auth.passwordFile');
   }
 
   if (!Array.isArray(raw.zones) || raw.zones.length === 0) return fail('zones', 'needs at least one zone (--zone)');
@@ -167,7 +170,8 @@ export function validateServerConfig(
   if (raw.httpListen !== undefined) config.httpListen = hostPort(raw.httpListen, 'httpListen');
   if (raw.lookup !== undefined) config.lookup = oneOf(raw.lookup, 'lookup', ['own', 'subtree'] as const);
   if (raw.workers !== undefined) config.workers = int(raw.workers, 'workers', 1, 64);
-  if (raw.logLevel !== undefined) config.logLevel = oneOf(raw.logLevel, 'logLevel', ['debug', 'info', 'warn', 'error'] as const);
+  if (raw.logLevel !== undefined)
+    config.logLevel = oneOf(raw.logLevel, 'logLevel', ['debug', 'info', 'warn', 'error'] as const);
   if (raw.maxUdpPayload !== undefined) config.maxUdpPayload = int(raw.maxUdpPayload, 'maxUdpPayload', 512, 65535);
   if (raw.tcpIdleSeconds !== undefined) config.tcpIdleSeconds = int(raw.tcpIdleSeconds, 'tcpIdleSeconds', 1, 3600);
   if (raw.forward !== undefined) {
@@ -246,7 +250,13 @@ export function loadServerSettings(args: string[], env: NodeJS.ProcessEnv): Serv
   raw = { ...raw, etcd };
 
   const zones = flags.zone ?? (env.ETCDNS_ZONES ? list(env.ETCDNS_ZONES) : undefined);
-  if (zones) set(raw, 'zones', zones.map((name) => ({ name })), flags.zone ? '--zone' : 'ETCDNS_ZONES');
+  if (zones)
+    set(
+      raw,
+      'zones',
+      zones.map((name) => ({ name })),
+      flags.zone ? '--zone' : 'ETCDNS_ZONES',
+    );
   for (const [field, flag, envName] of [
     ['prefix', 'prefix', 'ETCDNS_PREFIX'],
     ['listen', 'listen', 'ETCDNS_LISTEN'],
@@ -259,12 +269,27 @@ export function loadServerSettings(args: string[], env: NodeJS.ProcessEnv): Serv
   }
   const [workers, workersFrom] = pick(flags.workers, 'workers', 'ETCDNS_WORKERS');
   if (workers !== undefined) set(raw, 'workers', /^\d+$/.test(workers) ? Number(workers) : workers, workersFrom);
-  const upstreams = flags['forward-upstream'] ?? (env.ETCDNS_FORWARD_UPSTREAMS ? list(env.ETCDNS_FORWARD_UPSTREAMS) : undefined);
-  const cidrs = flags['forward-client-cidr'] ?? (env.ETCDNS_FORWARD_CLIENT_CIDRS ? list(env.ETCDNS_FORWARD_CLIENT_CIDRS) : undefined);
+  const upstreams =
+    flags['forward-upstream'] ?? (env.ETCDNS_FORWARD_UPSTREAMS ? list(env.ETCDNS_FORWARD_UPSTREAMS) : undefined);
+  const cidrs =
+    flags['forward-client-cidr'] ??
+    (env.ETCDNS_FORWARD_CLIENT_CIDRS ? list(env.ETCDNS_FORWARD_CLIENT_CIDRS) : undefined);
   if (upstreams || cidrs) {
     const forward: Json = isObject(raw.forward) ? { ...raw.forward } : {};
-    set(forward, 'upstreams', upstreams, flags['forward-upstream'] ? '--forward-upstream' : 'ETCDNS_FORWARD_UPSTREAMS', 'forward');
-    set(forward, 'clientCidrs', cidrs, flags['forward-client-cidr'] ? '--forward-client-cidr' : 'ETCDNS_FORWARD_CLIENT_CIDRS', 'forward');
+    set(
+      forward,
+      'upstreams',
+      upstreams,
+      flags['forward-upstream'] ? '--forward-upstream' : 'ETCDNS_FORWARD_UPSTREAMS',
+      'forward',
+    );
+    set(
+      forward,
+      'clientCidrs',
+      cidrs,
+      flags['forward-client-cidr'] ? '--forward-client-cidr' : 'ETCDNS_FORWARD_CLIENT_CIDRS',
+      'forward',
+    );
     raw = { ...raw, forward };
   }
 

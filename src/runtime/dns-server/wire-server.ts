@@ -4,6 +4,7 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { createServer, type Server, type Socket as TcpSocket } from 'node:net';
 import { isIPv6 } from 'node:net';
+import { lookup } from 'node:dns';
 import type { QueryHandler, Reply } from './query-handler.ts';
 
 export interface WireServerOptions {
@@ -58,10 +59,21 @@ function serveTcpConnection(socket: TcpSocket, handler: QueryHandler, idleMs: nu
 
 export async function startWireServer(options: WireServerOptions): Promise<WireServer> {
   const { host, port, handler } = options;
-  const udp = createSocket({ type: isIPv6(host) ? 'udp6' : 'udp4' });
+  // Replies go to the address a query came from, always an IP: skip dns.lookup (a regex and a
+  // tick per packet). Only the listen address, which may be a host name, is looked up.
+  const udp = createSocket({
+    type: isIPv6(host) ? 'udp6' : 'udp4',
+    // dgram passes the family as a number (4 or 6), whatever @types/node says.
+    lookup: (address, family, callback) => {
+      const f = family as unknown as number;
+      if (address === host) lookup(address, f, callback);
+      else callback(null, address, f);
+    },
+  });
   udp.on('error', () => undefined);
   udp.on('message', (msg, rinfo) => {
-    const send = (reply: Buffer) => udp.send(reply, rinfo.port, rinfo.address, () => undefined);
+    // No per-send callback: a failed send surfaces as the socket's 'error', which is ignored.
+    const send = (reply: Buffer) => udp.send(reply, rinfo.port, rinfo.address);
     const done = whenDone(handler(msg, 'udp', rinfo.address), send);
     if (done) done.catch(() => undefined);
   });

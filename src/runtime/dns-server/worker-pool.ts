@@ -62,7 +62,8 @@ export async function runWorkerPool(settings: ServerSettings, logger: Logger): P
     }
     return { ready, detail: parts.join('; ') };
   };
-  const pages = () => new Map([...seen].filter(([, s]) => s.status).map(([slot, s]) => [String(slot), s.status!.metrics]));
+  const pages = () =>
+    new Map([...seen].filter(([, s]) => s.status).map(([slot, s]) => [String(slot), s.status!.metrics]));
   const http = await startHttpServer({
     listen: settings.config.httpListen ?? DEFAULT_HTTP_LISTEN,
     metrics: new PoolRegistry(pages),
