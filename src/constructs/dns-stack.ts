@@ -1,6 +1,7 @@
 // DnsStack: the whole etcdns deployment from one props object, grouped the way users think
 // about it. It validates everything first (one error listing every problem), then composes the
 // Namespace, the EtcdCluster, one DnsServer per view, the DnsController and opt-in monitoring.
+import { Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import type { ZoneConfig } from '../runtime/shared/config/zone-config.ts';
@@ -85,7 +86,14 @@ export class DnsStack extends Construct {
 
   constructor(scope: Construct, id: string, props: DnsStackProps) {
     super(scope, id);
-    assertNoProblems(stackProblems(props));
+    // A chart-level namespace would also land on the ClusterRole and ClusterRoleBinding.
+    const chartNamespace = Chart.of(this).namespace;
+    assertNoProblems([
+      ...stackProblems(props),
+      ...(chartNamespace !== undefined
+        ? [`the chart's namespace (${JSON.stringify(chartNamespace)}): must not be set; use namespace.name`]
+        : []),
+    ]);
     const stack: StackContext = {
       name: props.name ?? STACK_DEFAULTS.name,
       namespace: props.namespace?.name ?? STACK_DEFAULTS.namespace,

@@ -306,6 +306,14 @@ for (const [what, props, field, allowed] of cases) {
   });
 }
 
+test('a chart-level namespace is refused: it would land on cluster-scoped objects', () => {
+  const chart = new Chart(new App(), 'test', { disableResourceNameHashes: true, namespace: 'dns' });
+  assert.throws(
+    () => new DnsStack(chart, 'stack', valid),
+    /chart's namespace \("dns"\): must not be set; use namespace\.name/,
+  );
+});
+
 test('every problem is reported at once', () => {
   assert.throws(
     () => build({ zones: [{ name: 'bad..org', defaultTtl: -1 }], etcd: { replicas: 2 } }),
