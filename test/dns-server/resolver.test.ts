@@ -314,6 +314,13 @@ table('answers (CoreDNS behaviour we match)', [
     want: { rcode: 'NOERROR', aa: true, answer: [`${SOA} 1 7200 1800 86400 30`] },
   },
   {
+    name: 'SOA at any name in the zone: the zone SOA in the answer, as CoreDNS answers',
+    content: { '/skydns/org/example/www': { host: '10.0.0.1' } },
+    q: ['www.example.org.', 'SOA'],
+    // The serial is the revision of the zone's last change: the one put, at revision 2.
+    want: { rcode: 'NOERROR', aa: true, answer: [`${SOA} 2 7200 1800 86400 30`] },
+  },
+  {
     name: 'apex SOA fields from the zone config',
     zones: [
       {

@@ -16,6 +16,8 @@ import type { ForwardConfig } from '../../src/runtime/shared/config/server-confi
 import { dig } from '../support/dig.ts';
 
 const MANY = 60;
+// As many SRV records as fit 512 bytes, but not with their glue.
+const SRV_TARGETS = 15;
 
 function content(zone: string): Record<string, string> {
   const base = `/skydns/${zone.split('.').reverse().join('/')}`;
@@ -25,7 +27,7 @@ function content(zone: string): Record<string, string> {
   };
   for (let i = 0; i < MANY; i++)
     out[`${base}/many/${i.toString(16).padStart(8, '0')}`] = `{"host":"10.1.${i >> 8}.${i & 255}"}`;
-  for (let i = 0; i < 20; i++) out[`${base}/srv/t${i}`] = `{"host":"10.2.0.${i}","port":80}`;
+  for (let i = 0; i < SRV_TARGETS; i++) out[`${base}/srv/t${i}`] = `{"host":"10.2.0.${i}","port":80}`;
   return out;
 }
 
@@ -89,6 +91,19 @@ describe('wire server', () => {
     }
   });
 
+  test('only answers owned by the question name take its letter case; other names stay lower-case', async () => {
+    const nodata = await dig({ port, name: 'WwW.ExAmPlE.oRg', type: 'AAAA' });
+    assert.deepEqual(
+      nodata.authority.map((a) => `${a.name} ${a.data.split(' ').slice(0, 2).join(' ')}`),
+      ['example.org. ns.dns.example.org. hostmaster.example.org.'],
+    );
+    const chased = await dig({ port, name: 'ALIAS.example.ORG', type: 'A' });
+    assert.deepEqual(
+      chased.answer.map((a) => `${a.name} ${a.type} ${a.data}`),
+      ['ALIAS.example.ORG. CNAME www.example.org.', 'www.example.org. A 10.0.0.1'],
+    );
+  });
+
   test('EDNS0: the OPT record is echoed with our payload size', async () => {
     const r = await dig({ port, name: 'www.example.org', type: 'A', extra: ['+edns=0', '+bufsize=1232'] });
     assert.match(r.raw, /; EDNS: version: 0, flags:; udp: 1232/);
@@ -113,7 +128,7 @@ describe('wire server', () => {
   test('optional additional records are dropped before truncating the answer', async () => {
     const r = await dig({ port, name: 'srv.example.org', type: 'SRV', extra: ['+noedns', '+ignore'] });
     assert.ok(!r.flags.includes('tc'), r.raw);
-    assert.equal(r.answer.length, 20);
+    assert.equal(r.answer.length, SRV_TARGETS);
     assert.equal(r.additional.length, 0);
   });
 

@@ -84,7 +84,9 @@ function chase(
   const targetZone = zoneOfTarget(ctx, target);
   if (!targetZone) return [link];
   const next = follow({ data: ctx.data, zone: targetZone }, target, [...chain, link]);
-  return next.length > 0 ? [link, ...next] : [];
+  // In another of our zones the link stays even when the target has nothing of the type: CoreDNS
+  // looks such targets up through itself and answers the CNAME with whatever that finds.
+  return next.length > 0 || targetZone !== ctx.zone ? [link, ...next] : [];
 }
 
 function addresses(ctx: Ctx, name: string, type: AddressType, chain: ResourceRecord[]): ResourceRecord[] {
@@ -157,10 +159,16 @@ function glue(ctx: Ctx, owner: string, entry: SkyDnsEntry): ResourceRecord | und
   return { name: owner, ttl: ttlOf(entry, ctx.zone), type, address: host.address };
 }
 
-/** Addresses of an in-zone SRV/MX target for the additional section (CoreDNS adds A only). */
+/**
+ * Addresses of an SRV/MX target for the additional section: A only inside the zone (as CoreDNS);
+ * A and AAAA in another of our zones (CoreDNS looks those up through itself).
+ */
 function targetAddresses(ctx: Ctx, target: string): ResourceRecord[] {
   const zone = zoneOfTarget(ctx, target);
-  return zone ? addresses({ data: ctx.data, zone }, target, TYPE.A, []) : [];
+  if (!zone) return [];
+  const at = { data: ctx.data, zone };
+  const a = addresses(at, target, TYPE.A, []);
+  return zone === ctx.zone ? a : [...a, ...addresses(at, target, TYPE.AAAA, []).filter((r) => r.type !== TYPE.CNAME)];
 }
 
 function mailExchangers(ctx: Ctx, name: string) {
@@ -323,7 +331,9 @@ export function resolve(question: Question, data: ResolverData): Answer {
       ({ answer, additional } = services(ctx, name));
       break;
     case TYPE.SOA:
-      if (name === zone.name) answer = [soaRecord(zone, data.index.serial(zone.name))];
+      // As CoreDNS: the zone's SOA for any name in the zone (a resolver looking for the zone of a
+      // name learns it from the answer's owner).
+      answer = [soaRecord(zone, data.index.serial(zone.name))];
       break;
     case TYPE.NS:
       if (name === zone.name)

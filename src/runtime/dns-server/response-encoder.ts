@@ -17,26 +17,25 @@ interface Dns2Record {
   [field: string]: unknown;
 }
 
-function toDns2(r: ResourceRecord): Dns2Record {
-  const base = { name: r.name, type: r.type, class: 1, ttl: r.ttl };
+/** The type-specific fields dns2's encoders read. */
+function dataOf(r: ResourceRecord): Record<string, unknown> {
   switch (r.type) {
     case TYPE.A:
     case TYPE.AAAA:
-      return { ...base, address: r.address };
+      return { address: r.address };
     case TYPE.CNAME:
     case TYPE.PTR:
-      return { ...base, domain: r.target };
+      return { domain: r.target };
     case TYPE.NS:
-      return { ...base, ns: r.target };
+      return { ns: r.target };
     case TYPE.TXT:
-      return { ...base, data: r.text };
+      return { data: r.text };
     case TYPE.MX:
-      return { ...base, priority: r.preference, exchange: r.exchange };
+      return { priority: r.preference, exchange: r.exchange };
     case TYPE.SRV:
-      return { ...base, priority: r.priority, weight: r.weight, port: r.port, target: r.target };
+      return { priority: r.priority, weight: r.weight, port: r.port, target: r.target };
     case TYPE.SOA:
       return {
-        ...base,
         primary: r.mname,
         admin: r.rname,
         serial: r.serial,
@@ -46,6 +45,31 @@ function toDns2(r: ResourceRecord): Dns2Record {
         minimum: r.minimum,
       };
   }
+}
+
+function toDns2(r: ResourceRecord, names: CompressionTable, inAnswer: boolean): Dns2Record {
+  const record = dataOf(r);
+  record.type = r.type;
+  record.class = 1;
+  // dns2 reads a record's name just before writing it and its ttl right after: so the table
+  // knows whether the name it is asked about is an answer's owner name.
+  Object.defineProperties(record, {
+    name: {
+      enumerable: true,
+      get: () => {
+        names.questionAllowed = inAnswer;
+        return r.name;
+      },
+    },
+    ttl: {
+      enumerable: true,
+      get: () => {
+        names.questionAllowed = false;
+        return r.ttl;
+      },
+    },
+  });
+  return record as Dns2Record;
 }
 
 /** Our OPT record: echoes the client's DO bit; an rcode above 15 puts its high bits here. */
@@ -80,12 +104,65 @@ function encode(
     packet.questions = [{ name: query.name, type: query.type, class: query.class } as Question];
   }
   // dns2 encodes plain objects by their type's fields; its typings describe parsed records.
-  const records = (rs: ResourceRecord[]) => rs.map(toDns2) as unknown as Resource[];
-  packet.answers = records(sections.answer);
+  const names = new CompressionTable(query.name);
+  const records = (rs: ResourceRecord[], inAnswer = false) =>
+    rs.map((r) => toDns2(r, names, inAnswer)) as unknown as Resource[];
+  packet.answers = records(sections.answer, true);
   packet.authorities = records(sections.authority);
   packet.additionals = records(sections.additional);
   if (query.edns) packet.additionals.push(optRecord(query.edns, rcode) as unknown as Resource);
-  return packet.toBuffer();
+  const writer = new Packet.Writer() as WriterWithNames;
+  writer.names = names;
+  // dns2's toBuffer takes the writer (and its name table); its typings leave the parameter out.
+  const toBuffer = packet.toBuffer as unknown as (this: Packet, writer: WriterWithNames) => Buffer;
+  return toBuffer.call(packet, writer);
+}
+
+type WriterWithNames = InstanceType<typeof Packet.Writer> & { names: Map<string, number> };
+
+/**
+ * dns2's table of names already written, for compression pointers. Answer records owned by the
+ * question name point to the question, and so show the client's letter case (`patchFor` copies
+ * it in), as CoreDNS answers. Every other name is lower-case, as CoreDNS writes it: the question's
+ * suffixes are not offered at all, and the question name itself is offered elsewhere only as a
+ * lower-case copy, once one has been written.
+ */
+class CompressionTable extends Map<string, number> {
+  /** True while dns2 writes the owner name of an answer record. */
+  questionAllowed = false;
+  /** The question name as dns2 keys it: labels joined by ".", lower-case, no trailing dot. */
+  private readonly question: string;
+  private questionSuffixes: number;
+  private lowerCopy: number | undefined;
+
+  constructor(questionName: string | undefined) {
+    super();
+    const labels = questionName ? questionName.split('.').filter((l) => l.length > 0) : [];
+    this.question = labels.join('.').toLowerCase();
+    this.questionSuffixes = Math.max(0, labels.length - 1);
+  }
+
+  override has(key: string): boolean {
+    if (key !== this.question || this.questionAllowed) return super.has(key);
+    return this.lowerCopy !== undefined;
+  }
+
+  override get(key: string): number | undefined {
+    return key === this.question && !this.questionAllowed ? this.lowerCopy : super.get(key);
+  }
+
+  override set(key: string, offset: number): this {
+    if (key === this.question && super.has(key)) {
+      this.lowerCopy ??= offset;
+      return this;
+    }
+    // The question's own name is registered first, then each of its suffixes.
+    if (this.size === 1 && this.questionSuffixes > 0) {
+      this.questionSuffixes -= 1;
+      return this;
+    }
+    return super.set(key, offset);
+  }
 }
 
 const EMPTY: Sections = { answer: [], authority: [], additional: [] };
