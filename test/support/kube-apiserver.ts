@@ -54,6 +54,8 @@ export async function startKubeApiserver(): Promise<KubeHandle> {
     `--etcd-servers=${etcd.endpoint}`,
     '--bind-address=127.0.0.1',
     '--advertise-address=127.0.0.1',
+    // The endpoint reconciler refuses a loopback advertise address; tests need no kubernetes Endpoints.
+    '--endpoint-reconciler-type=none',
     `--secure-port=${port}`,
     `--cert-dir=${dir}`,
     `--tls-cert-file=${pki.serverCert}`,
