@@ -16,9 +16,15 @@ export interface Upstream {
 /** "ip" or "ip:port" or "[v6]:port" -> host and port (53 by default). */
 export function parseUpstream(text: string): Upstream {
   if (isIPv4(text) || isIPv6(text)) return { host: text, port: 53 };
-  const { host, port } = parseHostPort(text);
-  if (!isIPv4(host) && !isIPv6(host)) throw new Error(`"${text}" is not an IP address with an optional port`);
-  return { host, port };
+  const problem = `"${text}" is not an IP address with an optional port, e.g. 10.0.0.53 or [fd00::53]:5353`;
+  let parsed: Upstream;
+  try {
+    parsed = parseHostPort(text);
+  } catch {
+    throw new Error(problem);
+  }
+  if (!isIPv4(parsed.host) && !isIPv6(parsed.host)) throw new Error(problem);
+  return parsed;
 }
 
 /** A client-address check over CIDRs ("10.0.0.0/8", "::1/128"); IPv4-mapped clients count as IPv4. */

@@ -80,7 +80,10 @@ export function validateServerConfig(
   origin: (field: string) => string | undefined = () => undefined,
 ): ServerConfig {
   const fail = (field: string, problem: string): never => {
-    const from = origin(field.split(/[.[]/)[0]!);
+    // The most specific origin known: "forward.upstreams[0]" -> "forward.upstreams" -> "forward".
+    const path = field.replace(/\[\d+\]/g, '').split('.');
+    let from: string | undefined;
+    for (let n = path.length; n > 0 && from === undefined; n--) from = origin(path.slice(0, n).join('.'));
     throw new SettingsError(`${field}${from ? ` (from ${from})` : ''} ${problem}`);
   };
   if (!isObject(raw)) return fail('config', 'must be a JSON object');
@@ -220,10 +223,10 @@ export function loadServerSettings(args: string[], env: NodeJS.ProcessEnv): Serv
     for (const k of Object.keys(raw)) origins.set(k, `config file ${configFile}`);
   }
   const etcd: Json = isObject(raw.etcd) ? { ...raw.etcd } : {};
-  const set = (target: Json, field: string, value: unknown, origin: string, top = field) => {
+  const set = (target: Json, field: string, value: unknown, origin: string, parent?: string) => {
     if (value === undefined) return;
     target[field] = value;
-    origins.set(top, origin);
+    origins.set(parent ? `${parent}.${field}` : field, origin);
   };
   const pick = (flag: string | undefined, flagName: string, envName: string): [string | undefined, string] =>
     flag !== undefined ? [flag, `--${flagName}`] : [env[envName], envName];
@@ -237,14 +240,14 @@ export function loadServerSettings(args: string[], env: NodeJS.ProcessEnv): Serv
     ['keyFile', 'etcd-key-file', 'ETCD_KEY_FILE'],
   ] as const) {
     const [value, from] = pick(flags[flag], flag, envName);
-    set(tls, field, value, from, 'etcd');
+    set(tls, field, value, from, 'etcd.tls');
   }
   if (Object.keys(tls).length > 0) etcd.tls = tls;
   const authIn: Json = isObject(etcd.auth) ? { ...etcd.auth } : {};
   const [user, userFrom] = pick(flags['etcd-username'], 'etcd-username', 'ETCD_USERNAME');
-  set(authIn, 'username', user, userFrom, 'etcd');
+  set(authIn, 'username', user, userFrom, 'etcd.auth');
   const [pwFile, pwFrom] = pick(flags['etcd-password-file'], 'etcd-password-file', 'ETCD_PASSWORD_FILE');
-  set(authIn, 'passwordFile', pwFile, pwFrom, 'etcd');
+  set(authIn, 'passwordFile', pwFile, pwFrom, 'etcd.auth');
   const etcdPassword = env.ETCD_PASSWORD;
   if (Object.keys(authIn).length > 0 || etcdPassword !== undefined) etcd.auth = authIn;
   raw = { ...raw, etcd };

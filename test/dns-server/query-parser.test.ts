@@ -1,0 +1,110 @@
+// Table tests of the query reader: what is a query, what gets FORMERR or NOTIMP, what is dropped.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Packet } from 'dns2';
+import { nameFromWire, parseQuery } from '../../src/runtime/dns-server/query-parser.ts';
+
+function query(name: string, type = 1, tweak?: (p: Packet) => void): Buffer {
+  const p = new Packet();
+  p.header = new Packet.Header({ id: 0xbeef, rd: 1 });
+  p.questions = [{ name, type, class: 1 } as Packet['questions'][number]];
+  tweak?.(p);
+  return p.toBuffer();
+}
+
+const withEdns =
+  (size: number, version = 0, doFlag = false) =>
+  (p: Packet) => {
+    p.additionals = [Packet.Resource.EDNS([], { udpPayloadSize: size, version, doFlag })];
+  };
+
+function patched(msg: Buffer, at: number, value: number, bytes: 1 | 2 = 2): Buffer {
+  const copy = Buffer.from(msg);
+  if (bytes === 2) copy.writeUInt16BE(value, at);
+  else copy[at] = value;
+  return copy;
+}
+
+const valid = query('WwW.Example.ORG', 28);
+const cases: { name: string; msg: Buffer; want: Record<string, unknown> }[] = [
+  {
+    name: 'a plain query: name lower-cased in wire form, type, class, end of question',
+    msg: valid,
+    want: { kind: 'query', id: 0xbeef, wireName: '\x03www\x07example\x03org\x00', type: 28, class: 1, edns: undefined },
+  },
+  {
+    name: 'EDNS0: payload size, version and DO bit from the OPT record',
+    msg: query('example.org', 1, withEdns(1232, 0, true)),
+    want: { kind: 'query', edns: { payloadSize: 1232, version: 0, dnssecOk: true } },
+  },
+  {
+    name: 'an EDNS version above 0 is read (the handler answers BADVERS)',
+    msg: query('example.org', 1, withEdns(4096, 1)),
+    want: { kind: 'query', edns: { payloadSize: 4096, version: 1, dnssecOk: false } },
+  },
+  {
+    name: 'the root name',
+    msg: query('', 2),
+    want: { kind: 'query', wireName: '\x00', type: 2 },
+  },
+  { name: 'shorter than a header: dropped', msg: Buffer.alloc(11), want: { kind: 'drop' } },
+  { name: 'a response (QR set): dropped', msg: patched(valid, 2, valid[2]! | 0x80, 1), want: { kind: 'drop' } },
+  {
+    name: 'opcode NOTIFY: NOTIMP',
+    msg: patched(valid, 2, (4 << 3) | 1, 1),
+    want: { kind: 'error', rcode: 4, opcode: 4 },
+  },
+  { name: 'no question: FORMERR', msg: patched(valid, 4, 0), want: { kind: 'error', rcode: 1 } },
+  { name: 'two questions: FORMERR', msg: patched(valid, 4, 2), want: { kind: 'error', rcode: 1 } },
+  { name: 'an answer record in a query: FORMERR', msg: patched(valid, 6, 1), want: { kind: 'error', rcode: 1 } },
+  { name: 'cut inside the name: FORMERR', msg: valid.subarray(0, 16), want: { kind: 'error', rcode: 1 } },
+  {
+    name: 'cut before type and class: FORMERR',
+    msg: valid.subarray(0, valid.length - 2),
+    want: { kind: 'error', rcode: 1 },
+  },
+  {
+    name: 'a compression pointer in the question: FORMERR',
+    msg: patched(valid, 12, 0xc0, 1),
+    want: { kind: 'error', rcode: 1 },
+  },
+  {
+    name: 'a reserved label type (0x40): FORMERR',
+    msg: patched(valid, 12, 0x41, 1),
+    want: { kind: 'error', rcode: 1 },
+  },
+  {
+    name: 'an additional record count past the end: FORMERR, with the question end known',
+    msg: patched(valid, 10, 3),
+    want: { kind: 'error', rcode: 1, questionEnd: valid.length },
+  },
+  {
+    name: 'two OPT records: FORMERR',
+    msg: query('example.org', 1, (p) => {
+      p.additionals = [Packet.Resource.EDNS([]), Packet.Resource.EDNS([])];
+    }),
+    want: { kind: 'error', rcode: 1 },
+  },
+  {
+    name: 'a name of more than 255 octets: FORMERR',
+    msg: (() => {
+      const labels = Array.from({ length: 5 }, () => Buffer.concat([Buffer.from([63]), Buffer.alloc(63, 0x61)]));
+      const header = Buffer.from([0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
+      return Buffer.concat([header, ...labels, Buffer.from([0, 0, 1, 0, 1])]);
+    })(),
+    want: { kind: 'error', rcode: 1 },
+  },
+];
+
+for (const c of cases) {
+  test(c.name, () => {
+    const got = parseQuery(c.msg) as unknown as Record<string, unknown>;
+    for (const [field, value] of Object.entries(c.want)) assert.deepEqual(got[field], value, field);
+  });
+}
+
+test('nameFromWire: dotted name; undefined for a label holding a "."', () => {
+  assert.equal(nameFromWire('\x03www\x07example\x03org\x00'), 'www.example.org.');
+  assert.equal(nameFromWire('\x00'), '.');
+  assert.equal(nameFromWire('\x03a.b\x03org\x00'), undefined);
+});
