@@ -22,7 +22,8 @@ test('external-dns --once publishes a LoadBalancer Service into etcd', async () 
     body: {
       metadata: {
         name: 'nginx-frontend',
-        annotations: { 'external-dns.alpha.kubernetes.io/hostname': 'nginx.example.org' },
+        // v0.22 reads only this prefix by default; the alpha one needs --annotation-prefix.
+        annotations: { 'external-dns.kubernetes.io/hostname': 'nginx.example.org' },
       },
       spec: { type: 'LoadBalancer', ports: [{ port: 80 }], selector: { app: 'nginx' } },
     },
@@ -39,7 +40,13 @@ test('external-dns --once publishes a LoadBalancer Service into etcd', async () 
   await runExternalDns({
     kubeconfigFile: kube.kubeconfigFile,
     etcdEndpoints: records.endpoints,
-    args: ['--source=service', '--domain-filter=example.org', '--txt-owner-id=smoke', '--registry=txt'],
+    args: [
+      '--source=service',
+      '--domain-filter=example.org',
+      '--txt-owner-id=smoke',
+      '--registry=txt',
+      '--policy=sync',
+    ],
   });
 
   const written = await records.client().getAll().prefix('/skydns/').strings();

@@ -32,16 +32,18 @@ function commandLine(o: ExternalDnsOptions, metricsPort: number): { args: string
 /** Runs one reconciliation (`--once`) and returns its output; rejects with the output on failure. */
 export async function runExternalDns(o: ExternalDnsOptions): Promise<string> {
   const { args, env } = commandLine(o, await freePort());
-  try {
-    const { stdout, stderr } = await run(tool('external-dns'), [...args, '--once'], {
-      env: { ...process.env, ...env },
-      timeout: 120_000,
-    });
-    return stdout + stderr;
-  } catch (e) {
-    const err = e as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`external-dns failed: ${err.message}\n${err.stdout ?? ''}${err.stderr ?? ''}`, { cause: e });
+  const result = await run(tool('external-dns'), [...args, '--once'], {
+    env: { ...process.env, ...env },
+    timeout: 120_000,
+  }).catch((e: { stdout?: string; stderr?: string; message: string }) => e);
+  if ('message' in result) {
+    // Its first line dumps the whole configuration; the reason is at the end.
+    const output = `${result.stdout ?? ''}${result.stderr ?? ''}`
+      .split('\n')
+      .filter((l) => !l.includes('msg="config: {'));
+    throw new Error(`external-dns --once failed:\n${output.join('\n').slice(-4000)}`);
   }
+  return result.stdout + result.stderr;
 }
 
 /** Starts external-dns as a long-running controller (for side-by-side and latency tests). */
