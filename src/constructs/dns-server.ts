@@ -6,7 +6,7 @@ import { k8s } from 'cdk8s-plus-27';
 import type { ForwardConfig, ServerConfig } from '../runtime/shared/config/server-config.ts';
 import type { ZoneConfig } from '../runtime/shared/config/zone-config.ts';
 import { CONFIG_DIR, CONFIG_FILE, CONFIG_HASH_ANNOTATION, configHash, renderConfigFile } from './config-file.ts';
-import { DNS_PORT_NAMES, DnsService, type DnsServiceProps } from './dns-service.ts';
+import { DNS_PORT_NAMES, DnsService, mayUseIpv6, type DnsServiceProps } from './dns-service.ts';
 import { etcdClientMounts, type EtcdClientAccess } from './etcd-client-access.ts';
 import { DEFAULT_IMAGES, imageReference } from './image.ts';
 import { COMPONENT, selectorLabels } from './labels.ts';
@@ -112,7 +112,7 @@ export class DnsServer extends Construct {
       });
 
     const etcd = etcdClientMounts(props.etcd);
-    const dualStack = props.service?.ipFamilies?.includes('IPv6') ?? false;
+    const dualStack = mayUseIpv6(props.service);
     this.config = {
       etcd: etcd.connection,
       prefix: props.prefix,

@@ -25,9 +25,13 @@ export interface DnsServiceProps {
   annotations?: Record<string, string>;
   /** "Cluster" (default) or "Local" (keeps client source addresses; only nodes running a server answer). */
   externalTrafficPolicy?: 'Cluster' | 'Local';
-  /** Address families of the Service; default: the cluster's default. */
+  /**
+   * Address families of the Service, primary first; default: the cluster's. The API refuses a
+   * family the cluster is not configured for: for "dual-stack where the cluster has it", set
+   * only ipFamilyPolicy "PreferDualStack".
+   */
   ipFamilies?: IpFamily[];
-  /** Default: "SingleStack" for one family, "PreferDualStack" for two. */
+  /** Default: "SingleStack" for one family, "PreferDualStack" for two, the cluster's without ipFamilies. */
   ipFamilyPolicy?: 'SingleStack' | 'PreferDualStack' | 'RequireDualStack';
 }
 
@@ -47,6 +51,12 @@ export interface DnsServiceConstructProps extends DnsServiceProps {
 }
 
 export const DNS_PORT = 53;
+
+/** Whether the Service may carry IPv6: then the pods must listen on a dual-stack socket. */
+export function mayUseIpv6(props: DnsServiceProps | undefined): boolean {
+  if (props?.ipFamilies) return props.ipFamilies.includes('IPv6');
+  return props?.ipFamilyPolicy === 'PreferDualStack' || props?.ipFamilyPolicy === 'RequireDualStack';
+}
 /** Container port names of the DNS server; the Services target them by name. */
 export const DNS_PORT_NAMES = { tcp: 'dns-tcp', udp: 'dns-udp' } as const;
 
@@ -69,11 +79,9 @@ export class DnsService extends Construct {
       ...(type !== 'ClusterIP' ? { externalTrafficPolicy: props.externalTrafficPolicy ?? 'Cluster' } : {}),
       ...(type === 'LoadBalancer' && props.loadBalancerIP ? { loadBalancerIp: props.loadBalancerIP } : {}),
       ...(type === 'LoadBalancer' && props.loadBalancerClass ? { loadBalancerClass: props.loadBalancerClass } : {}),
-      ...(families
-        ? {
-            ipFamilies: families,
-            ipFamilyPolicy: props.ipFamilyPolicy ?? (families.length > 1 ? 'PreferDualStack' : 'SingleStack'),
-          }
+      ...(families ? { ipFamilies: families } : {}),
+      ...(families || props.ipFamilyPolicy
+        ? { ipFamilyPolicy: props.ipFamilyPolicy ?? (families!.length > 1 ? 'PreferDualStack' : 'SingleStack') }
         : {}),
     });
     const service = (name: string, ports: k8s.ServicePort[]) =>

@@ -1,6 +1,7 @@
 // staging: like prod, but in a namespace Argo CD creates (no Namespace object), with etcd's TLS
-// Secrets issued by cert-manager, and dual-stack DNS behind split UDP and TCP Services sharing one
-// MetalLB address (for load balancers that cannot mix protocols in one Service).
+// Secrets issued by cert-manager, and DNS behind split UDP and TCP Services sharing one
+// MetalLB address (for load balancers that cannot mix protocols in one Service), dual-stack
+// wherever the cluster is.
 import type { DnsStackProps } from '../constructs/dns-stack.ts';
 import { shared } from './shared.ts';
 
@@ -21,7 +22,7 @@ export const staging: DnsStackProps = {
     replicas: 2,
     service: {
       protocols: 'split',
-      ipFamilies: ['IPv4', 'IPv6'],
+      ipFamilyPolicy: 'PreferDualStack',
       annotations: { 'metallb.universe.tf/allow-shared-ip': 'etcdns-staging-dns' },
     },
   },

@@ -43,7 +43,8 @@ for (const [env, props] of Object.entries(ENVIRONMENTS)) {
       props.zones.map((z) => z.name),
     );
     assert.equal(config.prefix, '/skydns');
-    assert.equal(config.listen, props.server?.service?.ipFamilies?.includes('IPv6') ? '[::]:5353' : '0.0.0.0:5353');
+    const dual = props.server?.service?.ipFamilyPolicy === 'PreferDualStack';
+    assert.equal(config.listen, dual ? '[::]:5353' : '0.0.0.0:5353');
     assert.equal(config.etcd.endpoints.length, props.etcd?.replicas ?? 3);
     assert.equal(config.etcd.tls?.caFile, props.etcd?.tls ? '/etc/etcdns/etcd-tls/ca.crt' : undefined);
   });

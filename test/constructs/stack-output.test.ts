@@ -277,7 +277,9 @@ for (const [env, props, list] of envs) {
       assert.equal(config.prefix, '/skydns');
     }
     const server = JSON.parse(find(list, 'ConfigMap', 'etcdns-server-internal').data['config.json']);
-    const any = props.server?.service?.ipFamilies?.includes('IPv6') ? '[::]' : '0.0.0.0';
+    const service = props.server?.service;
+    const dual = service?.ipFamilies?.includes('IPv6') || service?.ipFamilyPolicy === 'PreferDualStack';
+    const any = dual ? '[::]' : '0.0.0.0';
     assert.equal(server.listen, `${any}:5353`, 'a dual-stack Service needs a dual-stack socket');
     assert.equal(server.httpListen, `${any}:8080`);
   });
