@@ -33,7 +33,8 @@ export interface ControllerDeps {
 export type SyncOutcome = 'applied' | 'unchanged' | 'skipped' | 'dry-run' | 'error';
 
 const FIRST_RETRY_MS = 200;
-const MAX_RETRY_MS = 30_000;
+/** etcd calls are cheap; a short cap means catching up within seconds of etcd's return. */
+const MAX_RETRY_MS = 5_000;
 
 export class Controller {
   private readonly d: ControllerDeps;

@@ -96,7 +96,8 @@ export class LeaderElector {
       return this.leading;
     }
     const spec = lease.spec ?? {};
-    const record = `${spec.holderIdentity ?? ''} ${spec.renewTime?.toISOString() ?? ''}`;
+    // renewTime arrives as a string (the client does not revive MicroTime); only its identity matters.
+    const record = `${spec.holderIdentity ?? ''} ${String(spec.renewTime ?? '')}`;
     if (record !== this.observed) {
       this.observed = record;
       this.observedAt = Date.now();

@@ -1,0 +1,115 @@
+// Runs `etcdns controller` as users run it (bin/etcdns.js on the project's Node) against the test
+// kube-apiserver, as a ServiceAccount with exactly the RBAC the DnsController construct synthesizes.
+import * as k8s from '@kubernetes/client-node';
+import { controllerClusterRules, leaderElectionRules } from '../../src/constructs/controller-rbac.ts';
+import type { KubeHandle } from '../support/kube-apiserver.ts';
+import { freePort } from '../support/ports.ts';
+import { startProcess, waitFor, type ManagedProcess } from '../support/process.ts';
+import { etcdnsBin, nodeBin } from '../support/tools.ts';
+
+export const CONTROLLER_NAMESPACE = 'etcdns';
+export const CONTROLLER_NAME = 'etcdns-controller';
+
+/** Creates the namespace, ServiceAccount and the construct's RBAC; returns a kubeconfig file for it. */
+export async function controllerKubeconfig(kube: KubeHandle): Promise<string> {
+  const core = kube.admin.makeApiClient(k8s.CoreV1Api);
+  const rbac = kube.admin.makeApiClient(k8s.RbacAuthorizationV1Api);
+  await core.createNamespace({ body: { metadata: { name: CONTROLLER_NAMESPACE } } });
+  const meta = { name: CONTROLLER_NAME };
+  const subjects = [{ kind: 'ServiceAccount', name: CONTROLLER_NAME, namespace: CONTROLLER_NAMESPACE }];
+  await rbac.createClusterRole({ body: { metadata: meta, rules: controllerClusterRules(['ingress', 'service']) } });
+  await rbac.createClusterRoleBinding({
+    body: {
+      metadata: meta,
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: CONTROLLER_NAME },
+      subjects,
+    },
+  });
+  await rbac.createNamespacedRole({
+    namespace: CONTROLLER_NAMESPACE,
+    body: { metadata: meta, rules: leaderElectionRules(CONTROLLER_NAME) },
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace: CONTROLLER_NAMESPACE,
+    body: {
+      metadata: meta,
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: CONTROLLER_NAME },
+      subjects,
+    },
+  });
+  return kube.writeKubeconfig(await kube.asServiceAccount(CONTROLLER_NAMESPACE, CONTROLLER_NAME));
+}
+
+export interface ControllerHandle {
+  process: ManagedProcess;
+  http(path: string): Promise<{ status: number; body: string }>;
+  /** A metric's value from /metrics (sum over label sets matching `labels`). */
+  metric(name: string, labels?: string): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export interface ControllerOptions {
+  kubeconfigFile: string;
+  etcdEndpoints: string[];
+  ownerId: string;
+  /** Replica name in the Lease. */
+  identity?: string;
+  args?: string[];
+  /** Wait for /readyz 200 (default true). */
+  waitReady?: boolean;
+}
+
+export async function startController(o: ControllerOptions): Promise<ControllerHandle> {
+  const httpPort = await freePort();
+  const proc = startProcess(
+    `controller-${o.identity ?? 'a'}`,
+    nodeBin,
+    [
+      etcdnsBin,
+      'controller',
+      '--kubeconfig',
+      o.kubeconfigFile,
+      '--etcd',
+      o.etcdEndpoints.join(','),
+      '--owner-id',
+      o.ownerId,
+      '--http-listen',
+      `127.0.0.1:${httpPort}`,
+      '--leader-elect',
+      '--leader-election-namespace',
+      CONTROLLER_NAMESPACE,
+      '--lease-name',
+      CONTROLLER_NAME,
+      '--lease-duration-seconds',
+      '3',
+      '--renew-deadline-seconds',
+      '2',
+      '--retry-period-seconds',
+      '1',
+      ...(o.args ?? []),
+    ],
+    { env: { POD_NAME: o.identity ?? 'controller-a', ETCDNS_LOG_LEVEL: 'debug' } },
+  );
+  const http = async (path: string) => {
+    const res = await fetch(`http://127.0.0.1:${httpPort}${path}`, { signal: AbortSignal.timeout(2000) });
+    return { status: res.status, body: await res.text() };
+  };
+  const metric = async (name: string, labels = '') => {
+    const body = (await http('/metrics')).body;
+    let sum = 0;
+    for (const line of body.split('\n')) {
+      const m = /^(\w+)(\{[^}]*\})? (\S+)$/.exec(line);
+      if (m && m[1] === name && (m[2] ?? '').includes(labels)) sum += Number(m[3]);
+    }
+    return sum;
+  };
+  if (o.waitReady ?? true) {
+    await waitFor(`${proc.name} ready`, async () => {
+      if (!proc.running()) throw new Error(`${proc.name} exited:\n${proc.logs().slice(-3000)}`);
+      return (await http('/readyz').catch(() => ({ status: 0 }))).status === 200 ? true : undefined;
+    }).catch((e: Error) => {
+      throw new Error(`${e.message}\n--- ${proc.name} output ---\n${proc.logs().slice(-3000)}`);
+    });
+  }
+  return { process: proc, http, metric, stop: () => proc.stop() };
+}
