@@ -7,6 +7,7 @@ import { ApiObject } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { EtcdCertificates, type CertManagerProps } from './etcd-certificates.ts';
 import type { EtcdClientAccess, SecretKeyRef } from './etcd-client-access.ts';
+import { externalSecret, type ExternalSecretProps } from './external-secret.ts';
 import { DEFAULT_IMAGES, imageReference } from './image.ts';
 import { COMPONENT, selectorLabels } from './labels.ts';
 import { metricsService } from './service-monitor.ts';
@@ -53,8 +54,13 @@ export interface EtcdAuthProps {
    * switched on in etcd by an operator (`etcdctl user add`, `etcdctl auth enable`), not by synth.
    */
   username?: string;
-  /** Existing Secret key holding that user's password. */
+  /** Secret key holding that user's password (an existing Secret unless externalSecret is set). */
   password: SecretKeyRef;
+  /**
+   * Have the External Secrets Operator create that Secret from an external store (opt-in: needs
+   * the operator); default: off, the Secret exists.
+   */
+  externalSecret?: ExternalSecretProps;
 }
 
 export interface EtcdProps extends WorkloadProps {
@@ -321,6 +327,16 @@ export class EtcdCluster extends Construct {
         },
         clientCommonName: props.auth?.username ?? ETCD_DEFAULTS.username,
         issuer: props.tls.certManager,
+        labels: props.labels,
+      });
+    }
+    if (props.auth?.externalSecret) {
+      externalSecret(this, 'password', props.auth.password, props.auth.externalSecret, {
+        stack,
+        component: COMPONENT.etcd,
+        version: image.tag,
+        // Before the DNS server and the controller mount it.
+        wave: SYNC_WAVE.namespace,
         labels: props.labels,
       });
     }

@@ -249,6 +249,21 @@ export function etcdProblems(p: EtcdProps, path: string): string[] {
     problems.push(...k8sName(p.auth.password?.name, `${path}.auth.password.name`, 'subdomain', 253));
     if (!p.auth.password?.name || !p.auth.password.key || !SECRET_KEY.test(p.auth.password.key))
       problems.push(`${path}.auth.password: must reference an existing Secret key, { name: "...", key: "..." }`);
+    const es = p.auth.externalSecret;
+    if (es) {
+      const at = `${path}.auth.externalSecret`;
+      problems.push(
+        ...k8sName(es.storeName, `${at}.storeName`, 'subdomain', 253),
+        ...oneOf(es.storeKind, `${at}.storeKind`, ['SecretStore', 'ClusterSecretStore']),
+      );
+      if (es.storeName === undefined) problems.push(`${at}.storeName: required (a SecretStore or ClusterSecretStore)`);
+      if (typeof es.remoteKey !== 'string' || es.remoteKey === '')
+        problems.push(`${at}.remoteKey: required, the key of the password in the external store`);
+      if (es.refreshInterval !== undefined && !/^(?:\d+h)?(?:\d+m)?(?:\d+s)?$/.test(es.refreshInterval))
+        problems.push(
+          `${at}.refreshInterval: must be a duration such as "1h" or "15m" (got ${show(es.refreshInterval)})`,
+        );
+    }
   }
   return problems;
 }

@@ -1,7 +1,7 @@
 // staging: like prod, but in a namespace Argo CD creates (no Namespace object), with etcd's TLS
-// Secrets issued by cert-manager, and DNS behind split UDP and TCP Services sharing one
-// MetalLB address (for load balancers that cannot mix protocols in one Service), dual-stack
-// wherever the cluster is.
+// Secrets issued by cert-manager, the etcd password from Vault through an ExternalSecret, and DNS
+// behind split UDP and TCP Services sharing one MetalLB address (for load balancers that cannot
+// mix protocols in one Service), dual-stack wherever the cluster is.
 import type { DnsStackProps } from '../constructs/dns-stack.ts';
 import { shared } from './shared.ts';
 
@@ -16,6 +16,10 @@ export const staging: DnsStackProps = {
       serverSecret: 'etcd-server-tls',
       clientSecret: 'etcd-client-tls',
       certManager: { issuerName: 'internal-ca', issuerKind: 'ClusterIssuer' },
+    },
+    auth: {
+      password: { name: 'etcd-credentials', key: 'password' },
+      externalSecret: { storeName: 'vault', remoteKey: 'dns/staging/etcd', remoteProperty: 'password' },
     },
   },
   server: {

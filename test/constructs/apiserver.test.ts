@@ -409,6 +409,26 @@ const CRD_STAND_INS: Record<string, k8s.V1CustomResourceDefinition> = {
       },
     },
   }),
+  ExternalSecret: crd('external-secrets.io', 'ExternalSecret', {
+    type: 'object',
+    required: ['secretStoreRef', 'target', 'data'],
+    properties: {
+      refreshInterval: str,
+      secretStoreRef: { type: 'object', required: ['name'], properties: { name: str, kind: str } },
+      target: { type: 'object', properties: { name: str, creationPolicy: str } },
+      data: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['secretKey', 'remoteRef'],
+          properties: {
+            secretKey: str,
+            remoteRef: { type: 'object', required: ['key'], properties: { key: str, property: str } },
+          },
+        },
+      },
+    },
+  }),
   Certificate: crd('cert-manager.io', 'Certificate', {
     type: 'object',
     required: ['secretName', 'issuerRef'],

@@ -69,6 +69,7 @@ test('explicit names: the objects of each environment', () => {
       ...common.filter((n) => n !== 'Namespace/etcdns' && n !== 'Service/etcdns-server-internal'),
       'Certificate/etcd-client-tls',
       'Certificate/etcd-server-tls',
+      'ExternalSecret/etcd-credentials',
       'PodDisruptionBudget/etcdns-etcd',
       'Service/etcdns-server-internal-tcp',
       'Service/etcdns-server-internal-udp',
@@ -376,6 +377,22 @@ test('variant: only the Service source needs no Ingress permission', () => {
   const resources = (find(list, 'ClusterRole', 'etcdns-controller').rules as Json[]).flatMap((r) => r.resources);
   assert.ok(!resources.includes('ingresses'));
   assert.ok(resources.includes('services'));
+});
+
+test('staging: the ExternalSecret creates the password Secret both clients mount', () => {
+  const external = find(staging, 'ExternalSecret', 'etcd-credentials');
+  assert.equal(external.metadata.annotations['argocd.argoproj.io/sync-options'], 'SkipDryRunOnMissingResource=true');
+  assert.deepEqual(external.spec.target, { name: 'etcd-credentials', creationPolicy: 'Owner' });
+  assert.deepEqual(external.spec.data, [
+    { secretKey: 'password', remoteRef: { key: 'dns/staging/etcd', property: 'password' } },
+  ]);
+  for (const name of ['etcdns-server-internal', 'etcdns-controller']) {
+    const volume = (find(staging, 'Deployment', name).spec.template.spec.volumes as Json[]).find(
+      (v) => v.name === 'etcd-auth',
+    );
+    assert.deepEqual(volume?.secret.items, [{ key: 'password', path: 'password' }]);
+    assert.equal(volume?.secret.secretName, 'etcd-credentials');
+  }
 });
 
 test('staging: cert-manager issues the TLS Secrets etcd and its clients mount', () => {

@@ -289,6 +289,31 @@ const cases: [string, DnsStackProps, string, string][] = [
     'etcd.tls.certManager.duration',
     '"2160h"',
   ],
+  [
+    'ExternalSecret without a remote key',
+    {
+      ...valid,
+      etcd: {
+        auth: { password: { name: 'creds', key: 'password' }, externalSecret: { storeName: 'vault', remoteKey: '' } },
+      },
+    },
+    'etcd.auth.externalSecret.remoteKey',
+    'the key of the password in the external store',
+  ],
+  [
+    'ExternalSecret store kind',
+    {
+      ...valid,
+      etcd: {
+        auth: {
+          password: { name: 'creds', key: 'p' },
+          externalSecret: { storeName: 'vault', storeKind: 'Vault' as 'SecretStore', remoteKey: 'k' },
+        },
+      },
+    },
+    'etcd.auth.externalSecret.storeKind',
+    '"SecretStore", "ClusterSecretStore"',
+  ],
 ];
 
 for (const [what, props, field, allowed] of cases) {

@@ -1,0 +1,63 @@
+// Opt-in: the External Secrets Operator fills a Secret key from an external store (Vault, a
+// cloud secret manager, ...), so no secret value is ever in git. Needs its CRDs, so the
+// ExternalSecret carries SkipDryRunOnMissingResource.
+import { ApiObject } from 'cdk8s';
+import type { Construct } from 'constructs';
+import type { SecretKeyRef } from './etcd-client-access.ts';
+import { SKIP_DRY_RUN } from './service-monitor.ts';
+import { objectMeta, type StackContext } from './stack-context.ts';
+
+export interface ExternalSecretProps {
+  /** The SecretStore or ClusterSecretStore to read from. */
+  storeName: string;
+  /** Default "ClusterSecretStore". */
+  storeKind?: 'SecretStore' | 'ClusterSecretStore';
+  /** Key of the value in the external store. */
+  remoteKey: string;
+  /** Property inside that value (e.g. a JSON field); default: the whole value. */
+  remoteProperty?: string;
+  /** How often the operator re-reads it; default "1h". */
+  refreshInterval?: string;
+}
+
+export interface ExternalSecretIdentity {
+  stack: StackContext;
+  component: string;
+  version: string;
+  wave: number;
+  labels?: Record<string, string>;
+}
+
+/** An ExternalSecret that owns the Secret `target` and fills its one key. */
+export function externalSecret(
+  scope: Construct,
+  id: string,
+  target: SecretKeyRef,
+  source: ExternalSecretProps,
+  identity: ExternalSecretIdentity,
+): ApiObject {
+  return new ApiObject(scope, id, {
+    apiVersion: 'external-secrets.io/v1',
+    kind: 'ExternalSecret',
+    metadata: objectMeta(identity.stack, {
+      name: target.name,
+      component: identity.component,
+      version: identity.version,
+      namespaced: true,
+      wave: identity.wave,
+      labels: identity.labels,
+      annotations: SKIP_DRY_RUN,
+    }),
+    spec: {
+      refreshInterval: source.refreshInterval ?? '1h',
+      secretStoreRef: { kind: source.storeKind ?? 'ClusterSecretStore', name: source.storeName },
+      target: { name: target.name, creationPolicy: 'Owner' },
+      data: [
+        {
+          secretKey: target.key,
+          remoteRef: { key: source.remoteKey, ...(source.remoteProperty ? { property: source.remoteProperty } : {}) },
+        },
+      ],
+    },
+  });
+}
