@@ -35,7 +35,9 @@ export type ProblemReason =
   | 'InvalidTarget'
   | 'InvalidAnnotation'
   | 'RecordConflict'
-  | 'NameOwnedByOthers';
+  | 'NameOwnedByOthers'
+  /** An external view refused a private address (views/view-records.ts). */
+  | 'PrivateAddressRefused';
 
 export interface Problem {
   object: ObjectRef;

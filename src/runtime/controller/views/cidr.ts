@@ -33,7 +33,8 @@ export function parseAddress(text: string): Address | undefined {
   const [head = '', tail] = groups.split('::');
   const left = head === '' ? [] : head.split(':');
   const right = tail === undefined || tail === '' ? [] : tail.split(':');
-  const all = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  const all =
+    tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
   let value = 0n;
   for (const g of all) value = (value << 16n) | BigInt(parseInt(g, 16));
   return { family: 6, value };
@@ -48,7 +49,7 @@ export function formatAddress(a: Address): string {
   if (a.family === 4) return [24n, 16n, 8n, 0n].map((s) => String((a.value >> s) & 0xffn)).join('.');
   const groups = Array.from({ length: 8 }, (_, i) => Number((a.value >> BigInt(112 - 16 * i)) & 0xffffn));
   let best = { start: -1, length: 0 };
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     let j = i;
     while (j < 8 && groups[j] === 0) j++;
     if (j - i > best.length && j - i > 1) best = { start: i, length: j - i };

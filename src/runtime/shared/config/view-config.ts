@@ -4,7 +4,7 @@
 export type RecordType = 'A' | 'AAAA' | 'CNAME' | 'SRV' | 'TXT' | 'PTR';
 
 export interface RuleMatch {
-  /** Name suffixes ("example.org" matches itself and below) or globs ("*.apps.example.org"). */
+  /** Name suffixes ("example.org" matches itself and below) or globs ("*.apps.example.org"; "*" stays within one label). */
   names?: string[];
   types?: RecordType[];
   /** Source kinds, e.g. "service", "ingress". */
@@ -17,6 +17,11 @@ export interface RuleMatch {
   targetCidrs?: string[];
 }
 
+/**
+ * What a matching rule does to a record. An action only matches records it can rewrite:
+ * `replace` and `cname` apply to A, AAAA and CNAME records, `mapCidr` to addresses inside `from`;
+ * `drop` and `keep` apply to every record.
+ */
 export type RuleAction =
   | { replace: string[] }
   /** 1:1 mapping: the host part of the address is kept, the network replaced (same prefix length). */
@@ -28,28 +33,36 @@ export type RuleAction =
 export interface RewriteRule {
   /** Shown in plans, logs and Events. */
   name: string;
+  /** Every field given must match (a list matches when any item does); `{}` matches every record. */
   match: RuleMatch;
   action: RuleAction;
-  /** Lets this rule publish private addresses (RFC 1918, ULA, loopback, link-local) in an external view. */
+  /** Lets this rule publish private addresses (RFC 1918, ULA, loopback, link-local, CGNAT) in an external view. */
   allowPrivate?: boolean;
 }
 
 export interface ViewSelection {
-  /** "all" resources, or only those opted in by annotation, label or ingress class. */
+  /**
+   * "all" resources, or only those opted in: by the views annotation, or by these labels or
+   * ingress classes. An external view must be "opt-in".
+   */
   mode: 'all' | 'opt-in';
-  /** Opt-in label selector "k=v,k2=v2" (mode opt-in). */
+  /** Opt-in: objects carrying all of these labels with these values. */
   labels?: Record<string, string>;
+  /** Opt-in: Ingresses of these classes. */
   ingressClasses?: string[];
 }
 
+export type Exposure = 'internal' | 'external';
+
 export interface ViewConfig {
+  /** A DNS-1123 label, e.g. "internal", "external"; the values of the views annotation. */
   name: string;
   /** etcd key prefix the view is written under and served from, e.g. "/skydns" or "/skydns-external". */
   prefix: string;
-  /** Zone names this view answers for. */
+  /** Zone names this view answers for; empty: every name the controller publishes. */
   zones: string[];
   /** "internal" may forward for internal clients; "external" is authoritative only and refuses private addresses. */
-  exposure: 'internal' | 'external';
+  exposure: Exposure;
   selection: ViewSelection;
   /** Evaluated in order; the first matching rule decides. No match: keep. */
   rules: RewriteRule[];
@@ -64,3 +77,12 @@ export const DEFAULT_VIEW: ViewConfig = {
   selection: { mode: 'all' },
   rules: [],
 };
+
+/**
+ * Per-object override of the views a Service or Ingress appears in, "internal,external" (an
+ * empty value: none). It replaces the views' own selection, and is the way into an opt-in view.
+ */
+export const VIEWS_ANNOTATION = 'etcdns.io/views';
+
+/** Per-object addresses or host name to publish in external views instead of the object's own, "203.0.113.10". */
+export const EXTERNAL_TARGET_ANNOTATION = 'etcdns.io/external-target';

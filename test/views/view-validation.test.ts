@@ -1,0 +1,100 @@
+// Table tests of view validation (each error names the field) and of the defaults.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { viewProblems, withViewDefaults } from '../../src/runtime/controller/views/view-validation.ts';
+
+const ok = { name: 'internal', prefix: '/skydns' };
+const ext = { name: 'external', prefix: '/skydns-external', exposure: 'external', selection: { mode: 'opt-in' } };
+
+test('view validation names the field of every mistake', () => {
+  const rows: [string, unknown, RegExp | undefined][] = [
+    ['one internal view', [ok], undefined],
+    ['internal and external views', [ok, ext], undefined],
+    ['not a list', { name: 'x' }, /^views: must list at least one view/],
+    ['empty list', [], /^views: must list at least one view/],
+    ['not an object', ['internal'], /^views\[0\]: must be an object/],
+    ['bad name', [{ ...ok, name: 'Internal' }], /^views\[0\]\.name: must be a DNS label/],
+    [
+      'duplicate name',
+      [ok, { ...ext, name: 'internal' }],
+      /^views\[1\]\.name: "internal" is already the name of views\[0\]/,
+    ],
+    ['missing prefix', [{ name: 'internal' }], /^views\[0\]\.prefix: must be an etcd key prefix/],
+    ['bad prefix', [{ ...ok, prefix: '/sky dns' }], /^views\[0\]\.prefix: must be an etcd key prefix/],
+    [
+      'same prefix',
+      [ok, { ...ext, prefix: '/skydns/' }],
+      /^views\[1\]\.prefix: "\/skydns" overlaps "\/skydns" of views\[0\]/,
+    ],
+    [
+      'nested prefix',
+      [ok, { ...ext, prefix: '/skydns/external' }],
+      /^views\[1\]\.prefix: "\/skydns\/external" overlaps/,
+    ],
+    [
+      'outer prefix',
+      [
+        { ...ok, prefix: '/dns/internal' },
+        { ...ext, prefix: '/dns' },
+      ],
+      /^views\[1\]\.prefix: "\/dns" overlaps/,
+    ],
+    ['sibling prefix sharing leading characters is fine', [ok, { ...ext, prefix: '/skydns-ext' }], undefined],
+    ['bad zone', [{ ...ok, zones: ['example..org'] }], /^views\[0\]\.zones\[0\]: "example\.\.org" has an empty label/],
+    [
+      'bad exposure',
+      [{ ...ok, exposure: 'public' }],
+      /^views\[0\]\.exposure: "public" is not one of internal, external/,
+    ],
+    [
+      'bad mode',
+      [{ ...ok, selection: { mode: 'some' } }],
+      /^views\[0\]\.selection\.mode: "some" is not one of all, opt-in/,
+    ],
+    [
+      'external view taking all',
+      [ok, { ...ext, selection: { mode: 'all' } }],
+      /^views\[1\]\.selection\.mode: an external view publishes only resources opted in/,
+    ],
+    [
+      'bad labels',
+      [{ ...ok, selection: { mode: 'opt-in', labels: ['a'] } }],
+      /^views\[0\]\.selection\.labels: must map/,
+    ],
+    [
+      'bad classes',
+      [{ ...ok, selection: { mode: 'opt-in', ingressClasses: 'public' } }],
+      /^views\[0\]\.selection\.ingressClasses: must be a list/,
+    ],
+    ['rules not a list', [{ ...ok, rules: {} }], /^views\[0\]\.rules: must be a list/],
+    [
+      'bad rule',
+      [
+        ok,
+        {
+          ...ext,
+          rules: [{ name: 'g', match: {}, action: { mapCidr: { from: '10.9.176.0/24', to: '203.0.113.0/25' } } }],
+        },
+      ],
+      /^views\[1\]\.rules\[0\]\.action\.mapCidr\.to: must have the family and prefix length/,
+    ],
+  ];
+  for (const [name, input, want] of rows) {
+    const problems = viewProblems(input);
+    if (want) assert.match(problems.join('\n'), want, name);
+    else assert.deepEqual(problems, [], name);
+  }
+});
+
+test('defaults: every zone, internal, all resources; an external view is opt-in', () => {
+  assert.deepEqual(
+    withViewDefaults([
+      { name: 'internal', prefix: '/skydns/' },
+      { name: 'external', prefix: '/ext', exposure: 'external' },
+    ]),
+    [
+      { name: 'internal', prefix: '/skydns', zones: [], exposure: 'internal', selection: { mode: 'all' }, rules: [] },
+      { name: 'external', prefix: '/ext', zones: [], exposure: 'external', selection: { mode: 'opt-in' }, rules: [] },
+    ],
+  );
+});
