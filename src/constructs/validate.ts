@@ -3,11 +3,11 @@
 // are reported at once.
 import { isIP } from 'node:net';
 import type { ZoneConfig } from '../runtime/shared/config/zone-config.ts';
-import { canonicalName, dnsNameProblem } from '../runtime/shared/dns-name.ts';
 import type { ControllerProps, OwnershipProps, SourcesProps } from './dns-controller.ts';
 import type { ServerProps } from './dns-server.ts';
 import type { DnsServiceProps } from './dns-service.ts';
 import type { DnsStackProps } from './dns-stack.ts';
+import { domainNameProblem, zoneKey } from './domain-name.ts';
 import type { EtcdProps } from './etcd-cluster.ts';
 import { imageProblems } from './image.ts';
 import { LABEL_COMPONENT, LABEL_NAME } from './labels.ts';
@@ -77,7 +77,7 @@ function mapProblems(map: Record<string, string> | undefined, path: string, chec
 
 function dnsName(value: unknown, path: string): string[] {
   if (typeof value !== 'string') return [`${path}: must be a domain name such as "example.org" (got ${show(value)})`];
-  const problem = dnsNameProblem(value);
+  const problem = domainNameProblem(value);
   return problem ? [`${path}: must be a valid domain name such as "example.org"; ${show(value)} ${problem}`] : [];
 }
 
@@ -124,9 +124,9 @@ export function zonesProblems(zones: ZoneConfig[] | undefined, path: string): st
     const at = `${path}[${i}]`;
     problems.push(...dnsName(zone.name, `${at}.name`));
     if (typeof zone.name === 'string') {
-      if (canonicalName(zone.name) === '.') problems.push(`${at}.name: must not be the root zone`);
-      if (seen.has(canonicalName(zone.name))) problems.push(`${at}.name: zone ${show(zone.name)} is listed twice`);
-      seen.add(canonicalName(zone.name));
+      if (zone.name !== '' && zoneKey(zone.name) === '') problems.push(`${at}.name: must not be the root zone`);
+      if (seen.has(zoneKey(zone.name))) problems.push(`${at}.name: zone ${show(zone.name)} is listed twice`);
+      seen.add(zoneKey(zone.name));
     }
     problems.push(...ttl(zone.defaultTtl, `${at}.defaultTtl`));
     const soa = zone.soa;
@@ -354,7 +354,7 @@ function viewsProblems(views: ViewProps[] | undefined, zones: ZoneConfig[] | und
     return [
       `${path}: must list exactly one view for now (split horizon will allow more) (got ${Array.isArray(views) ? views.length : show(views)})`,
     ];
-  const known = new Set((zones ?? []).filter((z) => typeof z.name === 'string').map((z) => canonicalName(z.name)));
+  const known = new Set((zones ?? []).filter((z) => typeof z.name === 'string').map((z) => zoneKey(z.name)));
   const problems: string[] = [];
   views.forEach((view, i) => {
     const at = `${path}[${i}]`;
@@ -363,9 +363,9 @@ function viewsProblems(views: ViewProps[] | undefined, zones: ZoneConfig[] | und
     if (view.zones !== undefined && view.zones.length === 0)
       problems.push(`${at}.zones: must name at least one zone, or be left out for all zones`);
     (view.zones ?? []).forEach((z, j) => {
-      if (typeof z !== 'string' || !known.has(canonicalName(z)))
+      if (typeof z !== 'string' || !known.has(zoneKey(z)))
         problems.push(
-          `${at}.zones[${j}]: ${show(z)} is not one of the stack's zones (${[...known].map((k) => show(k.slice(0, -1))).join(', ')})`,
+          `${at}.zones[${j}]: ${show(z)} is not one of the stack's zones (${[...known].map(show).join(', ')})`,
         );
     });
     problems.push(...dnsServiceProblems(view.service, `${at}.service`));

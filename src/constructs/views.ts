@@ -2,7 +2,7 @@
 // view ("internal") for now; each view gets its own DnsServer and Service, so split horizon adds
 // views without renaming what exists.
 import type { ZoneConfig } from '../runtime/shared/config/zone-config.ts';
-import { canonicalName } from '../runtime/shared/dns-name.ts';
+import { zoneKey } from './domain-name.ts';
 import type { DnsServiceProps } from './dns-service.ts';
 
 export interface ViewProps {
@@ -35,7 +35,7 @@ export function resolveViews(
   return (views ?? DEFAULT_VIEWS).map((view) => ({
     name: view.name,
     prefix: view.prefix ?? DEFAULT_PREFIX,
-    zones: view.zones ? zones.filter((z) => view.zones!.map(canonicalName).includes(canonicalName(z.name))) : zones,
+    zones: view.zones ? zones.filter((z) => view.zones!.map(zoneKey).includes(zoneKey(z.name))) : zones,
     service: { ...service, ...view.service },
   }));
 }
