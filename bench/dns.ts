@@ -3,7 +3,7 @@
 // How to run and read it: bench/README.md.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, release } from 'node:os';
+import { cpus, loadavg, release } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { answerData, dig } from '../test/support/dig.ts';
@@ -94,6 +94,8 @@ function version(cmd: string, args: string[]): string {
 
 async function main(): Promise<void> {
   const started = Date.now();
+  // Other work on the machine skews every figure: the load averages tell the reader how much.
+  const loadAtStart = loadavg();
   const dnsperf = tool('dnsperf');
   const taskset = tool('taskset');
   if (config.modes.includes('pinned') && cpus().length < 2) throw new Error('pinned mode needs two CPUs');
@@ -194,7 +196,11 @@ async function main(): Promise<void> {
   }
 
   const report = renderReport(measurements);
-  process.stdout.write(`${report}\n`);
+  const loadAtEnd = loadavg();
+  const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
+  process.stdout.write(
+    `${report}\nload average (1/5/15 min): ${load(loadAtStart)} at start, ${load(loadAtEnd)} at end\n`,
+  );
   const rs = ratios(measurements);
   mkdirSync(join(opt.out, '..'), { recursive: true });
   writeFileSync(
@@ -203,7 +209,12 @@ async function main(): Promise<void> {
       {
         date: new Date().toISOString(),
         durationSeconds: Math.round((Date.now() - started) / 1000),
-        machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, kernel: release() },
+        machine: {
+          cpus: cpus().length,
+          cpuModel: cpus()[0]?.model,
+          kernel: release(),
+          loadAverage: { start: loadAtStart, end: loadAtEnd },
+        },
         versions: {
           node: process.version,
           coredns: version(tool('coredns'), ['-version']),
