@@ -45,6 +45,15 @@ const subcommand: Subcommand = {
       listen: config.httpListen!,
       metrics: p.metrics.registry,
       readiness: () => p.controller.readiness(),
+      routes: {
+        // The records a name gets in each view after the last sync, and which rule decided.
+        '/debug/views': (_req, url) => {
+          const name = url.searchParams.get('name');
+          if (!name) return { status: 400, body: 'usage: /debug/views?name=www.example.org\n' };
+          const body = { name, views: p.controller.viewsOfName(name) };
+          return { status: 200, body: `${JSON.stringify(body, null, 2)}\n`, type: 'application/json' };
+        },
+      },
     });
     void p.cache.start();
     p.elector?.start();

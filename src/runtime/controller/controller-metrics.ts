@@ -4,7 +4,7 @@ import { LATENCY_BUCKETS, Registry } from '../shared/metrics.ts';
 export function controllerMetrics(registry = new Registry()) {
   return {
     registry,
-    records: registry.gauge('etcdns_controller_records', 'Records published by this controller, by type'),
+    records: registry.gauge('etcdns_controller_records', 'Records published by this controller, by type and view'),
     changes: registry.counter(
       'etcdns_controller_changes_applied_total',
       'Keys written to etcd, by operation (create, update, delete)',

@@ -8,6 +8,7 @@ import { dnsNameProblem } from '../shared/dns-name.ts';
 import { parseHostPort } from '../shared/http-server.ts';
 import { DEFAULT_PREFIX, normalizePrefix } from '../shared/skydns-key.ts';
 import { parseSelector } from './sources/selector.ts';
+import { viewProblems } from './views/view-validation.ts';
 
 type Kind = 'string' | 'list' | 'bool' | 'int';
 
@@ -335,6 +336,13 @@ export function validateControllerConfig(input: Partial<ControllerConfig> & Reco
     fail('ownerId', `"${input.ownerId}" may contain only letters, digits, ".", "_" and "-"`);
   if (input.prefix !== undefined && (typeof input.prefix !== 'string' || normalizePrefix(input.prefix) === '/'))
     fail('prefix', `"${String(input.prefix)}" is not a key prefix such as /skydns`);
+  if (input.views !== undefined) {
+    if (input.prefix !== undefined) fail('prefix', "not together with views: set each view's prefix there");
+    const problems = viewProblems(input.views);
+    // Each problem starts with its field path ("views[1].rules[0].action: ..."), the config field itself.
+    if (problems.length > 0)
+      throw new ConfigError(problems.map((p) => p.replace(/^([^:]+): /, 'config field "$1": ')).join('; '));
+  }
   for (const field of ['domainFilter', 'excludeDomains'] as const) {
     const v = input[field];
     if (v === undefined) continue;

@@ -63,7 +63,7 @@ export function assembleController(
   const controller = new Controller({
     config,
     cache,
-    store: new EtcdStore(etcd, config.prefix ?? '/skydns'),
+    storeFor: (prefix) => new EtcdStore(etcd, prefix),
     reporter: new ProblemReporter(mode.dryRun ? undefined : kc, identity, log),
     isLeader: () => (elector ? elector.isLeader() : true),
     dryRun: mode.dryRun,

@@ -1,5 +1,6 @@
 // The reconcile loop: watch events (debounced a few ms) and a periodic resync trigger one sync at
-// a time: cluster snapshot -> desired records -> plan against etcd -> guarded writes. Only the
+// a time: cluster snapshot -> desired records -> per view (split horizon): the view's records ->
+// plan against its prefix in etcd -> guarded writes. Only the
 // leader writes and reports problems. When etcd fails, the sync is retried with backoff and
 // /readyz says so; nothing is written from a half-read state.
 import type { ControllerConfig } from '../shared/config/controller-config.ts';
@@ -13,6 +14,9 @@ import { isEmptyPlan, planPrefix, type Plan } from './plan/plan.ts';
 import { desiredRecords, type ClusterSnapshot } from './sources/desired-records.ts';
 import { sourceOptions, type SourceOptions } from './sources/source-options.ts';
 import type { EtcdStore } from './store/etcd-store.ts';
+import { controllerViews, viewsOfName, type ViewOfName } from './views/controller-views.ts';
+import { sourceObjects } from './views/source-object.ts';
+import { compileViews, viewRecords, type CompiledView, type ViewRecords } from './views/view-records.ts';
 
 export interface ControllerDeps {
   config: ControllerConfig;
@@ -22,7 +26,8 @@ export interface ControllerDeps {
     snapshot(): ClusterSnapshot;
     uidOf(kind: 'Service' | 'Ingress', namespace: string, name: string): string | undefined;
   };
-  store: EtcdStore;
+  /** One store per view, at the view's prefix. */
+  storeFor: (prefix: string) => EtcdStore;
   reporter: { report(problems: readonly Problem[]): Promise<number> };
   isLeader: () => boolean;
   dryRun: boolean;
@@ -39,6 +44,7 @@ const MAX_RETRY_MS = 5_000;
 export class Controller {
   private readonly d: ControllerDeps;
   private readonly options: SourceOptions;
+  private readonly views: { view: CompiledView; store: EtcdStore }[];
   private etcdOk = false;
   private etcdDetail = 'not contacted yet';
   /** Time of the oldest watch event not yet synced. */
@@ -49,12 +55,28 @@ export class Controller {
   private again = false;
   private retryMs = FIRST_RETRY_MS;
   private stopped = false;
-  /** The last plan computed (for `etcdns plan` and dry runs). */
-  lastPlan: Plan | undefined;
+  /** The last plan computed for each view, in config order (for `etcdns plan` and dry runs). */
+  lastPlans: { view: string; plan: Plan }[] = [];
+  /** The last sync's records and plan per view (for /debug/views). */
+  private lastViews: { records: ViewRecords; plan: Plan }[] = [];
 
   constructor(deps: ControllerDeps) {
     this.d = deps;
     this.options = sourceOptions(deps.config);
+    this.views = compileViews(controllerViews(deps.config)).map((view) => ({
+      view,
+      store: deps.storeFor(view.config.prefix),
+    }));
+  }
+
+  /** The first view's last plan (the only one without split horizon). */
+  get lastPlan(): Plan | undefined {
+    return this.lastPlans[0]?.plan;
+  }
+
+  /** What each view answers for `name` after the last sync, and why (/debug/views). */
+  viewsOfName(name: string): ViewOfName[] {
+    return viewsOfName(name, this.lastViews);
   }
 
   /** Starts the periodic resync (events come through trigger()). */
@@ -106,7 +128,7 @@ export class Controller {
 
   /** One full sync. Never throws: failures are logged, counted and reported as 'error'. */
   async syncOnce(): Promise<SyncOutcome> {
-    const { cache, store, log, metrics, config } = this.d;
+    const { cache, log, metrics, config } = this.d;
     if (!cache.synced()) return this.count('skipped');
     const started = performance.now();
     const eventAt = this.pendingSince;
@@ -114,27 +136,41 @@ export class Controller {
     const leader = this.d.isLeader();
     metrics.leader.set(leader ? 1 : 0);
 
-    const sources = desiredRecords(cache.snapshot(), this.options);
+    const snapshot = cache.snapshot();
+    const sources = desiredRecords(snapshot, this.options);
+    const split = viewRecords(
+      this.views.map((v) => v.view),
+      sources.records,
+      sourceObjects(snapshot),
+    );
     let current;
     try {
-      current = await store.read();
+      // Every view is read before anything is planned: nothing is written from a half-read state.
+      current = await Promise.all(this.views.map((v) => v.store.read()));
       this.etcdOk = true;
       this.etcdDetail = 'reachable';
     } catch (err) {
       return this.etcdFailed(err, eventAt);
     }
-    const plan = planPrefix({
-      prefix: store.prefix,
-      ownerId: config.ownerId,
-      policy: config.policy ?? 'sync',
-      desired: sources.records,
-      current: current.entries,
-      ...(config.adoptExternalDnsOwner ? { adoptExternalDnsOwner: config.adoptExternalDnsOwner } : {}),
-    });
-    this.lastPlan = plan;
-    metrics.undecodable.set(plan.undecodable.length);
+    const plans = this.views.map(({ store }, i) =>
+      planPrefix({
+        prefix: store.prefix,
+        ownerId: config.ownerId,
+        policy: config.policy ?? 'sync',
+        desired: split.views[i]!.records,
+        current: current[i]!.entries,
+        ...(config.adoptExternalDnsOwner ? { adoptExternalDnsOwner: config.adoptExternalDnsOwner } : {}),
+      }),
+    );
+    this.lastPlans = plans.map((plan, i) => ({ view: this.views[i]!.view.config.name, plan }));
+    this.lastViews = plans.map((plan, i) => ({ records: split.views[i]!, plan }));
+    metrics.undecodable.set(plans.reduce((n, p) => n + p.undecodable.length, 0));
 
-    const problems = [...sources.problems, ...plan.conflicts.map((c) => this.conflictProblem(c))];
+    const problems = [
+      ...sources.problems,
+      ...split.problems,
+      ...plans.flatMap((p) => p.conflicts.map((c) => this.conflictProblem(c))),
+    ];
     const byReason = new Map<string, number>();
     for (const p of problems) byReason.set(p.reason, (byReason.get(p.reason) ?? 0) + 1);
     for (const reason of [
@@ -145,32 +181,54 @@ export class Controller {
       'InvalidAnnotation',
       'RecordConflict',
       'NameOwnedByOthers',
+      'PrivateAddressRefused',
     ]) {
       metrics.problems.set(byReason.get(reason) ?? 0, { reason });
     }
-    const byType = new Map<string, number>();
-    for (const r of plan.records) byType.set(r.type, (byType.get(r.type) ?? 0) + 1);
-    for (const type of ['A', 'AAAA', 'CNAME', 'SRV']) metrics.records.set(byType.get(type) ?? 0, { type });
+    for (const [i, plan] of plans.entries()) {
+      const byType = new Map<string, number>();
+      for (const r of plan.records) byType.set(r.type, (byType.get(r.type) ?? 0) + 1);
+      const view = this.views[i]!.view.config.name;
+      for (const type of ['A', 'AAAA', 'CNAME', 'SRV']) metrics.records.set(byType.get(type) ?? 0, { type, view });
+    }
 
     if (!leader) return this.count('skipped', started);
     await this.d.reporter.report(problems);
-    if (isEmptyPlan(plan)) return this.count('unchanged', started);
+    if (plans.every(isEmptyPlan)) return this.count('unchanged', started);
     if (this.d.dryRun) {
-      log.info('dry run: changes not written', { plan: formatPlan(plan) });
+      for (const { view, plan } of this.lastPlans)
+        if (!isEmptyPlan(plan)) log.info('dry run: changes not written', { view, plan: formatPlan(plan) });
       return this.count('dry-run', started);
     }
+    for (const [i, plan] of plans.entries()) {
+      if (isEmptyPlan(plan)) continue;
+      const outcome = await this.applyPlan(this.views[i]!.view.config.name, this.views[i]!.store, plan, started);
+      if (outcome !== 'ok') return this.etcdFailed(outcome.error, eventAt);
+    }
+    if (eventAt !== undefined) metrics.eventToEtcd.observe((performance.now() - eventAt) / 1000);
+    return this.count('applied', started);
+  }
+
+  /** Writes one view's plan; names someone else changed meanwhile are planned again next round. */
+  private async applyPlan(
+    view: string,
+    store: EtcdStore,
+    plan: Plan,
+    started: number,
+  ): Promise<{ error: unknown } | 'ok'> {
+    const { log, metrics } = this.d;
     let result;
     try {
       result = await store.apply(plan);
-    } catch (err) {
-      return this.etcdFailed(err, eventAt);
+    } catch (error) {
+      return { error };
     }
     metrics.transactions.inc({}, result.transactions);
     metrics.changes.inc({ op: 'create' }, plan.creates.filter((c) => !result.conflicted.includes(c.name)).length);
     metrics.changes.inc({ op: 'update' }, plan.updates.filter((c) => !result.conflicted.includes(c.name)).length);
     metrics.changes.inc({ op: 'delete' }, plan.deletes.filter((c) => !result.conflicted.includes(c.name)).length);
-    if (eventAt !== undefined) metrics.eventToEtcd.observe((performance.now() - eventAt) / 1000);
     log.info('changes applied', {
+      view,
       creates: plan.creates.length,
       updates: plan.updates.length,
       deletes: plan.deletes.length,
@@ -180,10 +238,10 @@ export class Controller {
     if (result.conflicted.length > 0) {
       // Someone wrote there since we read: read again and re-plan (their entries stay untouched).
       metrics.errors.inc({ kind: 'conflict' }, result.conflicted.length);
-      log.warn('names changed concurrently; planning them again', { names: result.conflicted.slice(0, 20) });
+      log.warn('names changed concurrently; planning them again', { view, names: result.conflicted.slice(0, 20) });
       this.again = true;
     }
-    return this.count('applied', started);
+    return 'ok';
   }
 
   private etcdFailed(err: unknown, eventAt: number | undefined): SyncOutcome {

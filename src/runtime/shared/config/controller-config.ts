@@ -1,6 +1,7 @@
 // The controller's configuration file (rendered by the DnsController construct into a
 // ConfigMap, or written by hand). Command-line flags and environment variables override it.
 import type { EtcdConnection } from './etcd-connection.ts';
+import type { ViewConfig } from './view-config.ts';
 
 export type SourceKind = 'service' | 'ingress';
 export type Policy = 'sync' | 'upsert-only' | 'create-only';
@@ -9,8 +10,13 @@ export interface ControllerConfig {
   etcd: EtcdConnection;
   /** Written into every entry's `owner`; entries of other owners are never touched. */
   ownerId: string;
-  /** etcd key prefix; default "/skydns". */
+  /** etcd key prefix; default "/skydns". Not together with `views` (each view has its own). */
   prefix?: string;
+  /**
+   * Split horizon: each view is planned and written under its own prefix. Default: one view
+   * "internal" at `prefix` with every resource and no rules (see view-config.ts for defaults).
+   */
+  views?: (Pick<ViewConfig, 'name' | 'prefix'> & Partial<ViewConfig>)[];
   /** Only names inside these domains are published (usually the zones). */
   domainFilter?: string[];
   excludeDomains?: string[];
