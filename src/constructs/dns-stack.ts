@@ -104,13 +104,14 @@ export class DnsStack extends Construct {
     const httpPort = observability.metricsPort ?? STACK_DEFAULTS.metricsPort;
     const prometheusAnnotations = observability.prometheusAnnotations ?? true;
     const monitor = observability.serviceMonitor?.enabled === true;
+    const version = (props.server?.image ?? DEFAULT_IMAGES.etcdns).tag;
 
     if (props.namespace?.create !== false) {
       new k8s.KubeNamespace(this, 'namespace', {
         metadata: objectMeta(stack, {
           name: stack.namespace,
           component: 'namespace',
-          version: DEFAULT_IMAGES.etcdns.tag,
+          version,
           namespaced: false,
           wave: SYNC_WAVE.namespace,
           labels: props.namespace?.labels ?? STACK_DEFAULTS.namespaceLabels,
@@ -149,7 +150,7 @@ export class DnsStack extends Construct {
       metricsService: monitor,
     });
     if (monitor && observability.serviceMonitor) {
-      new ServiceMonitor(this, 'service-monitor', stack, DEFAULT_IMAGES.etcdns.tag, observability.serviceMonitor);
+      new ServiceMonitor(this, 'service-monitor', stack, version, observability.serviceMonitor);
     }
   }
 }

@@ -62,7 +62,7 @@ export class EtcdCertificates extends Construct {
           version: props.version,
           namespaced: true,
           // Before etcd: its pods cannot start without the Secrets.
-          wave: SYNC_WAVE.namespace,
+          wave: SYNC_WAVE.secrets,
           labels: props.labels,
           annotations: SKIP_DRY_RUN,
         }),

@@ -336,7 +336,7 @@ export class EtcdCluster extends Construct {
         component: COMPONENT.etcd,
         version: image.tag,
         // Before the DNS server and the controller mount it.
-        wave: SYNC_WAVE.namespace,
+        wave: SYNC_WAVE.secrets,
         labels: props.labels,
       });
     }

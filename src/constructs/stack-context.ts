@@ -12,8 +12,11 @@ export interface StackContext {
   syncWaves: boolean;
 }
 
-/** Argo CD sync order: namespace, then etcd, then the workloads, the DNS LoadBalancer last. */
-export const SYNC_WAVE = { namespace: -1, etcd: 0, workloads: 1, dnsService: 2 } as const;
+/**
+ * Argo CD sync order: the Namespace, the Secrets' sources (Certificates, ExternalSecrets), etcd,
+ * the workloads, and the DNS LoadBalancer last (Argo CD shows it Progressing until it has an address).
+ */
+export const SYNC_WAVE = { namespace: -2, secrets: -1, etcd: 0, workloads: 1, dnsService: 2 } as const;
 
 export interface ObjectIdentity {
   name: string;
