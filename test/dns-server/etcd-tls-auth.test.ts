@@ -1,0 +1,145 @@
+// etcd over TLS (with client certificates) and with user and password, as the server reads them
+// from flags, environment and files: a real etcd with a test PKI, the real etcdctl to enable auth.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Etcd3, type IOptions } from 'etcd3';
+import { makeTestPki, type TestPki } from '../support/certificates.ts';
+import { answerData, dig } from '../support/dig.ts';
+import { etcdnsServerArgs, startEtcdnsServer } from '../support/etcdns-server.ts';
+import { freePort } from '../support/ports.ts';
+import { startProcess, stopAll, waitFor, type ManagedProcess } from '../support/process.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { nodeBin, tool } from '../support/tools.ts';
+
+after(stopAll);
+
+const run = promisify(execFile);
+
+interface TlsEtcd {
+  endpoint: string;
+  process: ManagedProcess;
+  /** An admin client (client certificate, and root's password once auth is on). */
+  client(password?: string): Etcd3;
+}
+
+async function startTlsEtcd(pki: TestPki, clientCertAuth: boolean): Promise<TlsEtcd> {
+  const endpoint = `https://127.0.0.1:${await freePort()}`;
+  const proc = startProcess('etcd-tls', tool('etcd'), [
+    `--data-dir=${tempDir('etcd-tls')}`,
+    `--listen-client-urls=${endpoint}`,
+    `--advertise-client-urls=${endpoint}`,
+    `--listen-peer-urls=http://127.0.0.1:${await freePort()}`,
+    `--cert-file=${pki.serverCert}`,
+    `--key-file=${pki.serverKey}`,
+    ...(clientCertAuth ? ['--client-cert-auth', `--trusted-ca-file=${pki.caCert}`] : []),
+    '--logger=zap',
+    '--log-level=warn',
+  ]);
+  const client = (password?: string) => {
+    const options: IOptions = {
+      hosts: endpoint,
+      credentials: {
+        rootCertificate: readFileSync(pki.caCert),
+        certChain: readFileSync(pki.serverCert),
+        privateKey: readFileSync(pki.serverKey),
+      },
+    };
+    if (password) options.auth = { username: 'root', password };
+    return new Etcd3(options);
+  };
+  const probe = client();
+  await waitFor('TLS etcd', async () => ((await probe.get('probe').string()) === null ? true : undefined));
+  probe.close();
+  return { endpoint, process: proc, client };
+}
+
+test('TLS with client certificates, from ETCD_CA_FILE, ETCD_CERT_FILE and ETCD_KEY_FILE', async () => {
+  const pki = makeTestPki(tempDir('pki-mtls'));
+  const etcd = await startTlsEtcd(pki, true);
+  const admin = etcd.client();
+  try {
+    await admin.put('/skydns/org/example/www').value('{"host":"10.0.0.1"}');
+    const server = await startEtcdnsServer({
+      etcdEndpoints: [etcd.endpoint],
+      zones: ['example.org'],
+      env: { ETCD_CA_FILE: pki.caCert, ETCD_CERT_FILE: pki.serverCert, ETCD_KEY_FILE: pki.serverKey },
+    });
+    try {
+      assert.deepEqual(answerData(await dig({ port: server.port, name: 'www.example.org' }), 'A'), ['10.0.0.1']);
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    admin.close();
+    await etcd.process.stop();
+  }
+});
+
+test('user and password (a password file, or ETCD_PASSWORD); a wrong password keeps it unready, saying why', async () => {
+  const pki = makeTestPki(tempDir('pki-auth'));
+  const etcd = await startTlsEtcd(pki, false);
+  const etcdctl = (...args: string[]) =>
+    run(tool('etcdctl'), [`--endpoints=${etcd.endpoint}`, `--cacert=${pki.caCert}`, ...args], {
+      env: { ...process.env, ETCDCTL_API: '3' },
+    });
+  await etcdctl('user', 'add', 'root:s3cret');
+  await etcdctl('auth', 'enable');
+  const admin = etcd.client('s3cret');
+  const passwordFile = join(tempDir('etcd-password'), 'password');
+  writeFileSync(passwordFile, 's3cret\n');
+  try {
+    await admin.put('/skydns/org/example/www').value('{"host":"10.0.0.2"}');
+    for (const how of [
+      { args: ['--etcd-username', 'root', '--etcd-password-file', passwordFile], env: {} },
+      { args: [], env: { ETCD_USERNAME: 'root', ETCD_PASSWORD: 's3cret' } },
+    ]) {
+      const server = await startEtcdnsServer({
+        etcdEndpoints: [etcd.endpoint],
+        zones: ['example.org'],
+        args: ['--etcd-ca-file', pki.caCert, ...how.args],
+        env: how.env,
+      });
+      try {
+        assert.deepEqual(answerData(await dig({ port: server.port, name: 'www.example.org' }), 'A'), ['10.0.0.2']);
+      } finally {
+        await server.stop();
+      }
+    }
+
+    const [port, httpPort] = [await freePort(), await freePort()];
+    const wrong = startProcess(
+      'etcdns-server-wrong-password',
+      nodeBin,
+      etcdnsServerArgs(
+        {
+          etcdEndpoints: [etcd.endpoint],
+          zones: ['example.org'],
+          args: ['--etcd-ca-file', pki.caCert, '--etcd-username', 'root'],
+        },
+        port,
+        httpPort,
+      ),
+      { env: { ETCD_PASSWORD: 'wrong' } },
+    );
+    try {
+      const readyz = await waitFor('the reason in /readyz', async () => {
+        const res = await fetch(`http://127.0.0.1:${httpPort}/readyz`);
+        const body = await res.text();
+        return body.includes('authentication failed') ? { status: res.status, body } : undefined;
+      });
+      assert.equal(readyz.status, 503);
+      assert.match(readyz.body, /^not ready: loading: .*authentication failed/);
+      // Until the first load, queries get SERVFAIL rather than empty answers.
+      assert.equal((await dig({ port, name: 'www.example.org' })).status, 'SERVFAIL');
+    } finally {
+      await wrong.stop();
+    }
+  } finally {
+    admin.close();
+    await etcd.process.stop();
+  }
+});
