@@ -36,6 +36,7 @@ Options (environment variable in brackets; flags override variables, variables t
   --http-listen HOST:PORT     /healthz /readyz /metrics, default 0.0.0.0:8080 [ETCDNS_HTTP_LISTEN]
   --lookup own|subtree        which entries answer for a name, default own [ETCDNS_LOOKUP]
   --workers N                 processes sharing the sockets, default 1 [ETCDNS_WORKERS]
+  --exposure internal|external  the view's audience, default internal; external never forwards [ETCDNS_EXPOSURE]
   --forward-upstream IP[:PORT]   forward other names there; repeatable [ETCDNS_FORWARD_UPSTREAMS]
   --forward-client-cidr CIDR  only for clients in these CIDRs; repeatable [ETCDNS_FORWARD_CLIENT_CIDRS]
   --log-level LEVEL           debug|info|warn|error, default info [ETCDNS_LOG_LEVEL]
@@ -55,6 +56,7 @@ const FLAGS = {
   'http-listen': { type: 'string' },
   lookup: { type: 'string' },
   workers: { type: 'string' },
+  exposure: { type: 'string' },
   'forward-upstream': { type: 'string', multiple: true },
   'forward-client-cidr': { type: 'string', multiple: true },
   'log-level': { type: 'string' },
@@ -197,6 +199,10 @@ export function validateServerConfig(
     });
     config.forward = { upstreams, clientCidrs };
   }
+  if (raw.exposure !== undefined) config.exposure = oneOf(raw.exposure, 'exposure', ['internal', 'external'] as const);
+  // Split horizon: the outside gets authoritative answers only, never an open resolver.
+  if (config.exposure === 'external' && config.forward)
+    fail('forward.upstreams', 'is not allowed with exposure "external": an external view answers authoritatively only');
   return config;
 }
 
@@ -266,6 +272,7 @@ export function loadServerSettings(args: string[], env: NodeJS.ProcessEnv): Serv
     ['httpListen', 'http-listen', 'ETCDNS_HTTP_LISTEN'],
     ['lookup', 'lookup', 'ETCDNS_LOOKUP'],
     ['logLevel', 'log-level', 'ETCDNS_LOG_LEVEL'],
+    ['exposure', 'exposure', 'ETCDNS_EXPOSURE'],
   ] as const) {
     const [value, from] = pick(flags[flag], flag, envName);
     set(raw, field, value, from);

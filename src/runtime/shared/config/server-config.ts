@@ -23,6 +23,8 @@ export interface ServerConfig {
   lookup?: 'own' | 'subtree';
   /** Off when absent: the server is never an open resolver. */
   forward?: ForwardConfig;
+  /** The served view's audience; default "internal". "external" refuses `forward` (authoritative only). */
+  exposure?: 'internal' | 'external';
   /** Worker processes sharing the socket; default 1. */
   workers?: number;
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
