@@ -93,10 +93,11 @@ test('user and password (a password file, or ETCD_PASSWORD); a wrong password ke
   writeFileSync(passwordFile, 's3cret\n');
   try {
     await admin.put('/skydns/org/example/www').value('{"host":"10.0.0.2"}');
-    for (const how of [
+    const ways: { args: string[]; env: Record<string, string> }[] = [
       { args: ['--etcd-username', 'root', '--etcd-password-file', passwordFile], env: {} },
       { args: [], env: { ETCD_USERNAME: 'root', ETCD_PASSWORD: 's3cret' } },
-    ]) {
+    ];
+    for (const how of ways) {
       const server = await startEtcdnsServer({
         etcdEndpoints: [etcd.endpoint],
         zones: ['example.org'],
