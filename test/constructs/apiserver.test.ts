@@ -1,7 +1,8 @@
 // Proof against the real kube-apiserver: every committed object of every example environment
-// is accepted (server-side dry-run apply; dev also for real, twice), namespaces match the API's
-// own discovery, and the controller's synthesized RBAC is sufficient and minimal when acting as
-// its ServiceAccount with a real token.
+// is accepted (server-side dry-run apply, every field kept; dev also for real, twice), namespaces
+// match the API's own discovery, every workload's pod passes Pod Security "restricted", and the
+// controller's synthesized RBAC is sufficient and minimal when acting as its ServiceAccount with
+// a real token.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -455,3 +456,44 @@ const CRD_STAND_INS: Record<string, k8s.V1CustomResourceDefinition> = {
     },
   }),
 };
+
+test("every pod the workloads create is admitted under Pod Security 'restricted'", async () => {
+  const core = kube.admin.makeApiClient(k8s.CoreV1Api);
+  const namespace = 'etcdns';
+  const labels = (await core.readNamespace({ name: namespace })).metadata?.labels ?? {};
+  assert.equal(labels['pod-security.kubernetes.io/enforce'], 'restricted', 'the synthesized Namespace enforces it');
+  // What the controller-manager (not running here) would have created.
+  await core
+    .createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'default' } } })
+    .catch((e: unknown) => {
+      if (code(e) !== 409) throw e;
+    });
+  await core
+    .createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'etcdns-controller' } } })
+    .catch((e: unknown) => {
+      if (code(e) !== 409) throw e;
+    });
+  const dryRunPod = (name: string, spec: k8s.V1PodSpec) =>
+    core.createNamespacedPod({ namespace, dryRun: 'All', body: { metadata: { name }, spec } });
+
+  await assert.rejects(
+    dryRunPod('plain', { containers: [{ name: 'c', image: 'busybox:1' }] }),
+    (e) => code(e) === 403 && JSON.stringify((e as { body?: unknown }).body).includes('violates PodSecurity'),
+    'a pod without a restricted security context is refused: enforcement is on',
+  );
+  for (const env of Object.keys(ENVIRONMENTS).sort())
+    for (const workload of distObjects(env).filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet')) {
+      const spec = structuredClone(workload.spec.template.spec) as k8s.V1PodSpec;
+      // The StatefulSet controller adds a volume per claim template.
+      for (const claim of workload.spec.volumeClaimTemplates ?? [])
+        (spec.volumes ??= []).push({
+          name: claim.metadata.name,
+          persistentVolumeClaim: { claimName: `${claim.metadata.name}-0` },
+        });
+      await dryRunPod(`${env}-${workload.metadata!.name}`, spec).catch((e: unknown) => {
+        throw new Error(
+          `${env}: a pod of ${id(workload)} is refused: ${JSON.stringify((e as { body?: unknown }).body)}`,
+        );
+      });
+    }
+});
