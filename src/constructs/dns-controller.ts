@@ -5,6 +5,7 @@
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import type { ControllerConfig, Policy, SourceKind } from '../runtime/shared/config/controller-config.ts';
+import type { ViewConfig } from '../runtime/shared/config/view-config.ts';
 import { CONFIG_DIR, CONFIG_FILE, CONFIG_HASH_ANNOTATION, configHash, renderConfigFile } from './config-file.ts';
 import { ControllerRbac } from './controller-rbac.ts';
 import { etcdClientMounts, type EtcdClientAccess } from './etcd-client-access.ts';
@@ -63,8 +64,10 @@ export interface DnsControllerProps extends ControllerProps {
   stack: StackContext;
   /** Where etcd is: EtcdCluster.clientAccess. */
   etcd: EtcdClientAccess;
-  /** etcd prefix the controller writes. */
+  /** etcd prefix the controller writes (without split horizon). */
   prefix: string;
+  /** Split horizon: every view the controller writes, instead of `prefix`; default none (one view at `prefix`). */
+  views?: ViewConfig[];
   /** Zone names: only names inside them are published. */
   domains: string[];
   /** Defaults: see SourcesProps. */
@@ -119,7 +122,7 @@ export class DnsController extends Construct {
     this.config = {
       etcd: etcd.connection,
       ownerId: props.ownership?.ownerId ?? stack.name,
-      prefix: props.prefix,
+      ...(props.views ? { views: props.views } : { prefix: props.prefix }),
       domainFilter: [...props.domains].sort(),
       ...(sources.excludeDomains ? { excludeDomains: [...sources.excludeDomains].sort() } : {}),
       ...(sources.namespace ? { namespace: sources.namespace } : {}),

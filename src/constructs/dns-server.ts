@@ -4,6 +4,7 @@
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import type { ForwardConfig, ServerConfig } from '../runtime/shared/config/server-config.ts';
+import type { Exposure } from '../runtime/shared/config/view-config.ts';
 import type { ZoneConfig } from '../runtime/shared/config/zone-config.ts';
 import { CONFIG_DIR, CONFIG_FILE, CONFIG_HASH_ANNOTATION, configHash, renderConfigFile } from './config-file.ts';
 import { DNS_PORT_NAMES, DnsService, mayUseIpv6, type DnsServiceProps } from './dns-service.ts';
@@ -62,6 +63,8 @@ export interface DnsServerProps extends ServerProps {
   view: string;
   /** etcd prefix of the view. */
   prefix: string;
+  /** "external": authoritative only, `forward` is not rendered (default "internal"). */
+  exposure?: Exposure;
   /** Zones the view answers. */
   zones: ZoneConfig[];
   /** Where etcd is: EtcdCluster.clientAccess. */
@@ -120,7 +123,12 @@ export class DnsServer extends Construct {
       listen: `${dualStack ? '[::]' : '0.0.0.0'}:${SERVER_DEFAULTS.dnsPort}`,
       httpListen: `${dualStack ? '[::]' : '0.0.0.0'}:${props.httpPort}`,
       lookup: props.lookup ?? 'own',
-      ...(props.forward ? { forward: props.forward } : {}),
+      // An external view is never a resolver; internal views forward for the listed clients.
+      ...(props.exposure === 'external'
+        ? { exposure: 'external' as const }
+        : props.forward
+          ? { forward: props.forward }
+          : {}),
       workers: props.workers ?? 1,
       logLevel: props.logLevel ?? 'info',
     };

@@ -12,7 +12,7 @@ import { DEFAULT_IMAGES } from './image.ts';
 import { ServiceMonitor, type ServiceMonitorProps } from './service-monitor.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 import { assertNoProblems, stackProblems } from './validate.ts';
-import { resolveViews, type ViewProps } from './views.ts';
+import { controllerViewConfigs, isPlainView, resolveViews, type ViewProps } from './views.ts';
 
 export interface NamespaceProps {
   /** Namespace of every namespaced object; default "etcdns". */
@@ -128,6 +128,7 @@ export class DnsStack extends Construct {
           stack,
           view: view.name,
           prefix: view.prefix,
+          exposure: view.exposure,
           zones: view.zones,
           service: view.service,
           etcd: this.etcd.clientAccess,
@@ -136,12 +137,13 @@ export class DnsStack extends Construct {
           metricsService: monitor,
         }),
     );
-    // The controller writes the first view's prefix until split horizon gives it one per view.
+    // One plain view: the controller writes its prefix as it always has; otherwise every view.
     this.controller = new DnsController(this, 'controller', {
       ...props.controller,
       stack,
       etcd: this.etcd.clientAccess,
       prefix: views[0]!.prefix,
+      ...(isPlainView(views, props.zones) ? {} : { views: controllerViewConfigs(views) }),
       domains: props.zones.map((z) => z.name),
       ...(props.sources ? { sources: props.sources } : {}),
       ...(props.ownership ? { ownership: props.ownership } : {}),

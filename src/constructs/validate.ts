@@ -11,7 +11,9 @@ import { domainNameProblem, zoneKey } from './domain-name.ts';
 import type { EtcdProps } from './etcd-cluster.ts';
 import { imageProblems } from './image.ts';
 import { LABEL_COMPONENT, LABEL_NAME } from './labels.ts';
-import type { ViewProps } from './views.ts';
+// The controller's own checks of views, so a view that synthesizes is one the controller runs with.
+import { prefixOverlapProblems, viewSettingsProblems } from '../runtime/controller/views/view-validation.ts';
+import { DEFAULT_PREFIX, type ViewProps } from './views.ts';
 import type { WorkloadProps } from './workload.ts';
 
 export class ConfigError extends Error {
@@ -350,10 +352,7 @@ function ownershipProblems(o: OwnershipProps | undefined, path: string): string[
 
 function viewsProblems(views: ViewProps[] | undefined, zones: ZoneConfig[] | undefined, path: string): string[] {
   if (views === undefined) return [];
-  if (!Array.isArray(views) || views.length !== 1)
-    return [
-      `${path}: must list exactly one view for now (split horizon will allow more) (got ${Array.isArray(views) ? views.length : show(views)})`,
-    ];
+  if (!Array.isArray(views) || views.length === 0) return [`${path}: must list at least one view (got ${show(views)})`];
   const known = new Set((zones ?? []).filter((z) => typeof z.name === 'string').map((z) => zoneKey(z.name)));
   const problems: string[] = [];
   views.forEach((view, i) => {
@@ -368,8 +367,19 @@ function viewsProblems(views: ViewProps[] | undefined, zones: ZoneConfig[] | und
           `${at}.zones[${j}]: ${show(z)} is not one of the stack's zones (${[...known].map(show).join(', ')})`,
         );
     });
-    problems.push(...dnsServiceProblems(view.service, `${at}.service`));
+    problems.push(...dnsServiceProblems(view.service, `${at}.service`), ...viewSettingsProblems(view, at));
   });
+  const names = views.map((v) => v.name);
+  names.forEach((name, i) => {
+    if (names.indexOf(name) !== i)
+      problems.push(`${path}[${i}].name: "${name}" is already the name of ${path}[${names.indexOf(name)}]`);
+  });
+  problems.push(
+    ...prefixOverlapProblems(
+      views.map((v) => v.prefix ?? DEFAULT_PREFIX),
+      path,
+    ),
+  );
   return problems;
 }
 

@@ -1,6 +1,7 @@
-// Views: which zones a DNS server answers from which etcd prefix, and how it is exposed. One
-// view ("internal") for now; each view gets its own DnsServer and Service, so split horizon adds
-// views without renaming what exists.
+// Views (split horizon): which zones a DNS server answers from which etcd prefix, how it is
+// exposed, which resources feed it and how their addresses are rewritten. Each view gets its own
+// DnsServer and Service; the controller writes every view (see src/runtime/controller/views/).
+import type { Exposure, RewriteRule, ViewConfig, ViewSelection } from '../runtime/shared/config/view-config.ts';
 import type { ZoneConfig } from '../runtime/shared/config/zone-config.ts';
 import { zoneKey } from './domain-name.ts';
 import type { DnsServiceProps } from './dns-service.ts';
@@ -14,6 +15,12 @@ export interface ViewProps {
   zones?: string[];
   /** Exposure of this view, field by field over `server.service`; default: `server.service`. */
   service?: DnsServiceProps;
+  /** "internal" (default) may forward (`server.forward`); "external" answers authoritatively only and never publishes private addresses. */
+  exposure?: Exposure;
+  /** Resources feeding the view; default: all for an internal view, opt-in for an external one. */
+  selection?: ViewSelection;
+  /** Rewrite rules, first match decides; default none (records as the sources give them). */
+  rules?: RewriteRule[];
 }
 
 export const DEFAULT_VIEWS: ViewProps[] = [{ name: 'internal' }];
@@ -24,6 +31,9 @@ export interface ResolvedView {
   prefix: string;
   zones: ZoneConfig[];
   service: DnsServiceProps;
+  exposure: Exposure;
+  selection: ViewSelection;
+  rules: RewriteRule[];
 }
 
 /** Views with their defaults filled in; assumes validated props. */
@@ -37,5 +47,32 @@ export function resolveViews(
     prefix: view.prefix ?? DEFAULT_PREFIX,
     zones: view.zones ? zones.filter((z) => view.zones!.map(zoneKey).includes(zoneKey(z.name))) : zones,
     service: { ...service, ...view.service },
+    exposure: view.exposure ?? 'internal',
+    selection: view.selection ?? { mode: view.exposure === 'external' ? 'opt-in' : 'all' },
+    rules: view.rules ?? [],
+  }));
+}
+
+/** Today's behaviour: one internal view of every resource, unchanged; the controller needs only its prefix. */
+export function isPlainView(views: ResolvedView[], stackZones: ZoneConfig[]): boolean {
+  const [only] = views;
+  return (
+    views.length === 1 &&
+    only!.exposure === 'internal' &&
+    only!.selection.mode === 'all' &&
+    only!.rules.length === 0 &&
+    only!.zones.length === stackZones.length
+  );
+}
+
+/** The views as the controller's config file holds them. */
+export function controllerViewConfigs(views: ResolvedView[]): ViewConfig[] {
+  return views.map((v) => ({
+    name: v.name,
+    prefix: v.prefix,
+    zones: v.zones.map((z) => z.name).sort(),
+    exposure: v.exposure,
+    selection: v.selection,
+    rules: v.rules,
   }));
 }

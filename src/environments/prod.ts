@@ -1,6 +1,9 @@
 // prod: a 3-member etcd with TLS from existing Secrets (e.g. issued by cert-manager), members
 // required on distinct nodes, three DNS servers (autoscaled up to six) behind a MetalLB address,
 // two controllers with leader election, Prometheus Operator scraping and Argo CD sync waves.
+// Split horizon: inside clients ask the internal view (10.9.176.53); the world asks the external
+// view (203.0.113.53), which has only opted-in names, with the load balancers' 10.9.176.0/24
+// addresses mapped 1:1 onto the public 203.0.113.0/24.
 import type { DnsStackProps } from '../constructs/dns-stack.ts';
 import { shared } from './shared.ts';
 
@@ -28,6 +31,28 @@ export const prod: DnsStackProps = {
       externalTrafficPolicy: 'Local',
     },
   },
+  views: [
+    { name: 'internal' },
+    {
+      name: 'external',
+      prefix: '/skydns-external',
+      exposure: 'external',
+      zones: ['example.org'],
+      // Ingresses of class "public", or any Service/Ingress annotated etcdns.io/views: internal,external.
+      selection: { mode: 'opt-in', ingressClasses: ['public'] },
+      rules: [
+        {
+          name: 'lb-to-public',
+          match: { targetCidrs: ['10.9.176.0/24'] },
+          action: { mapCidr: { from: '10.9.176.0/24', to: '203.0.113.0/24' } },
+        },
+      ],
+      service: {
+        loadBalancerIP: '203.0.113.53',
+        annotations: { 'metallb.universe.tf/address-pool': 'public-dns' },
+      },
+    },
+  ],
   controller: { replicas: 2 },
   observability: { serviceMonitor: { enabled: true, labels: { release: 'prometheus' } } },
   gitops: { syncWaves: true },

@@ -61,6 +61,13 @@ test('explicit names: the objects of each environment', () => {
       'Service/etcdns-etcd-metrics',
       'Service/etcdns-server-internal-metrics',
       'ServiceMonitor/etcdns',
+      // Split horizon: the external view's own server.
+      'ConfigMap/etcdns-server-external',
+      'Deployment/etcdns-server-external',
+      'HorizontalPodAutoscaler/etcdns-server-external',
+      'PodDisruptionBudget/etcdns-server-external',
+      'Service/etcdns-server-external',
+      'Service/etcdns-server-external-metrics',
     ].sort(),
   );
   assert.deepEqual(
@@ -275,7 +282,8 @@ for (const [env, props, list] of envs) {
     for (const name of ['etcdns-server-internal', 'etcdns-controller']) {
       const config = JSON.parse(find(list, 'ConfigMap', name).data['config.json']);
       assert.equal(config.etcd.endpoints.length, members);
-      assert.equal(config.prefix, '/skydns');
+      // With split horizon the controller lists every view; the internal one is first.
+      assert.equal(config.prefix ?? config.views[0].prefix, '/skydns');
     }
     const server = JSON.parse(find(list, 'ConfigMap', 'etcdns-server-internal').data['config.json']);
     const service = props.server?.service;

@@ -39,7 +39,39 @@ const cases: [string, DnsStackProps, string, string][] = [
     'views[0].zones[0]',
     `"example.com" is not one of the stack's zones ("example.org")`,
   ],
-  ['two views before split horizon', { ...valid, views: [{ name: 'a' }, { name: 'b' }] }, 'views', 'exactly one view'],
+  ['two views on one prefix', { ...valid, views: [{ name: 'a' }, { name: 'b' }] }, 'views[1].prefix', 'overlaps'],
+  [
+    'two views of one name',
+    { ...valid, views: [{ name: 'a' }, { name: 'a', prefix: '/b' }] },
+    'views[1].name',
+    'already the name',
+  ],
+  [
+    'external view taking every resource',
+    {
+      ...valid,
+      views: [
+        { name: 'internal' },
+        { name: 'external', prefix: '/ext', exposure: 'external', selection: { mode: 'all' } },
+      ],
+    },
+    'views[1].selection.mode',
+    'opted in',
+  ],
+  [
+    'rewrite rule mapping networks of different sizes',
+    {
+      ...valid,
+      views: [
+        {
+          name: 'internal',
+          rules: [{ name: 'm', match: {}, action: { mapCidr: { from: '10.9.176.0/24', to: '203.0.113.0/25' } } }],
+        },
+      ],
+    },
+    'views[0].rules[0].action.mapCidr.to',
+    'prefix length',
+  ],
   ['view name not a label', { ...valid, views: [{ name: 'Internal' }] }, 'views[0].name', 'lower-case letters'],
   [
     'view prefix without slash',

@@ -19,7 +19,7 @@ export function viewProblems(views: unknown, path = 'views'): string[] {
   if (!Array.isArray(views) || views.length === 0) return [`${path}: must list at least one view`];
   const problems: string[] = [];
   const seenNames = new Map<string, number>();
-  const prefixes: [string, number][] = [];
+  const prefixes: (string | undefined)[] = [];
   views.forEach((raw: unknown, i) => {
     const at = `${path}[${i}]`;
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
@@ -33,20 +33,12 @@ export function viewProblems(views: unknown, path = 'views'): string[] {
       problems.push(`${at}.name: "${v.name}" is already the name of ${path}[${seenNames.get(v.name)}]`);
     else seenNames.set(v.name, i);
 
-    if (typeof v.prefix !== 'string' || !PREFIX.test(normalizePrefix(v.prefix)))
+    const prefixOk = typeof v.prefix === 'string' && PREFIX.test(normalizePrefix(v.prefix));
+    if (!prefixOk)
       problems.push(
         `${at}.prefix: must be an etcd key prefix such as "/skydns-external" (got ${JSON.stringify(v.prefix)})`,
       );
-    else {
-      const prefix = normalizePrefix(v.prefix);
-      // One view's prefix inside another's would make that view read, and delete, the other's entries.
-      const clash = prefixes.find(([p]) => p === prefix || p.startsWith(`${prefix}/`) || prefix.startsWith(`${p}/`));
-      if (clash)
-        problems.push(
-          `${at}.prefix: "${prefix}" overlaps "${clash[0]}" of ${path}[${clash[1]}]; each view needs its own prefix`,
-        );
-      else prefixes.push([prefix, i]);
-    }
+    prefixes.push(prefixOk ? v.prefix : undefined);
 
     if (v.zones !== undefined) {
       if (!Array.isArray(v.zones)) problems.push(`${at}.zones: must be a list of zone names`);
@@ -56,35 +48,59 @@ export function viewProblems(views: unknown, path = 'views'): string[] {
           if (problem) problems.push(`${at}.zones[${j}]: ${JSON.stringify(z)} ${problem}`);
         });
     }
-    if (v.exposure !== undefined && !EXPOSURES.includes(v.exposure))
-      problems.push(`${at}.exposure: ${JSON.stringify(v.exposure)} is not one of ${EXPOSURES.join(', ')}`);
-    const s = v.selection;
-    if (s !== undefined) {
-      if (s === null || typeof s !== 'object' || !MODES.includes(s.mode))
-        problems.push(`${at}.selection.mode: ${JSON.stringify(s?.mode)} is not one of ${MODES.join(', ')}`);
-      else {
-        if (s.mode === 'all' && v.exposure === 'external')
-          problems.push(
-            `${at}.selection.mode: an external view publishes only resources opted in; use "opt-in" (with labels, ingressClasses or the etcdns.io/views annotation)`,
-          );
-        if (s.labels !== undefined && !isStringMap(s.labels))
-          problems.push(`${at}.selection.labels: must map label names to values`);
-        if (
-          s.ingressClasses !== undefined &&
-          (!Array.isArray(s.ingressClasses) || s.ingressClasses.some((c) => typeof c !== 'string'))
-        )
-          problems.push(`${at}.selection.ingressClasses: must be a list of class names`);
-      }
-    }
-    if (v.rules !== undefined) {
-      if (!Array.isArray(v.rules)) problems.push(`${at}.rules: must be a list of rules`);
-      else
-        v.rules.forEach((rule, r) => {
-          const c = compileRule(rule, `${at}.rules[${r}]`);
-          if (!c.ok) problems.push(...c.errors);
-        });
-    }
+    problems.push(...viewSettingsProblems(v, at));
   });
+  return [...problems, ...prefixOverlapProblems(prefixes, path)];
+}
+
+/** Each view's prefix must be its own: one inside another's would make that view read, and delete, the other's entries. */
+export function prefixOverlapProblems(prefixes: readonly (string | undefined)[], path: string): string[] {
+  const problems: string[] = [];
+  const seen: [string, number][] = [];
+  prefixes.forEach((raw, i) => {
+    if (raw === undefined) return;
+    const prefix = normalizePrefix(raw);
+    const clash = seen.find(([p]) => p === prefix || p.startsWith(`${prefix}/`) || prefix.startsWith(`${p}/`));
+    if (clash)
+      problems.push(
+        `${path}[${i}].prefix: "${prefix}" overlaps "${clash[0]}" of ${path}[${clash[1]}]; each view needs its own prefix`,
+      );
+    else seen.push([prefix, i]);
+  });
+  return problems;
+}
+
+/** Problems of a view's exposure, selection and rules (the fields the constructs pass through as they are). */
+export function viewSettingsProblems(v: Partial<ViewConfig>, at: string): string[] {
+  const problems: string[] = [];
+  if (v.exposure !== undefined && !EXPOSURES.includes(v.exposure))
+    problems.push(`${at}.exposure: ${JSON.stringify(v.exposure)} is not one of ${EXPOSURES.join(', ')}`);
+  const s = v.selection;
+  if (s !== undefined) {
+    if (s === null || typeof s !== 'object' || !MODES.includes(s.mode))
+      problems.push(`${at}.selection.mode: ${JSON.stringify(s?.mode)} is not one of ${MODES.join(', ')}`);
+    else {
+      if (s.mode === 'all' && v.exposure === 'external')
+        problems.push(
+          `${at}.selection.mode: an external view publishes only resources opted in; use "opt-in" (with labels, ingressClasses or the etcdns.io/views annotation)`,
+        );
+      if (s.labels !== undefined && !isStringMap(s.labels))
+        problems.push(`${at}.selection.labels: must map label names to values`);
+      if (
+        s.ingressClasses !== undefined &&
+        (!Array.isArray(s.ingressClasses) || s.ingressClasses.some((c) => typeof c !== 'string'))
+      )
+        problems.push(`${at}.selection.ingressClasses: must be a list of class names`);
+    }
+  }
+  if (v.rules !== undefined) {
+    if (!Array.isArray(v.rules)) problems.push(`${at}.rules: must be a list of rules`);
+    else
+      v.rules.forEach((rule, r) => {
+        const c = compileRule(rule, `${at}.rules[${r}]`);
+        if (!c.ok) problems.push(...c.errors);
+      });
+  }
   return problems;
 }
 
