@@ -1,65 +1,75 @@
-// The synthesized etcd members, run by the real etcd: the StatefulSet's own arguments (only
-// host names and ports moved to loopback, $(POD_NAME) filled in as Kubernetes does) bootstrap a
-// 3-member cluster started all at once (Parallel), the endpoints EtcdCluster exposes reach it,
-// and the probes behave as designed: with one member lost the others stay ready (the PDB's
-// quorum); with quorum lost the survivor turns unready (but stays live with etcd >= 3.5).
+// The synthesized etcd members, run by the real etcd from the StatefulSet's own arguments. Only
+// what differs between a pod and loopback is moved: host names resolve to 127.0.0.1, each member
+// gets its own ports, $(POD_NAME) is filled in as Kubernetes does, and each Secret volume's mount
+// path points at a folder holding that Secret's keys.
+//  - 3 members started at once (Parallel) form a cluster; the endpoints EtcdCluster exposes
+//    reach it; with one member lost the others stay ready (the PDB's quorum), with quorum lost the
+//    survivor turns unready (and stays live with etcd >= 3.5);
+//  - prod: client and peer TLS with client-certificate auth, and the DNS server pod, from its
+//    ConfigMap and mounts, reads records through it with its client certificate.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { Etcd3 } from 'etcd3';
+import type { DnsStackProps } from '../../src/constructs/dns-stack.ts';
 import { synthObjects } from '../../src/constructs/synth-stack.ts';
+import { ENVIRONMENTS } from '../../src/environments/index.ts';
+import { makeTestPki } from '../support/certificates.ts';
+import { dig } from '../support/dig.ts';
 import { freePort } from '../support/ports.ts';
 import { startProcess, stopAll, waitFor, waitReady, type ManagedProcess } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
-import { tool } from '../support/tools.ts';
+import { etcdnsBin, nodeBin, tool } from '../support/tools.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 after(stopAll);
 
-const objects = synthObjects({ zones: [{ name: 'example.org' }], etcd: { replicas: 3 } }) as Json[];
-const statefulSet = objects.find((o) => o.kind === 'StatefulSet')!;
-const container = statefulSet.spec.template.spec.containers[0];
-const serverConfig = JSON.parse(
-  objects.find((o) => o.metadata.name === 'etcdns-server-internal' && o.kind === 'ConfigMap')!.data['config.json'],
-);
-const members = Array.from(
-  { length: statefulSet.spec.replicas as number },
-  (_, i) => `${statefulSet.metadata.name}-${i}`,
-);
 const PORT_NAMES: Record<string, 'client' | 'peer' | 'metrics'> = {
   '2379': 'client',
   '2380': 'peer',
   '2381': 'metrics',
 };
 
-test('the synthesized members form a cluster and their probes keep quorum semantics', async (t) => {
+/** Runs the members of a synthesized stack on loopback; `secrets` holds each Secret's folder. */
+async function runMembers(objects: Json[], secrets: Map<string, string>) {
+  const statefulSet = objects.find((o) => o.kind === 'StatefulSet')!;
+  const pod = statefulSet.spec.template.spec;
+  const container = pod.containers[0];
   assert.deepEqual(container.command, ['etcd']);
+  assert.equal(statefulSet.spec.podManagementPolicy, 'Parallel');
+  const members = Array.from(
+    { length: statefulSet.spec.replicas as number },
+    (_, i) => `${statefulSet.metadata.name}-${i}`,
+  );
   const ports = new Map<string, Record<'client' | 'peer' | 'metrics', number>>();
   for (const m of members)
     ports.set(m, { client: await freePort(), peer: await freePort(), metrics: await freePort() });
   const hostPort = (member: string, port: string) => `127.0.0.1:${ports.get(member)![PORT_NAMES[port]!]}`;
+  const mounts = mountedSecrets(pod, container, secrets);
 
-  /** What differs between the pod and loopback: names resolve to 127.0.0.1, each member has its own ports. */
-  const localize = (arg: string, member: string) =>
-    arg
+  const localize = (arg: string, member: string) => {
+    let local = arg
       .replaceAll('$(POD_NAME)', member)
-      .replace(/(?<=:\/\/)([a-z0-9-]+)\.etcdns-etcd-peer\.etcdns\.svc:(\d+)/g, (_, host: string, port: string) =>
-        hostPort(host, port),
+      .replace(
+        /(?<=:\/\/)([a-z0-9-]+)\.[a-z0-9-]+-etcd-peer\.[a-z0-9-]+\.svc:(\d+)/g,
+        (_, host: string, port: string) => hostPort(host, port),
       )
       .replace(/(?<=:\/\/)0\.0\.0\.0:(\d+)/g, (_, port: string) => hostPort(member, port))
       .replace(/^--data-dir=.*$/, `--data-dir=${tempDir(member)}/data`);
-  const probeUrl = (member: string, probe: Json) => `http://${hostPort(member, '2381')}${probe.httpGet.path}`;
+    for (const [mountPath, dir] of mounts) local = local.replaceAll(`${mountPath}/`, `${dir}/`);
+    return local;
+  };
   const probe = async (member: string, kind: 'livenessProbe' | 'readinessProbe') => {
     assert.equal(container[kind].httpGet.port, 'metrics');
+    const url = `http://${hostPort(member, '2381')}${container[kind].httpGet.path}`;
     try {
-      return (await fetch(probeUrl(member, container[kind]), { signal: AbortSignal.timeout(5000) })).status;
+      return (await fetch(url, { signal: AbortSignal.timeout(5000) })).status;
     } catch {
       return 0;
     }
   };
-
-  // All at once, as podManagementPolicy Parallel starts them.
-  assert.equal(statefulSet.spec.podManagementPolicy, 'Parallel');
   const procs = new Map<string, ManagedProcess>();
   for (const m of members)
     procs.set(
@@ -77,9 +87,32 @@ test('the synthesized members form a cluster and their probes keep quorum semant
       async () => (await probe(m, 'readinessProbe')) === 200,
       60_000,
     );
+  return { members, procs, probe, localize };
+}
+
+/** Mount path -> folder of the Secret mounted there, for every Secret volume of a pod. */
+function mountedSecrets(pod: Json, container: Json, secrets: Map<string, string>): Map<string, string> {
+  const result = new Map<string, string>();
+  for (const mount of container.volumeMounts as Json[]) {
+    const volume = (pod.volumes as Json[] | undefined)?.find((v) => v.name === mount.name);
+    if (!volume?.secret) continue;
+    const dir = secrets.get(volume.secret.secretName);
+    assert.ok(dir, `a folder for Secret ${volume.secret.secretName}`);
+    result.set(mount.mountPath, dir);
+  }
+  return result;
+}
+
+test('the synthesized members form a cluster and their probes keep quorum semantics', async (t) => {
+  const props: DnsStackProps = { zones: [{ name: 'example.org' }], etcd: { replicas: 3 } };
+  const objects = synthObjects(props) as Json[];
+  const { members, procs, probe, localize } = await runMembers(objects, new Map());
 
   // The endpoints the DNS server's config got from EtcdCluster reach the cluster.
-  const endpoints = (serverConfig.etcd.endpoints as string[]).map((url) => localize(url, ''));
+  const config = JSON.parse(
+    objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'etcdns-server-internal')!.data['config.json'],
+  );
+  const endpoints = (config.etcd.endpoints as string[]).map((url) => localize(url, ''));
   assert.equal(endpoints.length, 3);
   const client = new Etcd3({ hosts: endpoints });
   try {
@@ -106,4 +139,98 @@ test('the synthesized members form a cluster and their probes keep quorum semant
   if (Number(version?.[1]) > 3 || Number(version?.[2]) >= 5)
     assert.equal(await probe(members[0]!, 'livenessProbe'), 200, 'liveness passes without quorum');
   else t.diagnostic(`etcd ${version?.[0]}: liveness without quorum is checked only with etcd >= 3.5`);
+  for (const p of procs.values()) await p.stop();
+});
+
+test('prod: TLS between members and to clients; the DNS server pod reads through it with its certificate', async () => {
+  const objects = synthObjects(ENVIRONMENTS.prod!) as Json[];
+  // The Secrets an operator (or cert-manager) provides: one test CA, certificates for 127.0.0.1.
+  const pki = makeTestPki(tempDir('etcd-pki'));
+  const tls = ENVIRONMENTS.prod!.etcd!.tls!;
+  const secrets = new Map<string, string>();
+  for (const name of [tls.serverSecret, tls.peerSecret!, tls.clientSecret]) {
+    const dir = tempDir(`secret-${name}`);
+    copyFileSync(pki.caCert, join(dir, 'ca.crt'));
+    copyFileSync(pki.serverCert, join(dir, 'tls.crt'));
+    copyFileSync(pki.serverKey, join(dir, 'tls.key'));
+    secrets.set(name, dir);
+  }
+  const { localize } = await runMembers(objects, secrets);
+
+  const deployment = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'etcdns-server-internal')!;
+  const pod = deployment.spec.template.spec;
+  const container = pod.containers[0];
+  const config = JSON.parse(
+    objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'etcdns-server-internal')!.data['config.json'],
+  );
+  const endpoints = (config.etcd.endpoints as string[]).map((url) => localize(url, ''));
+  assert.ok(endpoints.every((e) => e.startsWith('https://')));
+
+  // Without a client certificate etcd refuses; with the mounted one a record goes in.
+  const caOnly = new Etcd3({
+    hosts: endpoints,
+    credentials: { rootCertificate: readFileSync(pki.caCert) },
+    dialTimeout: 2000,
+  });
+  try {
+    await assert.rejects(caOnly.put('/x').value('1').exec(), 'client-certificate auth is on');
+  } finally {
+    caOnly.close();
+  }
+  const mounts = mountedSecrets(pod, container, secrets);
+  const file = (path: string) => {
+    for (const [mountPath, dir] of mounts)
+      if (path.startsWith(`${mountPath}/`)) return join(dir, path.slice(mountPath.length + 1));
+    throw new Error(`${path} is not under a mounted Secret`);
+  };
+  const read = (path: string) => readFileSync(file(path));
+  const client = new Etcd3({
+    hosts: endpoints,
+    credentials: {
+      rootCertificate: read(config.etcd.tls.caFile),
+      certChain: read(config.etcd.tls.certFile),
+      privateKey: read(config.etcd.tls.keyFile),
+    },
+  });
+  try {
+    await client.put('/skydns/org/example/www/1a2b3c4d').value('{"host":"10.9.176.80"}');
+  } finally {
+    client.close();
+  }
+
+  // The pod: its args, its ConfigMap with the certificate paths resolved through its mounts.
+  const dnsPort = await freePort();
+  const httpPort = await freePort();
+  const configFile = join(tempDir('server-config'), 'config.json');
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      ...config,
+      etcd: {
+        endpoints,
+        tls: {
+          caFile: file(config.etcd.tls.caFile),
+          certFile: file(config.etcd.tls.certFile),
+          keyFile: file(config.etcd.tls.keyFile),
+        },
+      },
+      listen: `127.0.0.1:${dnsPort}`,
+      httpListen: `127.0.0.1:${httpPort}`,
+    }),
+  );
+  const args = (container.args as string[]).map((a) => (a === '/etc/etcdns/config.json' ? configFile : a));
+  const server = startProcess('etcdns-server-prod', nodeBin, [etcdnsBin, ...args]);
+  await waitReady(server, 'ready', async () => {
+    try {
+      return (await fetch(`http://127.0.0.1:${httpPort}${container.readinessProbe.httpGet.path}`)).status === 200;
+    } catch {
+      return false;
+    }
+  });
+  const answer = await dig({ port: dnsPort, name: 'www.example.org', type: 'A' });
+  assert.equal(answer.status, 'NOERROR', answer.raw);
+  assert.deepEqual(
+    answer.answer.map((r) => r.data),
+    ['10.9.176.80'],
+  );
 });
