@@ -186,9 +186,9 @@ test('`etcdns plan --view external` shows the change a new rule makes, and only 
   assert.match(out.stdout, /^# view external\n/);
   assert.match(
     out.stdout,
-    /shop\.example\.org\.\n  \+ \/skydns-external\/org\/example\/shop\/[0-9a-f]{8} \{"host":"198\.51\.100\.213"/,
+    /shop\.example\.org\.\n {2}\+ \/skydns-external\/org\/example\/shop\/[0-9a-f]{8} \{"host":"198\.51\.100\.213"/,
   );
-  assert.match(out.stdout, /  - \/skydns-external\/org\/example\/shop\/[0-9a-f]{8} \{"host":"203\.0\.113\.213"/);
+  assert.match(out.stdout, / {2}- \/skydns-external\/org\/example\/shop\/[0-9a-f]{8} \{"host":"203\.0\.113\.213"/);
   assert.match(out.stdout, /1 to create, 0 to update, 1 to delete/);
   assert.doesNotMatch(out.stdout, /view internal/);
   const unknown = await run(nodeBin, [...args.slice(0, -1), 'dmz']).catch((e: { code: number; stderr: string }) => e);
