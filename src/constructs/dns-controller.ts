@@ -88,7 +88,7 @@ export const CONTROLLER_DEFAULTS = {
   policy: 'sync',
   resyncSeconds: 300,
   resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '256Mi' } },
-  identity: { runAsUser: 1000, runAsGroup: 1000 },
+  identity: { runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 },
 } as const satisfies { kinds: SourceKind[] } & Record<string, unknown>;
 
 export class DnsController extends Construct {

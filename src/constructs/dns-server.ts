@@ -83,8 +83,8 @@ export const SERVER_DEFAULTS = {
   antiAffinity: 'preferred',
   dnsPort: 5353,
   resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
-  /** The numeric user of the Dockerfile's image. */
-  identity: { runAsUser: 1000, runAsGroup: 1000 },
+  /** The numeric user of the Dockerfile's image; fsGroup makes the 0440 Secret files readable to it. */
+  identity: { runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 },
 } as const;
 
 export class DnsServer extends Construct {

@@ -136,12 +136,12 @@ export class EtcdCluster extends Construct {
     const image = props.image ?? DEFAULT_IMAGES.etcd;
     const scheme = props.tls ? 'https' : 'http';
     const selector = selectorLabels(stack.name, COMPONENT.etcd);
-    const meta = (objectName: string, namespaced = true) =>
+    const meta = (objectName: string) =>
       objectMeta(stack, {
         name: objectName,
         component: COMPONENT.etcd,
         version: image.tag,
-        namespaced,
+        namespaced: true,
         wave: SYNC_WAVE.etcd,
         labels: props.labels,
       });

@@ -43,7 +43,7 @@ export interface WorkloadProps {
     runAsUser?: number;
     /** Default: the component's (1000 for etcdns, 65532 for etcd). */
     runAsGroup?: number;
-    /** Group owning mounted volumes; default: 65532 for etcd (its data volume), none otherwise. */
+    /** Group owning mounted volumes and Secret files; default: the component's (1000 for etcdns, 65532 for etcd). */
     fsGroup?: number;
   };
   /** Extra labels on every object of the component; never part of a selector. Default: none. */

@@ -169,6 +169,11 @@ for (const [env, props, list] of envs) {
       assert.equal(pod.runAsNonRoot, true);
       assert.ok(pod.runAsUser > 0);
       assert.equal(pod.seccompProfile.type, 'RuntimeDefault');
+      // Secret files are mounted 0440: readable only through the pod's fsGroup.
+      const secretModes = ((w.spec.template.spec.volumes ?? []) as Json[])
+        .filter((v) => v.secret)
+        .map((v) => v.secret.defaultMode);
+      if (secretModes.length > 0) assert.ok(pod.fsGroup > 0 && secretModes.every((m) => m === 0o440), w.metadata.name);
     }
     for (const name of ['etcdns-server-internal', 'etcdns-controller']) {
       const c = find(list, 'Deployment', name).spec.template.spec.containers[0];
