@@ -53,7 +53,7 @@ const relativeKey = (name: string) => nameToKey(name, PREFIX).slice(PREFIX.lengt
 const hasOwnKey = (name: string) => relativeKey(name) in ENTRIES;
 const hasBelow = (name: string) => Object.keys(ENTRIES).some((k) => k.startsWith(`${relativeKey(name)}/`));
 
-const NODATA = (a: ComparableAnswer) => {
+const assertNoData = (a: ComparableAnswer) => {
   assert.equal(a.status, 'NOERROR');
   assert.deepEqual(a.answer, [], 'no data of this type');
   assert.ok(
@@ -103,7 +103,7 @@ const DEVIATIONS: Deviation[] = [
       const want = expected[`${q.name} ${q.type}`];
       if (want && want.length > 0) assert.deepEqual(ours.answer, want);
       // The other names' child entries hold addresses or texts: they exist, with no data of this type.
-      else NODATA(ours);
+      else assertNoData(ours);
     },
   },
   {
@@ -134,7 +134,7 @@ const DEVIATIONS: Deviation[] = [
       assert.ok(ours.aa);
       if (q.type === 'A') assert.deepEqual(ours.answer, [`${q.name} 300 IN A 10.0.4.1`]);
       else if (q.type === 'SRV') assert.ok(ours.answer.every((r) => r.startsWith(`${q.name} 300 IN SRV `)));
-      else NODATA(ours);
+      else assertNoData(ours);
     },
   },
   {
@@ -155,7 +155,7 @@ const DEVIATIONS: Deviation[] = [
       const w = want[`${q.name} ${q.type}`];
       if (w) assert.deepEqual(ours.answer, w);
       else if (q.name === 'example.org.' && q.type === 'SRV') assert.equal(ours.status, 'NOERROR');
-      else NODATA(ours);
+      else assertNoData(ours);
     },
   },
   {
@@ -171,7 +171,7 @@ const DEVIATIONS: Deviation[] = [
       const w = want[`${q.name} ${q.type}`];
       assert.ok(coredns.answer.length > (w?.length ?? 0), 'CoreDNS adds the addresses of the names below');
       if (w) assert.deepEqual(ours.answer, w);
-      else NODATA(ours);
+      else assertNoData(ours);
       assert.ok(ours.aa);
     },
   },
