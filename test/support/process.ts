@@ -93,7 +93,13 @@ process.once('exit', () => {
   }
 });
 
-/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
+/** Thrown by a waitFor check to stop waiting at once (e.g. the awaited process has exited). */
+export class GiveUp extends Error {}
+
+/**
+ * Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`.
+ * Errors thrown by `check` count as "not yet", except GiveUp, which ends the wait.
+ */
 export async function waitFor<T>(
   what: string,
   check: () => Promise<T | undefined> | T | undefined,
@@ -107,6 +113,7 @@ export async function waitFor<T>(
       const value = await check();
       if (value !== undefined) return value;
     } catch (e) {
+      if (e instanceof GiveUp) throw e;
       lastError = e;
     }
     if (Date.now() > deadline) {
@@ -128,7 +135,7 @@ export async function waitReady(
   await waitFor(
     `${proc.name} ${what}`,
     async () => {
-      if (!proc.running()) throw new Error(`${proc.name} exited early:\n${proc.logs().slice(-4000)}`);
+      if (!proc.running()) throw new GiveUp(`${proc.name} exited before it was ${what}`);
       return (await check()) ? true : undefined;
     },
     timeoutMs,
