@@ -49,7 +49,8 @@ export function startProcess(
   child.stderr?.on('data', collect);
   let done = false;
   const exited = new Promise<number | string>((resolve) => {
-    child.once('exit', (code, signal) => {
+    // 'close' rather than 'exit': by then all of its output has been read.
+    child.once('close', (code, signal) => {
       done = true;
       live.delete(handle);
       resolve(code ?? signal ?? 'unknown');
