@@ -61,6 +61,9 @@ export const ENTRIES: Record<string, string | object> = {
   // Groups: entries of one name with different groups are not mixed.
   'org/example/grp/g1': { host: '10.0.3.1', group: 'blue' },
   'org/example/grp/g2': { host: '10.0.3.2', group: 'blue' },
+  'org/example/mixed/g1': { host: '10.0.3.3', group: 'blue' },
+  'org/example/mixed/g2': { host: '10.0.3.4', group: 'green' },
+  'org/example/mixed/g3': { host: '10.0.3.5' },
 
   // A name with its own entry and deeper names below it (deviation 6).
   'org/example/team/x1': { host: '10.0.5.1' },
@@ -118,6 +121,7 @@ export const NAMES = [
   'mx.example.org.',
   'mail1.example.org.',
   'grp.example.org.',
+  'mixed.example.org.',
   'team.example.org.',
   'app.team.example.org.',
   'svc.example.org.',
