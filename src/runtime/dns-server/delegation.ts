@@ -20,7 +20,7 @@ export function findZoneCut(index: RecordIndex, zone: Zone, name: string): ZoneC
     const suffix = labels.slice(labels.length - depth);
     const node = index.find(suffix);
     if (!node) return undefined;
-    if (node.children.get('dns')?.children.get('ns')) {
+    if (node.children?.get('dns')?.children?.get('ns')) {
       const cut = `${suffix.join('.')}.`;
       const nameServers = subtreeOf(index, `ns.dns.${cut}`);
       if (nameServers.length > 0) return { name: cut, nameServers };

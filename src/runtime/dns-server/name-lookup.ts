@@ -8,7 +8,7 @@
 // - A stored "*" label is an RFC 4592 wildcard in both modes; a "*" label in the query name
 //   matches any label at that position (CoreDNS's query wildcards).
 import { labelsOf } from '../shared/dns-name.ts';
-import { byKey, type IndexNode, type RecordIndex, type StoredEntry } from './record-index.ts';
+import { byKey, childrenOf, type IndexNode, type RecordIndex, type StoredEntry } from './record-index.ts';
 import type { Zone } from './zones.ts';
 
 export type LookupMode = 'own' | 'subtree';
@@ -23,7 +23,7 @@ export interface NameData {
 
 function leafChildren(node: IndexNode): StoredEntry[] {
   const out: StoredEntry[] = [];
-  for (const child of node.children.values()) if (child.children.size === 0 && child.stored) out.push(child.stored);
+  for (const child of childrenOf(node).values()) if (!child.children && child.stored) out.push(child.stored);
   return out;
 }
 
@@ -34,7 +34,7 @@ function entriesOf(index: RecordIndex, node: IndexNode, isApex: boolean, mode: L
   }
   if (purpose === 'exact') return node.stored ? [node.stored] : [];
   // CoreDNS reads "<key>/" as a prefix and falls back to the exact key only when that is empty.
-  if (node.children.size === 0) return node.stored ? [node.stored] : [];
+  if (!node.children) return node.stored ? [node.stored] : [];
   return index.subtree(node).filter((s) => s !== node.stored);
 }
 
@@ -49,7 +49,7 @@ function wildcardFor(index: RecordIndex, labels: string[], zoneDepth: number): I
   // Without any stored node the closest encloser would be the root, outside every zone but ".".
   const encloserDepth = closest ? depthOf(closest) : 0;
   if (encloserDepth < zoneDepth) return undefined;
-  const star = closest ? closest.children.get('*') : index.find(['*']);
+  const star = closest ? childrenOf(closest).get('*') : index.find(['*']);
   return star && star.size > 0 ? star : undefined;
 }
 
@@ -68,9 +68,9 @@ function patternNodes(index: RecordIndex, labels: string[]): IndexNode[] {
   for (const label of reversed) {
     const next: IndexNode[] = [];
     for (const node of frontier) {
-      if (label === '*') next.push(...[...node.children.values()].filter((c) => c.size > 0));
+      if (label === '*') next.push(...[...childrenOf(node).values()].filter((c) => c.size > 0));
       else {
-        const child = node.children.get(label);
+        const child = childrenOf(node).get(label);
         if (child && child.size > 0) next.push(child);
       }
     }

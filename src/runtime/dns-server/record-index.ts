@@ -8,12 +8,15 @@ import { keyToName, normalizePrefix } from '../shared/skydns-key.ts';
 export interface StoredEntry {
   key: string;
   entry: SkyDnsEntry;
+  /** etcd's mod revision of the value: tells on a resync whether anything changed. */
+  modRevision: number;
 }
 
 export interface IndexNode {
   readonly label: string;
   readonly parent: IndexNode | undefined;
-  readonly children: Map<string, IndexNode>;
+  /** Created with the first child: most nodes are leaves (one per record id), and a Map is not small. */
+  children: Map<string, IndexNode> | undefined;
   /** The value stored at exactly this node's key, when it decoded. */
   stored: StoredEntry | undefined;
   /** Stored entries in this subtree, this node included; 0 means the node is pruned. */
@@ -30,7 +33,14 @@ export interface KeyValue {
 export type PutResult = { kind: 'stored' } | { kind: 'skipped'; error: string } | { kind: 'outside' };
 
 function newNode(label: string, parent: IndexNode | undefined): IndexNode {
-  return { label, parent, children: new Map(), stored: undefined, size: 0 };
+  return { label, parent, children: undefined, stored: undefined, size: 0 };
+}
+
+const NO_CHILDREN: ReadonlyMap<string, IndexNode> = new Map();
+
+/** A node's children, an empty map for a leaf. */
+export function childrenOf(node: IndexNode): ReadonlyMap<string, IndexNode> {
+  return node.children ?? NO_CHILDREN;
 }
 
 export class RecordIndex {
@@ -40,17 +50,15 @@ export class RecordIndex {
   private readonly root: IndexNode = newNode('', undefined);
   private readonly zones: string[];
   private readonly serials = new Map<string, number>();
-  /** Raw values by key, to tell on a resync whether a zone's content changed. */
-  private readonly raw = new Map<string, string>();
-  /** Keys whose current value did not decode, with the reason. */
-  readonly skipped = new Map<string, string>();
+  /** Keys whose current value did not decode, with the reason and the value's mod revision. */
+  readonly skipped = new Map<string, { error: string; modRevision: number }>();
 
   constructor(prefix: string, zones: string[]) {
     this.prefix = normalizePrefix(prefix);
     this.zones = zones;
   }
 
-  /** A fresh index from a complete range read at `revision` (see also resyncedFrom). */
+  /** A fresh index from a complete range read at `revision`. */
   static fromSnapshot(prefix: string, zones: string[], kvs: Iterable<KeyValue>, revision: number): RecordIndex {
     const index = new RecordIndex(prefix, zones);
     for (const kv of kvs) index.put(kv.key, kv.value, kv.modRevision);
@@ -84,28 +92,27 @@ export class RecordIndex {
     const path = this.pathOf(key);
     if (!path) return { kind: 'outside' };
     this.touch(key, modRevision);
-    this.raw.set(key, value);
     const decoded = decodeEntry(value);
     if (!decoded.ok) {
-      this.skipped.set(key, decoded.error);
+      this.skipped.set(key, { error: decoded.error, modRevision });
       this.removeAt(path);
       return { kind: 'skipped', error: decoded.error };
     }
     this.skipped.delete(key);
     let node = this.root;
-    const created: IndexNode[] = [node];
     for (const label of path) {
+      node.children ??= new Map();
       let child = node.children.get(label);
       if (!child) {
         child = newNode(label, node);
         node.children.set(label, child);
       }
       node = child;
-      created.push(node);
     }
-    const had = node.stored !== undefined;
-    node.stored = { key, entry: decoded.entry };
-    if (!had) for (const n of created) n.size += 1;
+    if (!node.stored) for (let n: IndexNode | undefined = node; n; n = n.parent) n.size += 1;
+    // Ownership fields are the controller's business; the copy keeps only what answers need.
+    const { owner: _owner, resource: _resource, ...entry } = decoded.entry;
+    node.stored = { key, entry, modRevision };
     return { kind: 'stored' };
   }
 
@@ -113,7 +120,6 @@ export class RecordIndex {
     const path = this.pathOf(key);
     if (!path) return false;
     this.touch(key, modRevision);
-    this.raw.delete(key);
     this.skipped.delete(key);
     return this.removeAt(path);
   }
@@ -121,7 +127,7 @@ export class RecordIndex {
   /** The node for a name's labels (leftmost first), or undefined when nothing is at or below it. */
   find(labels: readonly string[]): IndexNode | undefined {
     let node: IndexNode | undefined = this.root;
-    for (let i = labels.length - 1; i >= 0 && node; i--) node = node.children.get(labels[i]!);
+    for (let i = labels.length - 1; i >= 0 && node; i--) node = node.children?.get(labels[i]!);
     return node && node.size > 0 ? node : undefined;
   }
 
@@ -130,7 +136,7 @@ export class RecordIndex {
     const out: StoredEntry[] = [];
     const walk = (n: IndexNode) => {
       if (n.stored) out.push(n.stored);
-      for (const child of n.children.values()) walk(child);
+      for (const child of childrenOf(n).values()) walk(child);
     };
     walk(node);
     return out.sort(byKey);
@@ -152,12 +158,15 @@ export class RecordIndex {
 
   private removeAt(path: string[]): boolean {
     let node: IndexNode | undefined = this.root;
-    for (const label of path) node = node?.children.get(label);
+    for (const label of path) node = node?.children?.get(label);
     if (!node?.stored) return false;
     node.stored = undefined;
     for (let n: IndexNode | undefined = node; n; n = n.parent) {
       n.size -= 1;
-      if (n.size === 0 && n.parent) n.parent.children.delete(n.label);
+      if (n.size === 0 && n.parent?.children) {
+        n.parent.children.delete(n.label);
+        if (n.parent.children.size === 0) n.parent.children = undefined;
+      }
     }
     return true;
   }
@@ -169,10 +178,18 @@ export class RecordIndex {
     }
   }
 
+  /** Mod revision by key of every value in a zone, decoded or skipped. */
+  private zoneRevisions(zone: string): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const s of this.subtree(this.root)) if (isInZone(this.nameOf(s.key), zone)) out.set(s.key, s.modRevision);
+    for (const [key, s] of this.skipped) if (isInZone(this.nameOf(key), zone)) out.set(key, s.modRevision);
+    return out;
+  }
+
   private zoneContentEquals(other: RecordIndex, zone: string): boolean {
-    const mine = [...this.raw].filter(([k]) => isInZone(this.nameOf(k), zone));
-    const theirs = [...other.raw].filter(([k]) => isInZone(other.nameOf(k), zone));
-    return mine.length === theirs.length && mine.every(([k, v]) => other.raw.get(k) === v);
+    const mine = this.zoneRevisions(zone);
+    const theirs = other.zoneRevisions(zone);
+    return mine.size === theirs.size && [...mine].every(([key, rev]) => theirs.get(key) === rev);
   }
 }
 

@@ -6,7 +6,7 @@
 import type { Etcd3, IKeyValue, Watcher } from 'etcd3';
 import type { Readiness } from '../shared/http-server.ts';
 import type { Logger } from '../shared/log.ts';
-import { RecordIndex, type KeyValue } from './record-index.ts';
+import { RecordIndex } from './record-index.ts';
 import type { ServerMetrics, StoreState } from './server-metrics.ts';
 
 export interface RecordStoreOptions {
@@ -117,13 +117,17 @@ export class RecordStore {
     }
   }
 
-  /** Reads the whole prefix at one revision, page by page, and swaps the new copy in. */
+  /**
+   * Reads the whole prefix at one revision, page by page, into a new copy built aside (pages are
+   * dropped as they are read, so the peak is one copy plus one page), then swaps it in.
+   */
   private async resync(): Promise<number> {
     // A stale copy stays "stale" until a reload succeeds; a synced one says it is reloading.
     if (this.state === 'synced') this.setState('resyncing');
-    const { client, prefix } = this.options;
-    const pageSize = this.options.pageSize ?? 5000;
-    const kvs: KeyValue[] = [];
+    const { client, prefix, zones } = this.options;
+    const pageSize = this.options.pageSize ?? 1000;
+    const next = new RecordIndex(prefix, zones);
+    const skipped = new Map<string, string>();
     let start = Buffer.from(`${prefix}/`);
     let revision: string | undefined;
     for (;;) {
@@ -134,17 +138,22 @@ export class RecordStore {
       if (revision) range = range.revision(revision);
       const page = await range.exec();
       revision ??= page.header.revision;
-      for (const kv of page.kvs) kvs.push(toKeyValue(kv));
+      for (const kv of page.kvs) {
+        const key = kv.key.toString();
+        const value = kv.value.toString();
+        if (next.put(key, value, Number(kv.mod_revision)).kind === 'skipped') skipped.set(key, value);
+      }
       if (!page.more || page.kvs.length === 0) break;
       start = Buffer.concat([page.kvs[page.kvs.length - 1]!.key, Buffer.from([0])]);
     }
     this.lastContact = Date.now();
-    const next = RecordIndex.fromSnapshot(prefix, this.options.zones, kvs, Number(revision));
+    next.revision = Number(revision);
     if (this.loadedAt) {
       next.inheritSerials(this.index);
       this.options.metrics.resyncs.inc();
     }
-    this.reportSkipped(next, kvs);
+    for (const key of this.reported.keys()) if (!skipped.has(key)) this.reported.delete(key);
+    for (const [key, value] of skipped) this.reportOnce(key, value, next.skipped.get(key)!.error);
     this.index = next;
     this.options.metrics.watchLag.set(0);
     this.loadedAt = new Date();
@@ -152,14 +161,6 @@ export class RecordStore {
     this.options.logger.info('records loaded', { records: next.entryCount, revision: next.revision });
     this.options.onChange();
     return next.revision;
-  }
-
-  private reportSkipped(index: RecordIndex, kvs: KeyValue[]): void {
-    for (const key of this.reported.keys()) if (!index.skipped.has(key)) this.reported.delete(key);
-    for (const [key, error] of index.skipped) {
-      const value = kvs.find((kv) => kv.key === key)?.value ?? '';
-      this.reportOnce(key, value, error);
-    }
   }
 
   private reportOnce(key: string, value: string, error: string): void {
@@ -230,10 +231,6 @@ export class RecordStore {
       this.stopWatch?.();
     }
   }
-}
-
-function toKeyValue(kv: IKeyValue): KeyValue {
-  return { key: kv.key.toString(), value: kv.value.toString(), modRevision: Number(kv.mod_revision) };
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
