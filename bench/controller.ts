@@ -80,29 +80,22 @@ async function propagation(
   const core = kube.admin.makeApiClient(k8s.CoreV1Api);
   const name = `prop-${controller}`;
   const host = `${name}.${ZONE}`;
-  let logs = () => '';
-  const stops: (() => Promise<void>)[] = [() => server.stop(), () => etcd.stop()];
-  if (controller === 'etcdns') {
-    const c = await startOurController(kube, etcd.endpoints);
-    stops.unshift(() => c.proc.stop());
-    logs = () => c.proc.logs();
-  } else {
-    const proc = await startExternalDns({
-      kubeconfigFile: kube.kubeconfigFile,
-      etcdEndpoints: etcd.endpoints,
-      args: [
-        '--source=service',
-        `--domain-filter=${ZONE}`,
-        '--txt-owner-id=bench',
-        '--registry=txt',
-        '--policy=sync',
-        '--events',
-        '--interval=1m',
-      ],
-    });
-    stops.unshift(() => proc.stop());
-    logs = () => proc.logs();
-  }
+  const proc =
+    controller === 'etcdns'
+      ? (await startOurController(kube, etcd.endpoints)).proc
+      : await startExternalDns({
+          kubeconfigFile: kube.kubeconfigFile,
+          etcdEndpoints: etcd.endpoints,
+          args: [
+            '--source=service',
+            `--domain-filter=${ZONE}`,
+            '--txt-owner-id=bench',
+            '--registry=txt',
+            '--policy=sync',
+            '--events',
+            '--interval=1m',
+          ],
+        });
   await createServices(core, [name], ZONE);
   const poll = answerPoller(server.port);
   const latencies: number[] = [];
@@ -115,12 +108,14 @@ async function propagation(
       if (i > 0) latencies.push(performance.now() - started); // the first one includes start-up
     }
   } catch (err) {
-    process.stderr.write(`--- ${controller} output ---\n${logs().slice(-3000)}\n`);
+    process.stderr.write(`--- ${controller} output ---\n${proc.logs().slice(-3000)}\n`);
     throw err;
   } finally {
     poll.close();
     await core.deleteNamespacedService({ name, namespace: 'default' });
-    for (const stop of stops) await stop();
+    await proc.stop();
+    await server.stop();
+    await etcd.stop();
   }
   return latencies;
 }
