@@ -188,6 +188,18 @@ const DEVIATIONS: Deviation[] = [
       assert.deepEqual(ours.additional, ['ns1.ns.dns.sub.example.org. 300 IN A 10.0.7.1']);
     },
   },
+  {
+    id: 8,
+    title: 'the apex of a zone without dns/ns entries has no NS data: NODATA with the SOA (CoreDNS: NXDOMAIN)',
+    // CoreDNS looks the apex NS up under dns/ns only and reports NXDOMAIN for a name it answers
+    // SOA for; the layout's own rule (NXDOMAIN only when nothing exists at or below) says NODATA.
+    questions: on(['example.com.'], ['NS']),
+    check(_q, ours, coredns) {
+      assert.equal(coredns.status, 'NXDOMAIN');
+      assertNoData(ours);
+      assert.ok(ours.aa);
+    },
+  },
 ];
 
 const claimed = new Map<string, Deviation>();
