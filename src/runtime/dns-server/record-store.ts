@@ -20,7 +20,7 @@ export interface RecordStoreOptions {
   onChange: () => void;
   /** How often etcd is probed for reachability and watch lag; default 5 s. */
   probeIntervalMs?: number;
-  /** Keys per range page; default 5,000 (keeps each gRPC message well under 4 MiB). */
+  /** Keys per range page; default 2,500 (each gRPC message well under 4 MiB, little garbage at once). */
   pageSize?: number;
 }
 
@@ -125,26 +125,30 @@ export class RecordStore {
     // A stale copy stays "stale" until a reload succeeds; a synced one says it is reloading.
     if (this.state === 'synced') this.setState('resyncing');
     const { client, prefix, zones } = this.options;
-    const pageSize = this.options.pageSize ?? 1000;
+    const pageSize = this.options.pageSize ?? 2500;
     const next = new RecordIndex(prefix, zones);
     const skipped = new Map<string, string>();
-    let start = Buffer.from(`${prefix}/`);
-    let revision: string | undefined;
-    for (;;) {
-      let range = client
+    const read = (start: Buffer, revision?: string) => {
+      const range = client
         .getAll()
         .inRange({ start, end: prefixEnd(prefix) })
         .limit(pageSize);
-      if (revision) range = range.revision(revision);
-      const page = await range.exec();
-      revision ??= page.header.revision;
+      return (revision ? range.revision(revision) : range).exec();
+    };
+    let page = await read(Buffer.from(`${prefix}/`));
+    const revision = page.header.revision;
+    for (;;) {
+      // Ask for the next page before applying this one: etcd's round trip overlaps our decoding.
+      const last = page.kvs[page.kvs.length - 1];
+      const following = page.more && last ? read(Buffer.concat([last.key, Buffer.from([0])]), revision) : undefined;
+      following?.catch(() => undefined);
       for (const kv of page.kvs) {
         const key = kv.key.toString();
         const value = kv.value.toString();
         if (next.put(key, value, Number(kv.mod_revision)).kind === 'skipped') skipped.set(key, value);
       }
-      if (!page.more || page.kvs.length === 0) break;
-      start = Buffer.concat([page.kvs[page.kvs.length - 1]!.key, Buffer.from([0])]);
+      if (!following) break;
+      page = await following;
     }
     this.lastContact = Date.now();
     next.revision = Number(revision);

@@ -14,7 +14,7 @@ const STATUS_TIMEOUT_MS = 5000;
 /** A worker that keeps failing (say, its port is taken) is restarted at this pace, not in a loop. */
 const RESTART_DELAY_MS = 1000;
 /** MiB; see the README of this folder on memory. */
-const SEMI_SPACE_MIB = 16;
+const SEMI_SPACE_MIB = 32;
 
 interface Seen {
   status: WorkerStatus | undefined;
@@ -35,8 +35,8 @@ class PoolRegistry extends Registry {
 
 export async function runWorkerPool(settings: ServerSettings, logger: Logger): Promise<number> {
   const count = settings.config.workers ?? 1;
-  // Each worker holds a full copy of the records: keep V8's young generation small (it grows to
-  // 128 MiB during the initial load and stays there), unless the user chose a size.
+  // Each worker holds a full copy of the records: cap V8's young generation (it grows to 128 MiB
+  // during the initial load and stays there), unless the user chose a size. See README.md.
   const execArgv = process.execArgv.some((a) => a.startsWith('--max-semi-space-size'))
     ? process.execArgv
     : [...process.execArgv, `--max-semi-space-size=${SEMI_SPACE_MIB}`];
