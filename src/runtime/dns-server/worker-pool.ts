@@ -13,8 +13,6 @@ import type { ServerSettings } from './server-settings.ts';
 const STATUS_TIMEOUT_MS = 5000;
 /** A worker that keeps failing (say, its port is taken) is restarted at this pace, not in a loop. */
 const RESTART_DELAY_MS = 1000;
-/** MiB; see the README of this folder on memory. */
-const SEMI_SPACE_MIB = 32;
 
 interface Seen {
   status: WorkerStatus | undefined;
@@ -35,12 +33,6 @@ class PoolRegistry extends Registry {
 
 export async function runWorkerPool(settings: ServerSettings, logger: Logger): Promise<number> {
   const count = settings.config.workers ?? 1;
-  // Each worker holds a full copy of the records: cap V8's young generation (it grows to 128 MiB
-  // during the initial load and stays there), unless the user chose a size. See README.md.
-  const execArgv = process.execArgv.some((a) => a.startsWith('--max-semi-space-size'))
-    ? process.execArgv
-    : [...process.execArgv, `--max-semi-space-size=${SEMI_SPACE_MIB}`];
-  cluster.setupPrimary({ execArgv });
   const seen = new Map<number, Seen>();
   let stopping = false;
 
