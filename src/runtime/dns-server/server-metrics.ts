@@ -51,7 +51,7 @@ export class ServerMetrics {
   readonly revision = this.registry.gauge('etcdns_dns_store_revision', 'etcd revision of the in-memory copy.');
   readonly watchLag = this.registry.gauge(
     'etcdns_dns_etcd_watch_lag_revisions',
-    'Revisions under the prefix that etcd has and the in-memory copy does not yet (last probe).',
+    "etcd revision at the last probe minus the copy's revision (watch events and progress notifications); 0 when current.",
   );
   readonly sinceContact = this.registry.gauge(
     'etcdns_dns_etcd_seconds_since_contact',
