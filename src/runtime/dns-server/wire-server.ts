@@ -57,7 +57,21 @@ function serveTcpConnection(socket: TcpSocket, handler: QueryHandler, idleMs: nu
   });
 }
 
+/** Port 0 (tests) gives UDP a free port that TCP may not have free: try a few, then give up. */
+const FREE_PORT_ATTEMPTS = 5;
+
 export async function startWireServer(options: WireServerOptions): Promise<WireServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await bindBoth(options);
+    } catch (e) {
+      const taken = (e as NodeJS.ErrnoException).code === 'EADDRINUSE';
+      if (options.port !== 0 || !taken || attempt >= FREE_PORT_ATTEMPTS) throw e;
+    }
+  }
+}
+
+async function bindBoth(options: WireServerOptions): Promise<WireServer> {
   const { host, port, handler } = options;
   // Replies go to the address a query came from, always an IP: skip dns.lookup (a regex and a
   // tick per packet). Only the listen address, which may be a host name, is looked up.
@@ -99,14 +113,19 @@ export async function startWireServer(options: WireServerOptions): Promise<WireS
   });
   tcp.maxConnections = options.maxTcpConnections ?? 1024;
   tcp.on('error', () => undefined);
-  await new Promise<void>((resolve, reject) => {
-    tcp.once('error', reject);
-    // Port 0 (tests): TCP takes the port the kernel gave UDP, as DNS needs both on one port.
-    tcp.listen(port === 0 ? udp.address().port : port, host, () => {
-      tcp.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      tcp.once('error', reject);
+      // Port 0 (tests): TCP takes the port the kernel gave UDP, as DNS needs both on one port.
+      tcp.listen(port === 0 ? udp.address().port : port, host, () => {
+        tcp.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (e) {
+    await new Promise<void>((resolve) => udp.close(() => resolve()));
+    throw e;
+  }
 
   return {
     udp,
