@@ -151,8 +151,23 @@ async function scale(kube: KubeHandle, count: number) {
   );
   const resyncWrites = (await revision()) - before;
   const memory = rssMiB(c.proc.pid);
+  const reported = await c.metrics();
+  const metricMiB = (kind: string) =>
+    Number(new RegExp(`etcdns_controller_memory_bytes\\{kind="${kind}"\\} (\\S+)`).exec(reported)?.[1] ?? NaN) /
+    2 ** 20;
+  const heapUsedMiB = metricMiB('heap_used');
+  const externalMiB = metricMiB('external');
   await stopAll();
-  return { services: count, readyMs, allInMs, resyncWrites, rssMiB: memory.rss, peakRssMiB: memory.peak };
+  return {
+    services: count,
+    readyMs,
+    allInMs,
+    resyncWrites,
+    rssMiB: memory.rss,
+    peakRssMiB: memory.peak,
+    heapUsedMiB,
+    externalMiB,
+  };
 }
 
 const summary = (xs: number[]) => ({
@@ -195,6 +210,11 @@ if (sc) {
   rows.push([`scale: ready to all ${sc.services} records in etcd, ms`, fmt(sc.allInMs), '< 5000']);
   rows.push(['scale: etcd writes on unchanged resyncs', String(sc.resyncWrites), '0']);
   rows.push(['scale: controller memory RSS / peak, MiB', `${fmt(sc.rssMiB)} / ${fmt(sc.peakRssMiB)}`, '< 200']);
+  rows.push([
+    'scale: JS heap used / external after a sync, MiB',
+    `${fmt(sc.heapUsedMiB)} / ${fmt(sc.externalMiB)}`,
+    '',
+  ]);
 }
 const width = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
 for (const r of rows) process.stdout.write(`${r.map((c, i) => c.padEnd(width[i]!)).join('  ')}\n`);

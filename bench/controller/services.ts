@@ -24,7 +24,8 @@ export async function createServices(
               'external-dns.kubernetes.io/hostname': `${name}.${zone}`,
             },
           },
-          spec: { type: 'LoadBalancer', ports: [{ port: 80, protocol: 'TCP' }] },
+          // No node ports: 10,000 Services would exhaust the node-port range.
+          spec: { type: 'LoadBalancer', allocateLoadBalancerNodePorts: false, ports: [{ port: 80, protocol: 'TCP' }] },
         },
       });
       if (ipOf) await setLoadBalancerIp(core, name, ipOf(i));

@@ -30,6 +30,10 @@ export function controllerMetrics(registry = new Registry()) {
       'etcdns_controller_undecodable_entries',
       'Values under the prefix that are not valid SkyDNS entries (skipped, never touched)',
     ),
+    memory: registry.gauge(
+      'etcdns_controller_memory_bytes',
+      'Process memory after the last sync, by kind (rss, heap_used, external)',
+    ),
     leader: registry.gauge(
       'etcdns_controller_leader',
       '1 while this replica is the leader (or runs without leader election)',

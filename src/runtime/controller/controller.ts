@@ -255,6 +255,10 @@ export class Controller {
 
   private count(outcome: SyncOutcome, started?: number): SyncOutcome {
     this.d.metrics.syncs.inc({ result: outcome });
+    const memory = process.memoryUsage();
+    this.d.metrics.memory.set(memory.rss, { kind: 'rss' });
+    this.d.metrics.memory.set(memory.heapUsed, { kind: 'heap_used' });
+    this.d.metrics.memory.set(memory.external, { kind: 'external' });
     if (started !== undefined) this.d.metrics.syncDuration.observe((performance.now() - started) / 1000);
     return outcome;
   }

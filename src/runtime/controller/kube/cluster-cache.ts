@@ -8,12 +8,14 @@ import {
   makeInformer,
   type Informer,
   type KubeConfig,
+  type KubernetesListObject,
   type KubernetesObject,
   type ObjectCache,
 } from '@kubernetes/client-node';
 import type { SourceKind } from '../../shared/config/controller-config.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { ClusterSnapshot } from '../sources/desired-records.ts';
+import { slimObject } from './slim-object.ts';
 
 type Kind = keyof ClusterSnapshot;
 
@@ -35,6 +37,7 @@ export interface ClusterCacheOptions {
 }
 
 const FIRST_RETRY_MS = 500;
+const LIST_PAGE = 500;
 const MAX_RETRY_MS = 30_000;
 
 export class ClusterCache {
@@ -47,6 +50,7 @@ export class ClusterCache {
     this.onChange = options.onChange;
     const core = kc.makeApiClient(CoreV1Api);
     const ns = options.namespace;
+    type Page = { limit: number; _continue?: string };
     const scoped = (group: string, resource: string) => `${group}${ns ? `/namespaces/${ns}` : ''}/${resource}`;
     if (options.sources.includes('service')) {
       const discovery = kc.makeApiClient(DiscoveryV1Api);
@@ -60,13 +64,20 @@ export class ClusterCache {
     }
     if (options.sources.includes('ingress')) {
       const networking = kc.makeApiClient(NetworkingV1Api);
-      this.add(kc, 'ingresses', scoped('/apis/networking.k8s.io/v1', 'ingresses'), () =>
-        ns ? networking.listNamespacedIngress({ namespace: ns }) : networking.listIngressForAllNamespaces(),
+      this.add(kc, 'ingresses', scoped('/apis/networking.k8s.io/v1', 'ingresses'), (page: Page) =>
+        ns
+          ? networking.listNamespacedIngress({ namespace: ns, ...page })
+          : networking.listIngressForAllNamespaces(page),
       );
     }
   }
 
-  private add(kc: KubeConfig, kind: Kind, path: string, list: () => Promise<{ items: KubernetesObject[] }>): void {
+  private add(
+    kc: KubeConfig,
+    kind: Kind,
+    path: string,
+    list: (page: { limit: number; _continue?: string }) => Promise<KubernetesListObject<KubernetesObject>>,
+  ): void {
     const w: Watched = {
       kind,
       listed: false,
@@ -76,11 +87,21 @@ export class ClusterCache {
       informer: undefined!,
     };
     w.informer = makeInformer<KubernetesObject>(kc, path, async () => {
-      const result = await list();
+      // Paged, and slimmed page by page: the peak is one page, not the whole cluster.
+      const items: KubernetesObject[] = [];
+      let page: KubernetesListObject<KubernetesObject> | undefined;
+      do {
+        page = await list({
+          limit: LIST_PAGE,
+          ...(page?.metadata?._continue ? { _continue: page.metadata._continue } : {}),
+        });
+        for (const item of page.items) items.push(slimObject(item));
+      } while (page.metadata?._continue);
       w.listed = true;
-      return result as Awaited<ReturnType<Parameters<typeof makeInformer<KubernetesObject>>[2]>>;
+      return { ...page, items };
     });
-    const changed = () => {
+    const changed = (obj: KubernetesObject) => {
+      slimObject(obj); // watched objects arrive whole; the cache holds this very object
       if (w.synced) this.onChange(kind);
     };
     w.informer.on('add', changed);
