@@ -3,9 +3,7 @@
 import cluster from 'node:cluster';
 import type { Subcommand } from '../cli.ts';
 import { createLogger } from '../shared/log.ts';
-import { startDnsServer } from './server-process.ts';
 import { loadServerSettings, SettingsError, USAGE } from './server-settings.ts';
-import { runWorkerPool } from './worker-pool.ts';
 
 function untilSignal(): Promise<string> {
   return new Promise((resolve) => {
@@ -53,7 +51,11 @@ async function run(args: string[]): Promise<number> {
     component: 'dns-server',
     ...(cluster.isWorker ? { worker: process.env.ETCDNS_WORKER_SLOT } : {}),
   });
-  if (cluster.isPrimary && (settings.config.workers ?? 1) > 1) return runWorkerPool(settings, logger);
+  // Loaded on demand: a pool's primary never loads the etcd client, sockets or records.
+  if (cluster.isPrimary && (settings.config.workers ?? 1) > 1) {
+    return (await import('./worker-pool.ts')).runWorkerPool(settings, logger);
+  }
+  const { startDnsServer } = await import('./server-process.ts');
 
   let server;
   try {

@@ -3,7 +3,7 @@
 import type { Server } from 'node:http';
 import { normalizePrefix, DEFAULT_PREFIX } from '../shared/skydns-key.ts';
 import { etcdClientOptions } from '../shared/etcd-client.ts';
-import { parseHostPort, startHttpServer, type Readiness } from '../shared/http-server.ts';
+import { parseHostPort, startHttpServer } from '../shared/http-server.ts';
 import { createLogger, type Logger } from '../shared/log.ts';
 import { Etcd3, type IOptions } from 'etcd3';
 import { AnswerCache } from './answer-cache.ts';
@@ -12,19 +12,11 @@ import { createQueryHandler } from './query-handler.ts';
 import { RecordStore } from './record-store.ts';
 import type { ResolverData } from './resolver.ts';
 import { ServerMetrics } from './server-metrics.ts';
-import type { ServerSettings } from './server-settings.ts';
+import { DEFAULT_HTTP_LISTEN, DEFAULT_LISTEN, type ServerSettings } from './server-settings.ts';
+import type { WorkerStatus } from './worker-pool.ts';
 import { startWireServer, type WireServer } from './wire-server.ts';
 import { ZoneTable } from './zones.ts';
 
-/** What a worker reports to its primary, which serves HTTP for all of them. */
-export interface WorkerStatus {
-  type: 'etcdns-worker-status';
-  readiness: Readiness;
-  metrics: string;
-}
-
-export const DEFAULT_LISTEN = '0.0.0.0:5353';
-export const DEFAULT_HTTP_LISTEN = '0.0.0.0:8080';
 const STATUS_INTERVAL_MS = 1000;
 /** etcd calls other than the watch stream give up after this long (the store then retries). */
 const CALL_DEADLINE_MS = 5000;

@@ -19,6 +19,9 @@ export interface ServerSettings {
 
 export class SettingsError extends Error {}
 
+export const DEFAULT_LISTEN = '0.0.0.0:5353';
+export const DEFAULT_HTTP_LISTEN = '0.0.0.0:8080';
+
 export const USAGE = `Usage: etcdns server --etcd URL[,URL] --zone example.org [--zone ...] [options]
 
 Answers DNS authoritatively from the SkyDNS records under an etcd prefix, kept live by a watch.

@@ -6,8 +6,15 @@ import { startHttpServer } from '../shared/http-server.ts';
 import type { Logger } from '../shared/log.ts';
 import { Registry } from '../shared/metrics.ts';
 import { mergeMetricPages } from './metrics-merge.ts';
-import { DEFAULT_HTTP_LISTEN, type WorkerStatus } from './server-process.ts';
-import type { ServerSettings } from './server-settings.ts';
+import { DEFAULT_HTTP_LISTEN, type ServerSettings } from './server-settings.ts';
+import type { Readiness } from '../shared/http-server.ts';
+
+/** What a worker reports to its primary, which serves HTTP for all of them. */
+export interface WorkerStatus {
+  type: 'etcdns-worker-status';
+  readiness: Readiness;
+  metrics: string;
+}
 
 /** A worker that has not reported for this long counts as not ready. */
 const STATUS_TIMEOUT_MS = 5000;
