@@ -183,7 +183,8 @@ export class RecordStore {
       const end = (reason: string, error?: Error) => {
         clearTimeout(connectTimer);
         if (reason !== 'stopped') this.lastError = error ? `${reason}: ${error.message}` : reason;
-        logger.warn('watch ended', { reason, error });
+        if (reason === 'stopped') logger.debug('watch ended', { reason });
+        else logger.warn('watch ended', { reason, error });
         this.stopWatch = undefined;
         watcher.removeAllListeners();
         watcher.on('error', () => undefined);
