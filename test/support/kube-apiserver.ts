@@ -75,16 +75,18 @@ export async function startKubeApiserver(): Promise<KubeHandle> {
   ]);
 
   const admin = kubeConfig(server, pki.caCert, 'admin', adminToken);
-  // Ready once the bootstrap controllers have created the default namespace.
+  // Ready once the bootstrap controllers have created the default namespace and the default
+  // ServiceCIDR is ready: before that, creating a Service fails with "range is full".
   const core = admin.makeApiClient(k8s.CoreV1Api);
+  const networking = admin.makeApiClient(k8s.NetworkingV1Api);
   await waitReady(
     proc,
     'ready',
-    () =>
-      core.readNamespace({ name: 'default' }).then(
-        () => true,
-        () => false,
-      ),
+    async () => {
+      await core.readNamespace({ name: 'default' });
+      const cidr = await networking.readServiceCIDR({ name: 'kubernetes' });
+      return cidr.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+    },
     120_000,
   );
 
