@@ -30,8 +30,22 @@ install_debian() {
   for svc in etcd knot; do $sudo systemctl disable --now "$svc" >/dev/null 2>&1 || true; done
 }
 
-# go_build NAME VERSION DIR: builds in DIR (a throwaway module) unless .cache/bin/NAME has that version.
+# stamp_ok NAME VERSION: .cache/bin/NAME exists and was built at VERSION.
 stamp_ok() { [ -x "$bin/$1" ] && [ "$(cat "$bin/$1.version" 2>/dev/null)" = "$2" ]; }
+
+# in_wrapper_module NAME MODULE@VERSION IMPORT: makes .cache/build/NAME a throwaway module that
+# requires MODULE@VERSION and imports IMPORT, and cds into it (callers run in a subshell). A
+# main package of a dependency can then be built with the wrapper's replace directives.
+in_wrapper_module() {
+  local dir="$cache/build/$1"
+  rm -rf "$dir" && mkdir -p "$dir" && cd "$dir"
+  go mod init "etcdns.local/$1" >/dev/null 2>&1
+  go mod edit -require="$2"
+  printf 'package main\n\nimport _ "%s"\n\nfunc main() {}\n' "$3" > tools.go
+}
+
+# tidy: resolves the wrapper's dependencies, showing go's output only when it fails.
+tidy() { go mod tidy 2> tidy.log || { cat tidy.log >&2; return 1; }; }
 
 build_coredns() {
   stamp_ok coredns "$COREDNS_VERSION" && return
@@ -43,18 +57,13 @@ build_coredns() {
 build_external_dns() {
   stamp_ok external-dns "$EXTERNAL_DNS_VERSION" && return
   log "building external-dns $EXTERNAL_DNS_VERSION"
-  local dir="$cache/build/external-dns"
-  rm -rf "$dir" && mkdir -p "$dir"
   (
-    cd "$dir"
-    go mod init etcdns.local/external-dns >/dev/null 2>&1
-    go mod edit -require="sigs.k8s.io/external-dns@$EXTERNAL_DNS_VERSION"
+    in_wrapper_module external-dns "sigs.k8s.io/external-dns@$EXTERNAL_DNS_VERSION" sigs.k8s.io/external-dns/controller
     # Two of its dependency versions are refused by the module proxy (403 "not available"):
     # use the nearest served ones. Both are for providers/sources the tests do not use.
     go mod edit -replace=github.com/exoscale/egoscale/v3=github.com/exoscale/egoscale/v3@v3.1.43
     go mod edit -replace=github.com/openshift/api=github.com/openshift/api@v0.0.0-20251015095338-264e80a2b6e7
-    printf 'package main\n\nimport _ "sigs.k8s.io/external-dns/controller"\n\nfunc main() {}\n' > tools.go
-    go mod tidy >/dev/null 2>&1
+    tidy
     go build -ldflags "-X sigs.k8s.io/external-dns/pkg/apis/externaldns.Version=$EXTERNAL_DNS_VERSION" \
       -o "$bin/external-dns" sigs.k8s.io/external-dns
   )
@@ -64,23 +73,17 @@ build_external_dns() {
 build_kube_apiserver() {
   stamp_ok kube-apiserver "$KUBERNETES_VERSION" && return
   log "building kube-apiserver $KUBERNETES_VERSION"
-  local dir="$cache/build/kube-apiserver"
-  rm -rf "$dir" && mkdir -p "$dir"
-  # k8s.io/kubernetes requires its staging modules at v0.0.0 and replaces them with ./staging,
-  # which a dependent module cannot see: pin each one to its published twin (v1.X.Y -> v0.X.Y).
-  local staging_version="v0${KUBERNETES_VERSION#v1}"
   (
-    cd "$dir"
-    go mod init etcdns.local/kube-apiserver >/dev/null 2>&1
-    go mod edit -require="k8s.io/kubernetes@$KUBERNETES_VERSION"
+    in_wrapper_module kube-apiserver "k8s.io/kubernetes@$KUBERNETES_VERSION" k8s.io/kubernetes/cmd/kube-apiserver/app
+    # k8s.io/kubernetes requires its staging modules at v0.0.0 and replaces them with ./staging,
+    # which a dependent module cannot see: pin each one to its published twin (v1.X.Y -> v0.X.Y).
     go mod download -json "k8s.io/kubernetes@$KUBERNETES_VERSION" >/dev/null
     local gomod
     gomod=$(go env GOMODCACHE)/cache/download/k8s.io/kubernetes/@v/$KUBERNETES_VERSION.mod
     for m in $(awk '$1 ~ /^k8s\.io\// && $2 == "v0.0.0" {print $1}' "$gomod" | sort -u); do
-      go mod edit -replace="$m=$m@$staging_version"
+      go mod edit -replace="$m=$m@v0${KUBERNETES_VERSION#v1}"
     done
-    printf 'package main\n\nimport _ "k8s.io/kubernetes/cmd/kube-apiserver/app"\n\nfunc main() {}\n' > tools.go
-    go mod tidy >/dev/null 2>&1
+    tidy
     # Stamp the version as the release build does (clients read it from /version).
     go build -ldflags "-X k8s.io/component-base/version.gitVersion=$KUBERNETES_VERSION" \
       -o "$bin/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
