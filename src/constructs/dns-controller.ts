@@ -6,7 +6,7 @@ import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import type { ControllerConfig, Policy, SourceKind } from '../runtime/shared/config/controller-config.ts';
 import type { ViewConfig } from '../runtime/shared/config/view-config.ts';
-import { CONFIG_DIR, CONFIG_FILE, CONFIG_HASH_ANNOTATION, configHash, renderConfigFile } from './config-file.ts';
+import { CONFIG_DIR, CONFIG_FILE, renderConfigFile } from './config-file.ts';
 import { ControllerRbac } from './controller-rbac.ts';
 import { etcdClientMounts, type EtcdClientAccess } from './etcd-client-access.ts';
 import { DEFAULT_IMAGES, imageReference } from './image.ts';
@@ -24,6 +24,8 @@ import {
   scheduling,
   sortedEnv,
   type WorkloadProps,
+  httpProbe,
+  runtimePodAnnotations,
 } from './workload.ts';
 
 export interface SourcesProps {
@@ -152,23 +154,7 @@ export class DnsController extends Construct {
       labels: props.labels,
     });
 
-    const podAnnotations: Record<string, string> = {
-      ...props.podAnnotations,
-      [CONFIG_HASH_ANNOTATION]: configHash(configText),
-      ...(props.prometheusAnnotations
-        ? {
-            'prometheus.io/path': '/metrics',
-            'prometheus.io/port': String(props.httpPort),
-            'prometheus.io/scrape': 'true',
-          }
-        : {}),
-    };
-    const probe = (path: string, failureThreshold: number): k8s.Probe => ({
-      httpGet: { path, port: k8s.IntOrString.fromString('http'), scheme: 'HTTP' },
-      periodSeconds: 10,
-      timeoutSeconds: 2,
-      failureThreshold,
-    });
+    const podAnnotations = runtimePodAnnotations(props, configText);
     new k8s.KubeDeployment(this, 'deployment', {
       metadata: meta(name),
       spec: {
@@ -196,8 +182,8 @@ export class DnsController extends Construct {
                   POD_NAMESPACE: { fieldPath: 'metadata.namespace' },
                 }),
                 ports: [{ name: 'http', containerPort: props.httpPort, protocol: 'TCP' }],
-                livenessProbe: probe('/healthz', 3),
-                readinessProbe: probe('/readyz', 3),
+                livenessProbe: httpProbe('/healthz', 3),
+                readinessProbe: httpProbe('/readyz', 3),
                 resources: resourceRequirements(props, CONTROLLER_DEFAULTS.resources),
                 securityContext: RESTRICTED_CONTAINER,
                 volumeMounts: [

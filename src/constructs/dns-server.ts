@@ -6,7 +6,7 @@ import { k8s } from 'cdk8s-plus-27';
 import type { ForwardConfig, ServerConfig } from '../runtime/shared/config/server-config.ts';
 import type { Exposure } from '../runtime/shared/config/view-config.ts';
 import type { ZoneConfig } from '../runtime/shared/config/zone-config.ts';
-import { CONFIG_DIR, CONFIG_FILE, CONFIG_HASH_ANNOTATION, configHash, renderConfigFile } from './config-file.ts';
+import { CONFIG_DIR, CONFIG_FILE, renderConfigFile } from './config-file.ts';
 import { DNS_PORT_NAMES, DnsService, mayUseIpv6, type DnsServiceProps } from './dns-service.ts';
 import { etcdClientMounts, type EtcdClientAccess } from './etcd-client-access.ts';
 import { DEFAULT_IMAGES, imageReference } from './image.ts';
@@ -24,6 +24,8 @@ import {
   scheduling,
   type AntiAffinity,
   type WorkloadProps,
+  httpProbe,
+  runtimePodAnnotations,
 } from './workload.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -135,23 +137,7 @@ export class DnsServer extends Construct {
     const configText = renderConfigFile(this.config);
     new k8s.KubeConfigMap(this, 'config', { metadata: meta(name), data: { [CONFIG_FILE]: configText } });
 
-    const podAnnotations: Record<string, string> = {
-      ...props.podAnnotations,
-      [CONFIG_HASH_ANNOTATION]: configHash(configText),
-      ...(props.prometheusAnnotations
-        ? {
-            'prometheus.io/path': '/metrics',
-            'prometheus.io/port': String(props.httpPort),
-            'prometheus.io/scrape': 'true',
-          }
-        : {}),
-    };
-    const probe = (path: string, failureThreshold: number): k8s.Probe => ({
-      httpGet: { path, port: k8s.IntOrString.fromString('http'), scheme: 'HTTP' },
-      periodSeconds: 10,
-      timeoutSeconds: 2,
-      failureThreshold,
-    });
+    const podAnnotations = runtimePodAnnotations(props, configText);
     const affinity = nodeAntiAffinity(props.antiAffinity ?? SERVER_DEFAULTS.antiAffinity, selector);
     new k8s.KubeDeployment(this, 'deployment', {
       metadata: meta(name),
@@ -183,8 +169,8 @@ export class DnsServer extends Construct {
                   { name: DNS_PORT_NAMES.udp, containerPort: SERVER_DEFAULTS.dnsPort, protocol: 'UDP' },
                   { name: 'http', containerPort: props.httpPort, protocol: 'TCP' },
                 ],
-                livenessProbe: probe('/healthz', 3),
-                readinessProbe: probe('/readyz', 1),
+                livenessProbe: httpProbe('/healthz', 3),
+                readinessProbe: httpProbe('/readyz', 1),
                 resources: resourceRequirements(props, SERVER_DEFAULTS.resources),
                 securityContext: RESTRICTED_CONTAINER,
                 volumeMounts: [

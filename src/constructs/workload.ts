@@ -3,6 +3,7 @@
 // Resources are always explicit, containers run restricted (non-root, read-only root, no
 // capabilities), and list-valued fields are built in a sorted order.
 import { k8s } from 'cdk8s-plus-27';
+import { CONFIG_HASH_ANNOTATION, configHash } from './config-file.ts';
 import type { ImageRef } from './image.ts';
 
 /** Kubernetes quantities, e.g. cpu "100m", memory "128Mi"; a field left out keeps the component's default. */
@@ -124,3 +125,34 @@ export function sortedEnv(vars: Record<string, string | { fieldPath: string }>):
 /** A writable /tmp for containers with a read-only root filesystem. */
 export const TMP_VOLUME: k8s.Volume = { name: 'tmp', emptyDir: {} };
 export const TMP_MOUNT: k8s.VolumeMount = { name: 'tmp', mountPath: '/tmp' };
+
+/** A probe on the etcdns HTTP port (named "http"): /healthz for liveness, /readyz for readiness. */
+export function httpProbe(path: string, failureThreshold: number): k8s.Probe {
+  return {
+    httpGet: { path, port: k8s.IntOrString.fromString('http'), scheme: 'HTTP' },
+    periodSeconds: 10,
+    timeoutSeconds: 2,
+    failureThreshold,
+  };
+}
+
+/**
+ * Pod annotations of an etcdns component: the user's, the hash of its rendered config (so the
+ * pods roll exactly when the config changes) and, when asked, Prometheus's scrape hints.
+ */
+export function runtimePodAnnotations(
+  props: { podAnnotations?: Record<string, string>; prometheusAnnotations: boolean; httpPort: number },
+  configText: string,
+): Record<string, string> {
+  return {
+    ...props.podAnnotations,
+    [CONFIG_HASH_ANNOTATION]: configHash(configText),
+    ...(props.prometheusAnnotations
+      ? {
+          'prometheus.io/path': '/metrics',
+          'prometheus.io/port': String(props.httpPort),
+          'prometheus.io/scrape': 'true',
+        }
+      : {}),
+  };
+}
