@@ -2,6 +2,7 @@
 // follow puts, changes and deletes; an etcd outage is served stale and caught up afterwards.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Etcd3 } from 'etcd3';
@@ -117,7 +118,7 @@ describe('etcdns server on a real etcd', () => {
 });
 
 describe('--workers 2', () => {
-  test('both workers answer and the pool is ready only when loaded; serve-stale holds', async () => {
+  test('both workers answer; a killed worker is restarted; the pool is ready only when all are loaded; serve-stale holds', async () => {
     const etcd = await startEtcd();
     try {
       await etcd.client().put('/skydns/org/example/www').value('{"host":"10.0.0.1"}');
@@ -134,6 +135,18 @@ describe('--workers 2', () => {
           const page = (await server.http('/metrics')).body;
           return page.includes('worker="0"') && page.includes('worker="1"') ? true : undefined;
         });
+        // A worker that dies is restarted; the pool is unready until it has loaded again.
+        const workers = execFileSync('pgrep', ['-P', String(server.process.pid)], { encoding: 'utf8' });
+        const victim = Number(workers.trim().split('\n')[0]);
+        process.kill(victim, 'SIGKILL');
+        await waitFor('the pool to notice', async () =>
+          (await server.http('/readyz')).status === 503 ? true : undefined,
+        );
+        await waitFor('the restarted worker to load', async () =>
+          (await server.http('/readyz')).status === 200 ? true : undefined,
+        );
+        for (let i = 0; i < 10; i++) await expectAnswer(server.port, 'www.example.org', 'A', ['10.0.0.1']);
+
         await etcd.stop();
         await waitFor('pool readiness to say stale', async () => {
           const r = await server.http('/readyz');

@@ -104,6 +104,18 @@ describe('wire server', () => {
     );
   });
 
+  test('the RD bit is copied from each query, also into cached answers; RA is never set', async () => {
+    for (const [extra, rd] of [
+      [['+recurse'], true],
+      [['+norecurse'], false],
+      [['+recurse'], true],
+    ] as const) {
+      const r = await dig({ port, name: 'www.example.org', type: 'A', extra: [...extra] });
+      assert.equal(r.flags.includes('rd'), rd, r.raw);
+      assert.ok(!r.flags.includes('ra'));
+    }
+  });
+
   test('EDNS0: the OPT record is echoed with our payload size', async () => {
     const r = await dig({ port, name: 'www.example.org', type: 'A', extra: ['+edns=0', '+bufsize=1232'] });
     assert.match(r.raw, /; EDNS: version: 0, flags:; udp: 1232/);
