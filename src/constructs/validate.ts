@@ -7,7 +7,7 @@ import type { ControllerProps, OwnershipProps, SourcesProps } from './dns-contro
 import type { ServerProps } from './dns-server.ts';
 import type { DnsServiceProps } from './dns-service.ts';
 import type { DnsStackProps } from './dns-stack.ts';
-import { domainNameProblem, zoneKey } from './domain-name.ts';
+import { canonicalName, dnsNameProblem } from '../runtime/shared/dns-name.ts';
 import type { EtcdProps } from './etcd-cluster.ts';
 import { imageProblems } from './image.ts';
 import { LABEL_COMPONENT, LABEL_NAME } from './labels.ts';
@@ -79,7 +79,7 @@ function mapProblems(map: Record<string, string> | undefined, path: string, chec
 
 function dnsName(value: unknown, path: string): string[] {
   if (typeof value !== 'string') return [`${path}: must be a domain name such as "example.org" (got ${show(value)})`];
-  const problem = domainNameProblem(value);
+  const problem = dnsNameProblem(value);
   return problem ? [`${path}: must be a valid domain name such as "example.org"; ${show(value)} ${problem}`] : [];
 }
 
@@ -126,9 +126,9 @@ export function zonesProblems(zones: ZoneConfig[] | undefined, path: string): st
     const at = `${path}[${i}]`;
     problems.push(...dnsName(zone.name, `${at}.name`));
     if (typeof zone.name === 'string') {
-      if (zone.name !== '' && zoneKey(zone.name) === '') problems.push(`${at}.name: must not be the root zone`);
-      if (seen.has(zoneKey(zone.name))) problems.push(`${at}.name: zone ${show(zone.name)} is listed twice`);
-      seen.add(zoneKey(zone.name));
+      if (zone.name !== '' && canonicalName(zone.name) === '.') problems.push(`${at}.name: must not be the root zone`);
+      if (seen.has(canonicalName(zone.name))) problems.push(`${at}.name: zone ${show(zone.name)} is listed twice`);
+      seen.add(canonicalName(zone.name));
     }
     problems.push(...ttl(zone.defaultTtl, `${at}.defaultTtl`));
     const soa = zone.soa;
@@ -353,7 +353,8 @@ function ownershipProblems(o: OwnershipProps | undefined, path: string): string[
 function viewsProblems(views: ViewProps[] | undefined, zones: ZoneConfig[] | undefined, path: string): string[] {
   if (views === undefined) return [];
   if (!Array.isArray(views) || views.length === 0) return [`${path}: must list at least one view (got ${show(views)})`];
-  const known = new Set((zones ?? []).filter((z) => typeof z.name === 'string').map((z) => zoneKey(z.name)));
+  const zoneNames = (zones ?? []).filter((z) => typeof z.name === 'string').map((z) => z.name);
+  const known = new Set(zoneNames.map(canonicalName));
   const problems: string[] = [];
   views.forEach((view, i) => {
     const at = `${path}[${i}]`;
@@ -362,9 +363,9 @@ function viewsProblems(views: ViewProps[] | undefined, zones: ZoneConfig[] | und
     if (view.zones !== undefined && view.zones.length === 0)
       problems.push(`${at}.zones: must name at least one zone, or be left out for all zones`);
     (view.zones ?? []).forEach((z, j) => {
-      if (typeof z !== 'string' || !known.has(zoneKey(z)))
+      if (typeof z !== 'string' || !known.has(canonicalName(z)))
         problems.push(
-          `${at}.zones[${j}]: ${show(z)} is not one of the stack's zones (${[...known].map(show).join(', ')})`,
+          `${at}.zones[${j}]: ${show(z)} is not one of the stack's zones (${zoneNames.map(show).join(', ')})`,
         );
     });
     problems.push(...dnsServiceProblems(view.service, `${at}.service`), ...viewSettingsProblems(view, at));

@@ -3,7 +3,7 @@
 // DnsServer and Service; the controller writes every view (see src/runtime/controller/views/).
 import type { Exposure, RewriteRule, ViewConfig, ViewSelection } from '../runtime/shared/config/view-config.ts';
 import type { ZoneConfig } from '../runtime/shared/config/zone-config.ts';
-import { zoneKey } from './domain-name.ts';
+import { canonicalName } from '../runtime/shared/dns-name.ts';
 import type { DnsServiceProps } from './dns-service.ts';
 
 export interface ViewProps {
@@ -45,7 +45,7 @@ export function resolveViews(
   return (views ?? DEFAULT_VIEWS).map((view) => ({
     name: view.name,
     prefix: view.prefix ?? DEFAULT_PREFIX,
-    zones: view.zones ? zones.filter((z) => view.zones!.map(zoneKey).includes(zoneKey(z.name))) : zones,
+    zones: view.zones ? zones.filter((z) => view.zones!.map(canonicalName).includes(canonicalName(z.name))) : zones,
     service: { ...service, ...view.service },
     exposure: view.exposure ?? 'internal',
     selection: view.selection ?? { mode: view.exposure === 'external' ? 'opt-in' : 'all' },
