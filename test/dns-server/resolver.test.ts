@@ -7,7 +7,7 @@ import { RecordIndex } from '../../src/runtime/dns-server/record-index.ts';
 import { resolve, stripTarget } from '../../src/runtime/dns-server/resolver.ts';
 import type { LookupMode } from '../../src/runtime/dns-server/name-lookup.ts';
 import { ZoneTable } from '../../src/runtime/dns-server/zones.ts';
-import type { ZoneConfig } from '../../src/runtime/shared/config/zone-config.ts';
+import type { ServerZoneConfig } from '../../src/runtime/shared/config/server-config.ts';
 
 type Content = Record<string, object | string>;
 
@@ -67,7 +67,7 @@ interface Case {
   q: [string, keyof typeof TYPE | number];
   want: Shown;
   lookup?: LookupMode;
-  zones?: ZoneConfig[];
+  zones?: ServerZoneConfig[];
   qclass?: number;
 }
 
@@ -344,6 +344,26 @@ table('answers (CoreDNS behaviour we match)', [
       aa: true,
       answer: ['example.org. 300 NS ns1.ns.dns.example.org.', 'example.org. 300 NS ns2.ns.dns.example.org.'],
       additional: ['ns1.ns.dns.example.org. 300 A 10.0.0.53', 'ns2.ns.dns.example.org. 300 AAAA 2001:db8:0:0:0:0:0:53'],
+    },
+  },
+  {
+    name: 'apex NS from the zone config when it has name servers (glue for their addresses)',
+    zones: [
+      {
+        name: 'example.org',
+        nameServers: [
+          { name: 'ns1.example.org', addresses: ['192.0.2.53', '2001:db8::53'] },
+          { name: 'ns.example.net' },
+        ],
+      },
+    ],
+    content: { '/skydns/org/example/dns/ns/ns9': { host: '10.9.9.9' } },
+    q: ['example.org.', 'NS'],
+    want: {
+      rcode: 'NOERROR',
+      aa: true,
+      answer: ['example.org. 300 NS ns1.example.org.', 'example.org. 300 NS ns.example.net.'],
+      additional: ['ns1.example.org. 300 A 192.0.2.53', 'ns1.example.org. 300 AAAA 2001:db8:0:0:0:0:0:53'],
     },
   },
   {

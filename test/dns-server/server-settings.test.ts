@@ -65,7 +65,14 @@ describe('accepted settings', () => {
         '--config',
         configFile({
           etcd: { endpoints: ['http://file:2379'] },
-          zones: [{ name: 'example.org', defaultTtl: 60, soa: { rname: 'ops.example.org', minimum: 10 } }],
+          zones: [
+            {
+              name: 'example.org',
+              defaultTtl: 60,
+              soa: { rname: 'ops.example.org', minimum: 10 },
+              nameServers: [{ name: 'ns1.example.org', addresses: ['192.0.2.53'] }],
+            },
+          ],
           forward: { upstreams: ['10.0.0.53', '[fd00::53]:5353'], clientCidrs: ['10.0.0.0/8'] },
           listen: '0.0.0.0:5353',
         }),
@@ -74,7 +81,14 @@ describe('accepted settings', () => {
       ],
       want: {
         etcd: { endpoints: ['http://file:2379'] },
-        zones: [{ name: 'example.org', defaultTtl: 60, soa: { rname: 'ops.example.org', minimum: 10 } }],
+        zones: [
+          {
+            name: 'example.org',
+            defaultTtl: 60,
+            soa: { rname: 'ops.example.org', minimum: 10 },
+            nameServers: [{ name: 'ns1.example.org', addresses: ['192.0.2.53'] }],
+          },
+        ],
         forward: { upstreams: ['10.0.0.53', '[fd00::53]:5353'], clientCidrs: ['10.0.0.0/8'] },
         listen: '127.0.0.1:5300',
       },
@@ -166,6 +180,18 @@ describe('rejected settings name the field', () => {
         configFile({ etcd: { endpoints: ['http://e:2379'] }, zones: [{ name: 'example.org', defaultTtl: '5m' }] }),
       ],
       error: /^zones\[0\]\.defaultTtl \(from config file .*\) must be an integer from 1 to 2147483647, got "5m"/,
+    },
+    {
+      name: 'a name server address that is not an IP',
+      args: [
+        '--config',
+        configFile({
+          etcd: { endpoints: ['http://e:2379'] },
+          zones: [{ name: 'example.org', nameServers: [{ name: 'ns1.example.org', addresses: ['ns1'] }] }],
+        }),
+      ],
+      error:
+        /^zones\[0\]\.nameServers\[0\]\.addresses\[0\] \(from config file .*\) "ns1" is not an IPv4 or IPv6 address/,
     },
   ];
   for (const c of cases) {

@@ -259,6 +259,22 @@ function nameServers(ctx: Ctx, owner: string, entries: StoredEntry[]) {
   return { answer, additional };
 }
 
+/** The zone's configured NS set, with glue for the addresses given (the config is trusted as is). */
+function configuredNameServers(zone: Zone) {
+  const answer: ResourceRecord[] = [];
+  const additional: ResourceRecord[] = [];
+  for (const ns of zone.nameServers) {
+    answer.push({ name: zone.name, ttl: zone.defaultTtl, type: TYPE.NS, target: ns.name });
+    for (const address of ns.addresses) {
+      const host = classifyHost(address);
+      if (host.kind === 'name') continue;
+      const type = host.kind === 'A' ? TYPE.A : TYPE.AAAA;
+      additional.push({ name: ns.name, ttl: zone.defaultTtl, type, address: host.address });
+    }
+  }
+  return { answer, additional };
+}
+
 /** "<label>.<zone>" for any zone, the root included. */
 export function below(label: string, zone: string): string {
   return zone === '.' ? `${label}.` : `${label}.${zone}`;
@@ -336,8 +352,11 @@ export function resolve(question: Question, data: ResolverData): Answer {
       answer = [soaRecord(zone, data.index.serial(zone.name))];
       break;
     case TYPE.NS:
-      if (name === zone.name)
-        ({ answer, additional } = nameServers(ctx, name, subtreeOf(data.index, below('ns.dns', name))));
+      if (name !== zone.name) break;
+      ({ answer, additional } =
+        zone.nameServers.length > 0
+          ? configuredNameServers(zone)
+          : nameServers(ctx, name, subtreeOf(data.index, below('ns.dns', name))));
       break;
   }
   if (answer.length > 0) return { rcode: RCODE.NOERROR, authoritative: true, answer, authority: [], additional };

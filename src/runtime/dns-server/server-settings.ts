@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { dnsNameProblem } from '../shared/dns-name.ts';
 import { parseHostPort } from '../shared/http-server.ts';
-import type { ServerConfig } from '../shared/config/server-config.ts';
-import type { ZoneConfig } from '../shared/config/zone-config.ts';
+import type { NameServerConfig, ServerConfig, ServerZoneConfig } from '../shared/config/server-config.ts';
+import { isIP } from 'node:net';
 import { cidrMatcher, parseUpstream } from './forwarder.ts';
 
 export interface ServerSettings {
@@ -145,11 +145,25 @@ export function validateServerConfig(
   }
 
   if (!Array.isArray(raw.zones) || raw.zones.length === 0) return fail('zones', 'needs at least one zone (--zone)');
-  config.zones = raw.zones.map((z: unknown, i: number): ZoneConfig => {
+  config.zones = raw.zones.map((z: unknown, i: number): ServerZoneConfig => {
     const at = `zones[${i}]`;
     if (!isObject(z)) return fail(at, 'must be an object with a name');
-    const zone: ZoneConfig = { name: name(z.name, `${at}.name`) };
+    const zone: ServerZoneConfig = { name: name(z.name, `${at}.name`) };
     if (z.defaultTtl !== undefined) zone.defaultTtl = int(z.defaultTtl, `${at}.defaultTtl`, 1, 0x7fffffff);
+    if (z.nameServers !== undefined) {
+      if (!Array.isArray(z.nameServers)) return fail(`${at}.nameServers`, 'must be a list of { name, addresses }');
+      zone.nameServers = z.nameServers.map((ns: unknown, j: number) => {
+        const nsAt = `${at}.nameServers[${j}]`;
+        if (!isObject(ns)) return fail(nsAt, 'must be an object with a name');
+        const server: NameServerConfig = { name: name(ns.name, `${nsAt}.name`) };
+        if (ns.addresses !== undefined) {
+          server.addresses = strings(ns.addresses, `${nsAt}.addresses`).map((a, k) =>
+            isIP(a) ? a : fail(`${nsAt}.addresses[${k}]`, `"${a}" is not an IPv4 or IPv6 address`),
+          );
+        }
+        return server;
+      });
+    }
     if (z.soa !== undefined) {
       if (!isObject(z.soa)) return fail(`${at}.soa`, 'must be an object');
       const soa = z.soa;

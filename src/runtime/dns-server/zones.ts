@@ -1,7 +1,8 @@
 // The zones the server is authoritative for, with their SOA fields resolved against CoreDNS's
 // defaults, and the longest-match lookup that decides which zone (if any) owns a name.
 import { canonicalName, isInZone } from '../shared/dns-name.ts';
-import { ZONE_DEFAULTS, type ZoneConfig } from '../shared/config/zone-config.ts';
+import { ZONE_DEFAULTS } from '../shared/config/zone-config.ts';
+import type { ServerZoneConfig } from '../shared/config/server-config.ts';
 
 export interface Zone {
   /** Canonical apex, e.g. "example.org.". */
@@ -13,9 +14,11 @@ export interface Zone {
   retry: number;
   expire: number;
   minimum: number;
+  /** Configured NS set (canonical names); empty: NS come from `<zone>/dns/ns` entries. */
+  nameServers: { name: string; addresses: string[] }[];
 }
 
-export function resolveZone(config: ZoneConfig): Zone {
+export function resolveZone(config: ServerZoneConfig): Zone {
   const name = canonicalName(config.name);
   const soa = config.soa ?? {};
   // CoreDNS writes "ns.dns.<zone>" and "hostmaster.<zone>"; for the root zone that is "ns.dns.".
@@ -29,6 +32,10 @@ export function resolveZone(config: ZoneConfig): Zone {
     retry: soa.retry ?? ZONE_DEFAULTS.retry,
     expire: soa.expire ?? ZONE_DEFAULTS.expire,
     minimum: soa.minimum ?? ZONE_DEFAULTS.minimum,
+    nameServers: (config.nameServers ?? []).map((ns) => ({
+      name: canonicalName(ns.name),
+      addresses: ns.addresses ?? [],
+    })),
   };
 }
 
@@ -36,7 +43,7 @@ export class ZoneTable {
   /** Longest apex first, so the first match is the most specific zone. */
   readonly zones: readonly Zone[];
 
-  constructor(configs: ZoneConfig[]) {
+  constructor(configs: ServerZoneConfig[]) {
     this.zones = configs.map(resolveZone).sort((a, b) => b.name.length - a.name.length);
   }
 

@@ -10,11 +10,25 @@ export interface ForwardConfig {
   clientCidrs: string[];
 }
 
+/** A name server of a zone, published as the zone's NS records (with glue when in the zone). */
+export interface NameServerConfig {
+  /** e.g. "ns1.example.org". */
+  name: string;
+  /** Its IPv4/IPv6 addresses: glue, answered in the additional section. */
+  addresses?: string[];
+}
+
+/** A zone as the server reads it: ZoneConfig plus what only the server needs. */
+export interface ServerZoneConfig extends ZoneConfig {
+  /** The zone's NS set; when absent, NS come from the entries under `<zone>/dns/ns` in etcd. */
+  nameServers?: NameServerConfig[];
+}
+
 export interface ServerConfig {
   etcd: EtcdConnection;
   /** etcd key prefix of the served view; default "/skydns". */
   prefix?: string;
-  zones: ZoneConfig[];
+  zones: ServerZoneConfig[];
   /** DNS listen address, "host:port"; default "0.0.0.0:5353". */
   listen?: string;
   /** Health and metrics listen address; default "0.0.0.0:8080". */
