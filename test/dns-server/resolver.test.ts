@@ -367,6 +367,17 @@ table('answers (CoreDNS behaviour we match)', [
     },
   },
   {
+    name: 'SOA mname defaults to the first configured name server',
+    zones: [{ name: 'example.org', nameServers: [{ name: 'ns1.example.org' }] }],
+    content: {},
+    q: ['example.org.', 'SOA'],
+    want: {
+      rcode: 'NOERROR',
+      aa: true,
+      answer: ['example.org. 30 SOA ns1.example.org. hostmaster.example.org. 1 7200 1800 86400 30'],
+    },
+  },
+  {
     name: 'apex A from entries under dns/apex',
     content: { '/skydns/org/example/dns/apex/x1': { host: '10.0.0.100' } },
     q: ['example.org.', 'A'],

@@ -26,7 +26,12 @@ export function resolveZone(config: ServerZoneConfig): Zone {
   return {
     name,
     defaultTtl: config.defaultTtl ?? ZONE_DEFAULTS.defaultTtl,
-    mname: soa.mname ? canonicalName(soa.mname) : under('ns.dns'),
+    // The primary is the first configured name server, if any; else CoreDNS's synthesized name.
+    mname: soa.mname
+      ? canonicalName(soa.mname)
+      : config.nameServers?.[0]
+        ? canonicalName(config.nameServers[0].name)
+        : under('ns.dns'),
     rname: soa.rname ? canonicalName(soa.rname) : under('hostmaster'),
     refresh: soa.refresh ?? ZONE_DEFAULTS.refresh,
     retry: soa.retry ?? ZONE_DEFAULTS.retry,
