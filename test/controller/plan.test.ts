@@ -132,15 +132,42 @@ const rows: Row[] = [
     conflicts: ['web.example.org. service/default/web'],
   },
   {
-    name: 'two resources want one name: the lowest resource id wins',
+    name: 'two resources want one name: their addresses are merged, each entry naming its resource',
     desired: [rec('web.example.org.', 'A', '10.0.0.2', web), rec('web.example.org.', 'A', '10.0.0.1', api)],
-    creates: [[A1, { host: '10.0.0.1', targetstrip: 1, owner: ME, resource: api }]],
+    creates: [
+      [A1, { host: '10.0.0.1', targetstrip: 1, owner: ME, resource: api }],
+      [A2, { host: '10.0.0.2', targetstrip: 1, owner: ME, resource: web }],
+    ],
+  },
+  {
+    name: 'a target wanted by two resources is written once; the ttl of the lowest resource id applies, the other is reported',
+    desired: [
+      rec('web.example.org.', 'A', '10.0.0.1', web, { ttl: 30 }),
+      rec('web.example.org.', 'A', '10.0.0.1', api, { ttl: 60 }),
+      rec('web.example.org.', 'A', '10.0.0.2', web, { ttl: 30 }),
+    ],
+    creates: [
+      [A1, { host: '10.0.0.1', ttl: 60, targetstrip: 1, owner: ME, resource: api }],
+      [A2, { host: '10.0.0.2', ttl: 60, targetstrip: 1, owner: ME, resource: web }],
+    ],
     conflicts: ['web.example.org. service/default/web'],
   },
   {
-    name: 'two resources want one name: the incumbent keeps it',
-    desired: [rec('web.example.org.', 'A', '10.0.0.2', web), rec('web.example.org.', 'A', '10.0.0.1', api)],
-    current: [cur(A2, ours('10.0.0.2', web))],
+    name: 'the incumbent leads: its ttl stays and it keeps a shared target',
+    desired: [
+      rec('web.example.org.', 'A', '10.0.0.1', web, { ttl: 30 }),
+      rec('web.example.org.', 'A', '10.0.0.1', api, { ttl: 60 }),
+    ],
+    current: [cur(A1, ours('10.0.0.1', web, { ttl: 30 }))],
+    conflicts: ['web.example.org. service/default/api'],
+  },
+  {
+    name: 'two resources want different CNAMEs: the leading resource keeps its target',
+    desired: [
+      rec('web.example.org.', 'CNAME', 'a.example.net.', web),
+      rec('web.example.org.', 'CNAME', 'b.example.net.', api),
+    ],
+    current: [cur(WEB, JSON.stringify({ host: 'a.example.net', owner: ME, resource: web }))],
     conflicts: ['web.example.org. service/default/api'],
   },
   {

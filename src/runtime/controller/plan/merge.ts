@@ -1,14 +1,17 @@
 // Merges the desired records of all resources into one record set per name and type.
-// Conflict rule (deterministic, as external-dns resolves it): for each name and type one resource
-// wins — the one that already owns it in etcd, else the lowest resource id — and the others are
-// reported. A CNAME cannot share its name: when a name also has other types, the CNAME loses;
-// of several CNAME targets the lowest wins.
+// Rules (deterministic, and giving the answers external-dns gives):
+// - address and SRV records of one name and type are the union over the resources; a target
+//   wanted by several resources is written once, for the "leading" resource: the one already
+//   owning the record set in etcd, else the lowest resource id;
+// - a record set has one TTL: the leading resource's; a resource asking for another is reported;
+// - a CNAME cannot share its name: when the name also has other types, the CNAME loses; of
+//   several CNAME targets only the leading resource's lowest target is kept.
 import type { DesiredRecord } from '../desired-record.ts';
 
 export interface Conflict {
   /** RecordConflict: resources disagree; NameOwnedByOthers: the name or key is not ours. */
   reason: 'RecordConflict' | 'NameOwnedByOthers';
-  /** The resource whose records were left out. */
+  /** The resource whose wish was not (fully) followed. */
   resource: string;
   name: string;
   message: string;
@@ -24,71 +27,90 @@ export function mergeRecords(
   desired: readonly DesiredRecord[],
   incumbent: (name: string, type: string) => string | undefined = () => undefined,
 ): MergeResult {
-  const byName = new Map<string, Map<string, Map<string, DesiredRecord[]>>>();
+  const byName = new Map<string, Map<string, DesiredRecord[]>>();
   for (const r of desired) {
     let types = byName.get(r.name);
     if (!types) byName.set(r.name, (types = new Map()));
-    let resources = types.get(r.type);
-    if (!resources) types.set(r.type, (resources = new Map()));
-    const list = resources.get(r.resource);
+    const list = types.get(r.type);
     if (list) list.push(r);
-    else resources.set(r.resource, [r]);
+    else types.set(r.type, [r]);
   }
 
   const records: DesiredRecord[] = [];
   const conflicts: Conflict[] = [];
+  const conflict = (resource: string, name: string, message: string) =>
+    conflicts.push({ reason: 'RecordConflict', resource, name, message });
   for (const name of [...byName.keys()].sort()) {
     const types = byName.get(name)!;
     for (const type of [...types.keys()].sort()) {
-      const resources = types.get(type)!;
-      const candidates = [...resources.keys()].sort();
+      const all = types.get(type)!;
+      const resources = [...new Set(all.map((r) => r.resource))].sort();
       const current = incumbent(name, type);
-      const winner = current !== undefined && resources.has(current) ? current : candidates[0]!;
-      for (const loser of candidates) {
-        if (loser === winner) continue;
-        conflicts.push({
-          reason: 'RecordConflict',
-          resource: loser,
-          name,
-          message: `${type} records of ${name} are also wanted by ${winner}, which keeps them`,
-        });
-      }
-      let chosen = dedupe(resources.get(winner)!);
+      const leader = current !== undefined && resources.includes(current) ? current : resources[0]!;
+      const leaderTtl = all.find((r) => r.resource === leader)!.ttl;
       if (type === 'CNAME') {
-        if (types.size > 1) {
-          conflicts.push({
-            reason: 'RecordConflict',
-            resource: winner,
-            name,
-            message: `CNAME ${name} cannot coexist with its other records (${[...types.keys()].filter((t) => t !== 'CNAME').join(', ')}); the CNAME is left out`,
-          });
+        const others = [...types.keys()].filter((t) => t !== 'CNAME');
+        if (others.length > 0) {
+          for (const resource of resources)
+            conflict(
+              resource,
+              name,
+              `CNAME ${name} cannot coexist with its other records (${others.join(', ')}); the CNAME is left out`,
+            );
           continue;
         }
-        if (chosen.length > 1) {
-          conflicts.push({
-            reason: 'RecordConflict',
-            resource: winner,
+        const chosen = dedupe(
+          all.filter((r) => r.resource === leader),
+          leader,
+        )[0]!;
+        const dropped = all.filter((r) => r.target !== chosen.target);
+        for (const resource of new Set(dropped.map((r) => r.resource))) {
+          conflict(
+            resource,
             name,
-            message: `${name} can have only one CNAME; ${chosen[0]!.target} is kept, ${chosen
-              .slice(1)
+            `${name} can have only one CNAME; ${chosen.target} (${leader}) is kept, ${dropped
+              .filter((r) => r.resource === resource)
               .map((r) => r.target)
               .join(', ')} left out`,
-          });
-          chosen = chosen.slice(0, 1);
+          );
         }
+        records.push(chosen);
+        continue;
       }
-      records.push(...chosen);
+      for (const resource of resources) {
+        const ttl = all.find((r) => r.resource === resource)!.ttl;
+        if (ttl !== leaderTtl)
+          conflict(
+            resource,
+            name,
+            `${type} records of ${name} use the ttl of ${leader} (${leaderTtl ?? 'default'}), not ${ttl ?? 'default'}`,
+          );
+      }
+      for (const r of dedupe(all, leader)) records.push(r.ttl === leaderTtl ? r : withTtl(r, leaderTtl));
     }
   }
   return { records, conflicts };
+}
+
+function withTtl(r: DesiredRecord, ttl: number | undefined): DesiredRecord {
+  const { ttl: _dropped, ...rest } = r;
+  return ttl === undefined ? rest : { ...rest, ttl };
 }
 
 function identity(r: DesiredRecord): string {
   return `${r.target} ${r.port ?? ''} ${r.priority ?? ''} ${r.weight ?? ''}`;
 }
 
-function dedupe(records: DesiredRecord[]): DesiredRecord[] {
+/** One record per target, sorted; a target wanted by several resources goes to the leader, else the lowest. */
+function dedupe(records: DesiredRecord[], leader: string): DesiredRecord[] {
   const unique = new Map<string, DesiredRecord>();
-  for (const r of records) if (!unique.has(identity(r))) unique.set(identity(r), r);
+  for (const r of records) {
+    const seen = unique.get(identity(r));
+    const better =
+      !seen ||
+      (r.resource === leader && seen.resource !== leader) ||
+      (seen.resource !== leader && r.resource < seen.resource);
+    if (better) unique.set(identity(r), r);
+  }
   return [...unique.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
 }
