@@ -1,7 +1,7 @@
 // A zone the DNS server is authoritative for. Defaults match CoreDNS's etcd plugin.
 
 export interface SoaConfig {
-  /** Primary name server; default "ns.dns.<zone>". */
+  /** Primary name server; default: the first configured name server, else "ns.dns.<zone>". */
   mname?: string;
   /** Responsible mailbox as a name; default "hostmaster.<zone>". */
   rname?: string;
