@@ -56,7 +56,7 @@ async function startOurController(
     '--http-listen',
     `127.0.0.1:${port}`,
     '--log-level',
-    'warn',
+    'info',
     ...extra,
   ]);
   const metrics = async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
@@ -128,16 +128,26 @@ async function scale(kube: KubeHandle, count: number) {
   await createServices(core, names, ZONE, (i) => `10.${100 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}`);
   const kv = etcd.client();
   const started = performance.now();
-  const c = await startOurController(kube, etcd.endpoints, ['--resync-seconds', '5']);
-  const readyMs = performance.now() - started;
-  // Ready means caches synced and etcd reachable; from there, count the records until all are in.
-  await waitFor(
+  // Count the records from the moment the controller starts; the first sync precedes readiness.
+  let allInAt = 0;
+  const counting = waitFor(
     'all records in etcd',
-    async () => ((await kv.getAll().prefix('/skydns/').count()) >= count ? true : undefined),
+    async () => ((await kv.getAll().prefix('/skydns/').count()) >= count ? (allInAt = Date.now()) : undefined),
     120_000,
     20,
   );
-  const allInMs = performance.now() - started - readyMs;
+  const c = await startOurController(kube, etcd.endpoints, ['--resync-seconds', '5']);
+  const readyMs = performance.now() - started;
+  await counting;
+  // The controller logs "cache synced" per kind; the last one is when all its caches were synced.
+  const syncedAt = Math.max(
+    ...c.proc
+      .logs()
+      .split('\n')
+      .filter((l) => l.includes('"cache synced"'))
+      .map((l) => Date.parse((JSON.parse(l) as { time: string }).time)),
+  );
+  const allInMs = allInAt - syncedAt;
   const revision = async () => Number((await kv.get('/none').exec()).header.revision);
   const before = await revision();
   const syncs = async () =>
@@ -206,8 +216,8 @@ for (const [label, key] of [
 }
 const sc = results.scale as Awaited<ReturnType<typeof scale>> | undefined;
 if (sc) {
-  rows.push([`scale: start to ready (caches synced), ms`, fmt(sc.readyMs), '']);
-  rows.push([`scale: ready to all ${sc.services} records in etcd, ms`, fmt(sc.allInMs), '< 5000']);
+  rows.push([`scale: process start to ready (caches synced, first sync done), ms`, fmt(sc.readyMs), '']);
+  rows.push([`scale: caches synced to all ${sc.services} records in etcd, ms`, fmt(sc.allInMs), '< 5000']);
   rows.push(['scale: etcd writes on unchanged resyncs', String(sc.resyncWrites), '0']);
   rows.push(['scale: controller memory RSS / peak, MiB', `${fmt(sc.rssMiB)} / ${fmt(sc.peakRssMiB)}`, '< 200']);
   rows.push([
