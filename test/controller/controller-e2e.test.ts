@@ -316,7 +316,14 @@ test('etcd unavailable: the controller stays up, reports not ready, and catches 
   assert.ok((await c.metric('etcdns_controller_errors_total', 'kind="etcd"')) >= 1);
   await etcd.start();
   kv = etcd.client();
-  await eventually('written after etcd is back', async () => (Object.values(await keysUnder('/skydns/org/example/late/')).some((v) => v.includes('10.9.4.2')) ? true : undefined), 30_000);
+  await eventually(
+    'written after etcd is back',
+    async () =>
+      Object.values(await keysUnder('/skydns/org/example/late/')).some((v) => v.includes('10.9.4.2'))
+        ? true
+        : undefined,
+    30_000,
+  );
   await answers('late.example.org', 'A', ['10.9.4.2']);
   await eventually('ready again', async () => ((await c.http('/readyz')).status === 200 ? true : undefined), 30_000);
 });
