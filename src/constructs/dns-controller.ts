@@ -10,7 +10,7 @@ import { CONFIG_DIR, CONFIG_FILE, renderConfigFile } from './config-file.ts';
 import { ControllerRbac } from './controller-rbac.ts';
 import { etcdClientMounts, type EtcdClientAccess } from './etcd-client-access.ts';
 import { DEFAULT_IMAGES, imageReference } from './image.ts';
-import { COMPONENT, selectorLabels } from './labels.ts';
+import { COMPONENT, podTemplateLabels, selectorLabels } from './labels.ts';
 import type { LogLevel } from './dns-server.ts';
 import { metricsService } from './service-monitor.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
@@ -89,7 +89,7 @@ export const CONTROLLER_DEFAULTS = {
   kinds: ['ingress', 'service'],
   policy: 'sync',
   resyncSeconds: 300,
-  resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+  resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '512Mi' } },
   identity: { runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 },
 } as const satisfies { kinds: SourceKind[] } & Record<string, unknown>;
 
@@ -163,7 +163,7 @@ export class DnsController extends Construct {
         selector: { matchLabels: selector },
         strategy: leaderElection ? { type: 'RollingUpdate' } : { type: 'Recreate' },
         template: {
-          metadata: { labels: meta(name).labels, annotations: podAnnotations },
+          metadata: { labels: podTemplateLabels(meta(name).labels), annotations: podAnnotations },
           spec: {
             ...scheduling(props),
             serviceAccountName: name,

@@ -10,7 +10,7 @@ import { CONFIG_DIR, CONFIG_FILE, renderConfigFile } from './config-file.ts';
 import { DNS_PORT_NAMES, DnsService, mayUseIpv6, type DnsServiceProps } from './dns-service.ts';
 import { etcdClientMounts, type EtcdClientAccess } from './etcd-client-access.ts';
 import { DEFAULT_IMAGES, imageReference } from './image.ts';
-import { COMPONENT, selectorLabels } from './labels.ts';
+import { COMPONENT, podTemplateLabels, selectorLabels } from './labels.ts';
 import { metricsService } from './service-monitor.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 import { assertNoProblems, prefixProblems, serverProblems, zonesProblems } from './validate.ts';
@@ -151,7 +151,7 @@ export class DnsServer extends Construct {
           rollingUpdate: { maxSurge: k8s.IntOrString.fromNumber(1), maxUnavailable: k8s.IntOrString.fromNumber(0) },
         },
         template: {
-          metadata: { labels: meta(name).labels, annotations: podAnnotations },
+          metadata: { labels: podTemplateLabels(meta(name).labels), annotations: podAnnotations },
           spec: {
             ...scheduling(props),
             ...(affinity ? { affinity } : {}),

@@ -9,7 +9,7 @@ import { EtcdCertificates, type CertManagerProps } from './etcd-certificates.ts'
 import type { EtcdClientAccess, SecretKeyRef } from './etcd-client-access.ts';
 import { externalSecret, type ExternalSecretProps } from './external-secret.ts';
 import { DEFAULT_IMAGES, imageReference } from './image.ts';
-import { COMPONENT, selectorLabels } from './labels.ts';
+import { COMPONENT, podTemplateLabels, selectorLabels } from './labels.ts';
 import { metricsService } from './service-monitor.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 import { assertNoProblems, etcdProblems } from './validate.ts';
@@ -246,7 +246,7 @@ export class EtcdCluster extends Construct {
       persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' },
       template: {
         metadata: {
-          labels: meta(name).labels,
+          labels: podTemplateLabels(meta(name).labels),
           ...(props.podAnnotations ? { annotations: props.podAnnotations } : {}),
         },
         spec: {

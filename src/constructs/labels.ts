@@ -32,3 +32,12 @@ export function recommendedLabels(
     'app.kubernetes.io/version': version,
   };
 }
+
+/**
+ * Labels of a pod template: the object's labels without the version, so that upgrading the
+ * package alone does not roll the pods (the image reference and the config hash do that).
+ */
+export function podTemplateLabels(labels: Record<string, string> = {}): Record<string, string> {
+  const { ['app.kubernetes.io/version']: _version, ...rest } = labels;
+  return rest;
+}

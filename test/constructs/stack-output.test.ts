@@ -439,3 +439,23 @@ test('staging: cert-manager issues the TLS Secrets etcd and its clients mount', 
     'one server certificate serves clients and peers',
   );
 });
+
+test('pod templates carry no package version: upgrading the package alone rolls no pods', () => {
+  for (const [env, , list] of envs) {
+    for (const w of workloads(list)) {
+      assert.ok(
+        w.metadata.labels['app.kubernetes.io/version'],
+        `${env} ${w.metadata.name}: the object itself is labelled with its version`,
+      );
+      assert.equal(
+        w.spec.template.metadata.labels['app.kubernetes.io/version'],
+        undefined,
+        `${env} ${w.metadata.name}: pod template`,
+      );
+      assert.ok(
+        w.spec.template.metadata.annotations?.['etcdns.io/config-hash'] ?? w.kind === 'StatefulSet',
+        `${env} ${w.metadata.name}: rolls on config changes instead`,
+      );
+    }
+  }
+});
