@@ -1,8 +1,11 @@
 // `etcdns controller`: runs the controller until SIGTERM (or one sync with --once).
 import type { Subcommand } from '../cli.ts';
 import { startHttpServer } from '../shared/http-server.ts';
+import { reexecWithSemiSpaceCap } from '../shared/semi-space-cap.ts';
 import { ConfigError, controllerUsage, parseControllerOptions, type CommandOptions } from './controller-options.ts';
-import { assembleController } from './controller-process.ts';
+
+/** MiB of V8 semi-space: the list of 10,000 Services otherwise grows the young generation to its maximum. */
+const SEMI_SPACE_MIB = 32;
 
 export function parseOrReport(command: string, args: string[]): CommandOptions | number {
   if (args.includes('--help') || args.includes('-h')) {
@@ -23,6 +26,9 @@ const subcommand: Subcommand = {
   async run(args) {
     const options = parseOrReport('controller', args);
     if (typeof options === 'number') return options;
+    reexecWithSemiSpaceCap(SEMI_SPACE_MIB);
+    // Loaded after the re-execution: the Kubernetes and etcd clients are loaded once, in the new process.
+    const { assembleController } = await import('./controller-process.ts');
     const { config } = options;
     const p = assembleController(config, { dryRun: options.dryRun, leaderElection: !options.once });
     p.log.info('starting', {
