@@ -54,13 +54,15 @@ export class ClusterCache {
     const scoped = (group: string, resource: string) => `${group}${ns ? `/namespaces/${ns}` : ''}/${resource}`;
     if (options.sources.includes('service')) {
       const discovery = kc.makeApiClient(DiscoveryV1Api);
-      this.add(kc, 'services', scoped('/api/v1', 'services'), () =>
-        ns ? core.listNamespacedService({ namespace: ns }) : core.listServiceForAllNamespaces(),
+      this.add(kc, 'services', scoped('/api/v1', 'services'), (page: Page) =>
+        ns ? core.listNamespacedService({ namespace: ns, ...page }) : core.listServiceForAllNamespaces(page),
       );
-      this.add(kc, 'endpointSlices', scoped('/apis/discovery.k8s.io/v1', 'endpointslices'), () =>
-        ns ? discovery.listNamespacedEndpointSlice({ namespace: ns }) : discovery.listEndpointSliceForAllNamespaces(),
+      this.add(kc, 'endpointSlices', scoped('/apis/discovery.k8s.io/v1', 'endpointslices'), (page: Page) =>
+        ns
+          ? discovery.listNamespacedEndpointSlice({ namespace: ns, ...page })
+          : discovery.listEndpointSliceForAllNamespaces(page),
       );
-      this.add(kc, 'nodes', '/api/v1/nodes', () => core.listNode());
+      this.add(kc, 'nodes', '/api/v1/nodes', (page: Page) => core.listNode(page));
     }
     if (options.sources.includes('ingress')) {
       const networking = kc.makeApiClient(NetworkingV1Api);
