@@ -114,3 +114,11 @@ test('a bad config file names the file', () => {
   writeFileSync(file, JSON.stringify({ etcd: { endpoints: ['http://e:1'] }, ownerId: 'me', resyncSeconds: '5' }));
   assert.throws(() => parseControllerOptions(['--config', file], {}), /"resyncSeconds": "5" must be a whole number/);
 });
+
+test('leader election takes the pod identity from the environment it is given', () => {
+  const env = { POD_NAME: 'etcdns-controller-7d9f-abcde', POD_NAMESPACE: 'etcdns' };
+  const { config } = parseControllerOptions([...base, '--leader-elect'], env);
+  assert.equal(config.leaderElection?.identity, 'etcdns-controller-7d9f-abcde');
+  assert.equal(config.leaderElection?.namespace, 'etcdns');
+  assert.throws(() => parseControllerOptions([...base, '--leader-elect'], {}), /leaderElection\.namespace/);
+});

@@ -273,7 +273,7 @@ export function parseControllerOptions(args: string[], env: NodeJS.ProcessEnv = 
     const origin = fromFlags ? `--${spec.flag}` : envName;
     spec.set(config, convert(spec, raw, origin));
   }
-  return { config: validateControllerConfig(config), once, dryRun };
+  return { config: validateControllerConfig(config, env), once, dryRun };
 }
 
 function readConfigFile(file: string): Partial<ControllerConfig> & Record<string, unknown> {
@@ -317,8 +317,14 @@ const POLICIES: Policy[] = ['sync', 'upsert-only', 'create-only'];
 const SOURCES: SourceKind[] = ['service', 'ingress'];
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'];
 
-/** Checks every field and fills the defaults; the result is what the controller runs with. */
-export function validateControllerConfig(input: Partial<ControllerConfig> & Record<string, unknown>): ControllerConfig {
+/**
+ * Checks every field and fills the defaults; the result is what the controller runs with.
+ * `env` supplies the pod's identity (POD_NAME, POD_NAMESPACE) for leader election.
+ */
+export function validateControllerConfig(
+  input: Partial<ControllerConfig> & Record<string, unknown>,
+  env: NodeJS.ProcessEnv = process.env,
+): ControllerConfig {
   const fail = (field: string, message: string): never => {
     throw new ConfigError(`config field "${field}": ${message}`);
   };
@@ -390,9 +396,9 @@ export function validateControllerConfig(input: Partial<ControllerConfig> & Reco
   if (leaderElection?.enabled) {
     leaderElection = {
       ...leaderElection,
-      namespace: leaderElection.namespace || process.env.POD_NAMESPACE || '',
+      namespace: leaderElection.namespace || env.POD_NAMESPACE || '',
       leaseName: leaderElection.leaseName || 'etcdns-controller',
-      identity: leaderElection.identity || process.env.POD_NAME || hostname(),
+      identity: leaderElection.identity || env.POD_NAME || hostname(),
     };
     if (!leaderElection.namespace)
       fail('leaderElection.namespace', 'required with leader election (--leader-election-namespace or $POD_NAMESPACE)');
