@@ -2,12 +2,12 @@
 // DNS server and controller; a sample Service and Ingress get load-balancer addresses the way a
 // load-balancer controller would set them; then dig shows the answers. Everything is stopped at
 // the end (by PID, also on failure). Needs the test programs: `npm run setup` once.
-import * as k8s from '@kubernetes/client-node';
 import { controllerKubeconfig, startController } from '../test/controller/controller-harness.ts';
 import { answerData, dig } from '../test/support/dig.ts';
 import { startEtcd } from '../test/support/etcd.ts';
 import { startEtcdnsServer } from '../test/support/etcdns-server.ts';
 import { startKubeApiserver } from '../test/support/kube-apiserver.ts';
+import { createIngress, createLoadBalancerService } from '../test/support/kube-objects.ts';
 import { stopAll, waitFor } from '../test/support/process.ts';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -25,33 +25,21 @@ try {
   });
   say('controller: running as its ServiceAccount with the RBAC the DnsController construct synthesizes');
 
-  const core = kube.admin.makeApiClient(k8s.CoreV1Api);
-  await core.createNamespacedService({
-    namespace: 'default',
-    body: {
-      metadata: {
-        name: 'nginx-frontend',
-        annotations: {
-          'external-dns.alpha.kubernetes.io/hostname': 'nginx.example.org',
-          'external-dns.alpha.kubernetes.io/ttl': '60',
-        },
-      },
-      spec: { type: 'LoadBalancer', ports: [{ port: 80 }] },
+  await createLoadBalancerService(kube.admin, {
+    name: 'nginx-frontend',
+    annotations: {
+      'external-dns.alpha.kubernetes.io/hostname': 'nginx.example.org',
+      'external-dns.alpha.kubernetes.io/ttl': '60',
     },
+    addresses: [{ ip: '10.9.176.213' }],
   });
-  const svc = await core.readNamespacedService({ name: 'nginx-frontend', namespace: 'default' });
-  svc.status = { loadBalancer: { ingress: [{ ip: '10.9.176.213' }] } };
-  await core.replaceNamespacedServiceStatus({ name: 'nginx-frontend', namespace: 'default', body: svc });
   say('applied Service default/nginx-frontend (LoadBalancer 10.9.176.213, hostname nginx.example.org)');
 
-  const networking = kube.admin.makeApiClient(k8s.NetworkingV1Api);
-  await networking.createNamespacedIngress({
-    namespace: 'default',
-    body: { metadata: { name: 'shop' }, spec: { rules: [{ host: 'shop.example.org' }] } },
+  await createIngress(kube.admin, {
+    name: 'shop',
+    spec: { rules: [{ host: 'shop.example.org' }] },
+    addresses: [{ ip: '10.9.176.214' }],
   });
-  const ing = await networking.readNamespacedIngress({ name: 'shop', namespace: 'default' });
-  ing.status = { loadBalancer: { ingress: [{ ip: '10.9.176.214' }] } };
-  await networking.replaceNamespacedIngressStatus({ name: 'shop', namespace: 'default', body: ing });
   say('applied Ingress default/shop (host shop.example.org, address 10.9.176.214)');
 
   for (const name of ['nginx.example.org', 'shop.example.org']) {

@@ -10,6 +10,7 @@ import { answerData, dig } from '../support/dig.ts';
 import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
 import { startEtcdnsServer, type EtcdnsServerHandle } from '../support/etcdns-server.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
+import { createIngress } from '../support/kube-objects.ts';
 import { stopAll, waitFor } from '../support/process.ts';
 import { etcdnsBin, nodeBin } from '../support/tools.ts';
 import { controllerKubeconfig, startController, type ControllerHandle } from './controller-harness.ts';
@@ -154,17 +155,11 @@ test('every Service type and an Ingress', async () => {
       ],
     },
   });
-  const networking = kube.admin.makeApiClient(k8s.NetworkingV1Api);
-  await networking.createNamespacedIngress({
-    namespace: 'default',
-    body: {
-      metadata: { name: 'site' },
-      spec: { rules: [{ host: 'site.example.org' }], tls: [{ hosts: ['secure.example.org'] }] },
-    },
+  await createIngress(kube.admin, {
+    name: 'site',
+    spec: { rules: [{ host: 'site.example.org' }], tls: [{ hosts: ['secure.example.org'] }] },
+    addresses: [{ ip: '10.9.1.1' }],
   });
-  const ing = await networking.readNamespacedIngress({ name: 'site', namespace: 'default' });
-  ing.status = { loadBalancer: { ingress: [{ ip: '10.9.1.1' }] } };
-  await networking.replaceNamespacedIngressStatus({ name: 'site', namespace: 'default', body: ing });
 
   await answers('np.example.org', 'A', ['203.0.113.1', '203.0.113.2']);
   // Written as external-dns writes it (priority 0, weight 50); served as SkyDNS reads it (0 means 10, weights scaled to 100).

@@ -11,6 +11,7 @@ import { startEtcd } from '../support/etcd.ts';
 import { startEtcdnsServer, type EtcdnsServerHandle } from '../support/etcdns-server.ts';
 import { runExternalDns } from '../support/external-dns.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
+import { createIngress } from '../support/kube-objects.ts';
 import { stopAll } from '../support/process.ts';
 import { etcdnsBin, nodeBin } from '../support/tools.ts';
 import { execFile } from 'node:child_process';
@@ -95,17 +96,11 @@ before(async () => {
   await svc('np', { type: 'NodePort' }, { [`${H}hostname`]: 'np.example.org' });
   await svc('shared-a', { type: 'LoadBalancer' }, { [`${H}hostname`]: 'shared.example.org' }, [{ ip: '10.9.5.1' }]);
   await svc('shared-b', { type: 'LoadBalancer' }, { [`${H}hostname`]: 'shared.example.org' }, [{ ip: '10.9.5.2' }]);
-  const networking = kube.admin.makeApiClient(k8s.NetworkingV1Api);
-  await networking.createNamespacedIngress({
-    namespace: 'default',
-    body: {
-      metadata: { name: 'site' },
-      spec: { rules: [{ host: 'site.example.org' }], tls: [{ hosts: ['secure.example.org'] }] },
-    },
+  await createIngress(kube.admin, {
+    name: 'site',
+    spec: { rules: [{ host: 'site.example.org' }], tls: [{ hosts: ['secure.example.org'] }] },
+    addresses: [{ ip: '10.9.1.1' }],
   });
-  const ing = await networking.readNamespacedIngress({ name: 'site', namespace: 'default' });
-  ing.status = { loadBalancer: { ingress: [{ ip: '10.9.1.1' }] } };
-  await networking.replaceNamespacedIngressStatus({ name: 'site', namespace: 'default', body: ing });
 
   await runExternalDns({
     kubeconfigFile: kube.kubeconfigFile,

@@ -10,6 +10,7 @@ import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
 import { startEtcdnsServer, type EtcdnsServerHandle } from '../support/etcdns-server.ts';
 import { runExternalDns } from '../support/external-dns.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
+import { createLoadBalancerService } from '../support/kube-objects.ts';
 import { stopAll, waitFor } from '../support/process.ts';
 
 let kube: KubeHandle;
@@ -20,18 +21,7 @@ let core: k8s.CoreV1Api;
 type Ingress = { ip?: string; hostname?: string };
 
 async function loadBalancer(name: string, annotations: Record<string, string>, ingress: Ingress[]): Promise<void> {
-  await core.createNamespacedService({
-    namespace: 'default',
-    body: {
-      metadata: { name, annotations },
-      spec: { type: 'LoadBalancer', ports: [{ port: 80 }], selector: { app: name } },
-    },
-  });
-  // What MetalLB or kube-vip would do: give the Service its load-balancer address.
-  await core.patchNamespacedServiceStatus(
-    { name, namespace: 'default', body: { status: { loadBalancer: { ingress } } } },
-    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-  );
+  await createLoadBalancerService(kube.admin, { name, annotations, addresses: ingress });
 }
 
 const externalDns = () =>

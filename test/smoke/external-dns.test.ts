@@ -2,10 +2,10 @@
 // kube-apiserver and writes its records into a real etcd in the SkyDNS layout.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import * as k8s from '@kubernetes/client-node';
 import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
 import { runExternalDns } from '../support/external-dns.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
+import { createLoadBalancerService } from '../support/kube-objects.ts';
 import { stopAll } from '../support/process.ts';
 
 let kube: KubeHandle;
@@ -16,26 +16,12 @@ before(async () => {
 after(stopAll);
 
 test('external-dns --once publishes a LoadBalancer Service into etcd', async () => {
-  const core = kube.admin.makeApiClient(k8s.CoreV1Api);
-  await core.createNamespacedService({
-    namespace: 'default',
-    body: {
-      metadata: {
-        name: 'nginx-frontend',
-        // v0.22 reads only this prefix by default; the alpha one needs --annotation-prefix.
-        annotations: { 'external-dns.kubernetes.io/hostname': 'nginx.example.org' },
-      },
-      spec: { type: 'LoadBalancer', ports: [{ port: 80 }], selector: { app: 'nginx' } },
-    },
+  await createLoadBalancerService(kube.admin, {
+    name: 'nginx-frontend',
+    // v0.22 reads only this prefix by default; the alpha one needs --annotation-prefix.
+    annotations: { 'external-dns.kubernetes.io/hostname': 'nginx.example.org' },
+    addresses: [{ ip: '10.9.176.213' }],
   });
-  await core.patchNamespacedServiceStatus(
-    {
-      name: 'nginx-frontend',
-      namespace: 'default',
-      body: { status: { loadBalancer: { ingress: [{ ip: '10.9.176.213' }] } } },
-    },
-    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-  );
 
   await runExternalDns({
     kubeconfigFile: kube.kubeconfigFile,

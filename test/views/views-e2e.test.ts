@@ -16,6 +16,7 @@ import { answerData, dig } from '../support/dig.ts';
 import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
 import { startEtcdnsServer, type EtcdnsServerHandle } from '../support/etcdns-server.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
+import { createIngress } from '../support/kube-objects.ts';
 import { stopAll, waitFor } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { etcdnsBin, nodeBin } from '../support/tools.ts';
@@ -45,7 +46,6 @@ let inside: EtcdnsServerHandle;
 let outside: EtcdnsServerHandle;
 let kubeconfig: string;
 let core: k8s.CoreV1Api;
-let networking: k8s.NetworkingV1Api;
 let controller: ControllerHandle;
 
 const controllerArgs = (file: string) => ['--config', file, '--domain-filter', 'example.org', '--resync-seconds', '2'];
@@ -63,7 +63,6 @@ before(async () => {
     }),
   ]);
   core = kube.admin.makeApiClient(k8s.CoreV1Api);
-  networking = kube.admin.makeApiClient(k8s.NetworkingV1Api);
   kubeconfig = await controllerKubeconfig(kube);
   controller = await startController({
     kubeconfigFile: kubeconfig,
@@ -92,13 +91,7 @@ async function answers(server: EtcdnsServerHandle, name: string, want: string[])
 
 /** An Ingress of `cls` for `host` whose load balancer got `ip`, as an ingress controller reports it. */
 async function ingress(name: string, cls: string, host: string, ip: string): Promise<void> {
-  await networking.createNamespacedIngress({
-    namespace: 'default',
-    body: { metadata: { name }, spec: { ingressClassName: cls, rules: [{ host }] } },
-  });
-  const ing = await networking.readNamespacedIngress({ name, namespace: 'default' });
-  ing.status = { loadBalancer: { ingress: [{ ip }] } };
-  await networking.replaceNamespacedIngressStatus({ name, namespace: 'default', body: ing });
+  await createIngress(kube.admin, { name, spec: { ingressClassName: cls, rules: [{ host }] }, addresses: [{ ip }] });
 }
 
 test('an Ingress resolves to its internal address inside and to the rewritten global address outside', async () => {
