@@ -317,6 +317,11 @@ const POLICIES: Policy[] = ['sync', 'upsert-only', 'create-only'];
 const SOURCES: SourceKind[] = ['service', 'ingress'];
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'];
 
+/** This replica's name in Leases and Events: the pod's name in a cluster, the host name elsewhere. */
+export function podIdentity(env: NodeJS.ProcessEnv = process.env): string {
+  return env.POD_NAME || hostname();
+}
+
 /**
  * Checks every field and fills the defaults; the result is what the controller runs with.
  * `env` supplies the pod's identity (POD_NAME, POD_NAMESPACE) for leader election.
@@ -398,7 +403,7 @@ export function validateControllerConfig(
       ...leaderElection,
       namespace: leaderElection.namespace || env.POD_NAMESPACE || '',
       leaseName: leaderElection.leaseName || 'etcdns-controller',
-      identity: leaderElection.identity || env.POD_NAME || hostname(),
+      identity: leaderElection.identity || podIdentity(env),
     };
     if (!leaderElection.namespace)
       fail('leaderElection.namespace', 'required with leader election (--leader-election-namespace or $POD_NAMESPACE)');

@@ -1,12 +1,12 @@
 // Assembles a running controller from its validated config: Kubernetes client, caches, etcd
 // store, leader election, problem reporter, metrics. Shared by `etcdns controller` and `etcdns plan`.
-import { hostname } from 'node:os';
 import type { Etcd3 } from 'etcd3';
 import type { ControllerConfig } from '../shared/config/controller-config.ts';
 import { createEtcdClient } from '../shared/etcd-client.ts';
 import { createLogger, type Logger } from '../shared/log.ts';
 import { Controller } from './controller.ts';
 import { controllerMetrics, type ControllerMetrics } from './controller-metrics.ts';
+import { podIdentity } from './controller-options.ts';
 import { ClusterCache } from './kube/cluster-cache.ts';
 import { loadKubeConfig } from './kube/kube-config.ts';
 import { LeaderElector } from './kube/leader-election.ts';
@@ -31,7 +31,7 @@ export function assembleController(
   const kc = loadKubeConfig(config.kubeconfig);
   const etcd = createEtcdClient(config.etcd);
   const metrics = controllerMetrics();
-  const identity = config.leaderElection?.identity ?? process.env.POD_NAME ?? hostname();
+  const identity = config.leaderElection?.identity ?? podIdentity();
   const cache = new ClusterCache(kc, {
     ...(config.namespace ? { namespace: config.namespace } : {}),
     sources: config.sources ?? ['service', 'ingress'],
