@@ -1,10 +1,13 @@
 // The controller's configuration: flags > environment > file, and errors that name the field.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseControllerOptions } from '../../src/runtime/controller/controller-options.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { etcdnsBin, nodeBin } from '../support/tools.ts';
 
 const base = ['--etcd', 'http://127.0.0.1:2379', '--owner-id', 'me'];
 
@@ -121,4 +124,26 @@ test('leader election takes the pod identity from the environment it is given', 
   assert.equal(config.leaderElection?.identity, 'etcdns-controller-7d9f-abcde');
   assert.equal(config.leaderElection?.namespace, 'etcdns');
   assert.throws(() => parseControllerOptions([...base, '--leader-elect'], {}), /leaderElection\.namespace/);
+});
+
+test('the commands refuse a bad flag or an unusable kubeconfig in one line naming it, exit code 2', () => {
+  const dir = tempDir('bad-kubeconfig');
+  writeFileSync(join(dir, 'config'), 'current-context: gone\n');
+  const run = (args: string[]) => spawnSync(nodeBin, [etcdnsBin, ...args], { encoding: 'utf8', timeout: 20_000 });
+  const common = ['--etcd', 'http://127.0.0.1:1', '--owner-id', 't'];
+  for (const [args, message] of [
+    [['controller', ...common, '--policy', 'nope'], /^etcdns controller: .*policy.*nope/],
+    [
+      ['controller', ...common, '--kubeconfig', join(dir, 'config')],
+      /^etcdns controller: .*config: contexts has no entry named "gone"\n$/,
+    ],
+    [
+      ['plan', ...common, '--kubeconfig', join(dir, 'missing')],
+      /^etcdns plan: cannot read kubeconfig .*missing: ENOENT\n$/,
+    ],
+  ] as const) {
+    const r = run([...args]);
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+  }
 });

@@ -15,8 +15,13 @@ export function parseOrReport(command: string, args: string[]): CommandOptions |
     process.stdout.write(`${controllerUsage(command)}\n`);
     return 0;
   }
+  return orConfigError(command, () => parseControllerOptions(args));
+}
+
+/** Runs `make`; a ConfigError (a bad flag, value or kubeconfig) becomes one line naming it and exit code 2. */
+export function orConfigError<T>(command: string, make: () => T): T | number {
   try {
-    return parseControllerOptions(args);
+    return make();
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`etcdns ${command}: ${err.message}\n`);
@@ -33,7 +38,10 @@ const subcommand: Subcommand = {
     // Loaded after the re-execution: the Kubernetes and etcd clients are loaded once, in the new process.
     const { assembleController } = await import('./controller-process.ts');
     const { config } = options;
-    const p = assembleController(config, { dryRun: options.dryRun, leaderElection: !options.once });
+    const p = orConfigError('controller', () =>
+      assembleController(config, { dryRun: options.dryRun, leaderElection: !options.once }),
+    );
+    if (typeof p === 'number') return p;
     p.log.info('starting', {
       prefix: config.prefix,
       sources: config.sources,

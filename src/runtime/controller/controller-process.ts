@@ -8,7 +8,8 @@ import { Controller } from './controller.ts';
 import { controllerMetrics, type ControllerMetrics } from './controller-metrics.ts';
 import { podIdentity } from './controller-options.ts';
 import { ClusterCache } from './kube/cluster-cache.ts';
-import { loadKubeConfig } from './kube/kube-config.ts';
+import { KubeClient } from './kube/kube-client.ts';
+import { loadKubeTarget } from './kube/kube-target.ts';
 import { LeaderElector } from './kube/leader-election.ts';
 import { ProblemReporter } from './kube/problem-reporter.ts';
 import { EtcdStore } from './store/etcd-store.ts';
@@ -28,11 +29,11 @@ export function assembleController(
   mode: { dryRun: boolean; leaderElection: boolean },
 ): ControllerProcess {
   const log = createLogger(config.logLevel ?? 'info', { component: 'controller', owner: config.ownerId });
-  const kc = loadKubeConfig(config.kubeconfig);
+  const kube = new KubeClient(loadKubeTarget(config.kubeconfig));
   const etcd = createEtcdClient(config.etcd);
   const metrics = controllerMetrics();
   const identity = config.leaderElection?.identity ?? podIdentity();
-  const cache = new ClusterCache(kc, {
+  const cache = new ClusterCache(kube, {
     ...(config.namespace ? { namespace: config.namespace } : {}),
     sources: config.sources ?? ['service', 'ingress'],
     // Callbacks run only after start, when `controller` below exists.
@@ -43,7 +44,7 @@ export function assembleController(
   const elector =
     mode.leaderElection && le?.enabled
       ? new LeaderElector(
-          kc,
+          kube,
           {
             namespace: le.namespace,
             leaseName: le.leaseName,
@@ -64,7 +65,7 @@ export function assembleController(
     config,
     cache,
     storeFor: (prefix) => new EtcdStore(etcd, prefix),
-    reporter: new ProblemReporter(mode.dryRun ? undefined : kc, identity, log),
+    reporter: new ProblemReporter(mode.dryRun ? undefined : kube, identity, log),
     isLeader: () => (elector ? elector.isLeader() : true),
     dryRun: mode.dryRun,
     log,
@@ -80,7 +81,8 @@ export function assembleController(
     stop: async () => {
       await controller.stop();
       await elector?.stop();
-      await cache.stop();
+      cache.stop();
+      kube.close();
       etcd.close();
     },
   };

@@ -2,7 +2,7 @@
 // split horizon, per view (`--view NAME` for one of them).
 // Exit code 0 when the plan is empty, 3 when it has changes, 1 on error, 2 on bad arguments.
 import type { Subcommand } from '../cli.ts';
-import { parseOrReport } from './controller-command.ts';
+import { orConfigError, parseOrReport } from './controller-command.ts';
 import { assembleController } from './controller-process.ts';
 import { formatPlan } from './plan/format-plan.ts';
 import { isEmptyPlan } from './plan/plan.ts';
@@ -37,7 +37,8 @@ const subcommand: Subcommand = {
       process.stderr.write(`etcdns plan: --view "${split.view}" is not a configured view (${names.join(', ')})\n`);
       return 2;
     }
-    const p = assembleController(options.config, { dryRun: true, leaderElection: false });
+    const p = orConfigError('plan', () => assembleController(options.config, { dryRun: true, leaderElection: false }));
+    if (typeof p === 'number') return p;
     try {
       await p.cache.start();
       if (!p.cache.synced()) {

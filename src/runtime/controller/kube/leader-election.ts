@@ -3,8 +3,20 @@
 // whole lease duration (measured on their own clock, so clock skew does not matter). A leader
 // that cannot renew within the renew deadline steps down. Needs get/update on the Lease and
 // create (the first time).
-import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import type { Logger } from '../../shared/log.ts';
+import { KubeApiError, type KubeClient } from './kube-client.ts';
+
+/** A coordination.k8s.io/v1 Lease as it travels: times are strings. */
+interface Lease {
+  metadata?: { name?: string; namespace?: string; resourceVersion?: string };
+  spec?: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
+}
 
 export interface LeaderElectionOptions {
   namespace: string;
@@ -16,7 +28,8 @@ export interface LeaderElectionOptions {
 }
 
 export class LeaderElector {
-  private readonly api: CoordinationV1Api;
+  private readonly client: KubeClient;
+  private readonly path: string;
   private readonly o: LeaderElectionOptions;
   private readonly log: Logger;
   private readonly onChange: (leading: boolean) => void;
@@ -27,8 +40,9 @@ export class LeaderElector {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
-  constructor(kc: KubeConfig, options: LeaderElectionOptions, onChange: (leading: boolean) => void, log: Logger) {
-    this.api = kc.makeApiClient(CoordinationV1Api);
+  constructor(client: KubeClient, options: LeaderElectionOptions, onChange: (leading: boolean) => void, log: Logger) {
+    this.client = client;
+    this.path = `/apis/coordination.k8s.io/v1/namespaces/${options.namespace}/leases/${options.leaseName}`;
     this.o = options;
     this.onChange = onChange;
     this.log = log.with({ lease: `${options.namespace}/${options.leaseName}`, identity: options.identity });
@@ -49,11 +63,11 @@ export class LeaderElector {
     if (!this.leading) return;
     this.setLeading(false);
     try {
-      const lease = await this.api.readNamespacedLease({ namespace: this.o.namespace, name: this.o.leaseName });
+      const lease = await this.client.request<Lease>('GET', this.path);
       if (lease.spec?.holderIdentity !== this.o.identity) return;
       lease.spec.holderIdentity = '';
       lease.spec.leaseDurationSeconds = 1;
-      await this.api.replaceNamespacedLease({ namespace: this.o.namespace, name: this.o.leaseName, body: lease });
+      await this.client.request('PUT', this.path, lease);
     } catch (err) {
       this.log.warn('could not release the lease', { error: (err as Error).message });
     }
@@ -73,15 +87,18 @@ export class LeaderElector {
   /** True when we hold the Lease after this attempt. */
   private async tryAcquireOrRenew(): Promise<boolean> {
     const { namespace, leaseName: name, identity } = this.o;
-    const now = new V1MicroTime(Date.now());
-    let lease: V1Lease;
+    const now = microTime(new Date());
+    let lease: Lease;
     try {
-      lease = await this.api.readNamespacedLease({ namespace, name });
+      lease = await this.client.request<Lease>('GET', this.path);
     } catch (err) {
-      if ((err as { code?: number }).code !== 404) throw err;
-      const created = await this.api.createNamespacedLease({
-        namespace,
-        body: {
+      if (!(err instanceof KubeApiError && err.status === 404)) throw err;
+      const created = await this.client.request<Lease>(
+        'POST',
+        `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`,
+        {
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
           metadata: { name, namespace },
           spec: {
             holderIdentity: identity,
@@ -91,12 +108,12 @@ export class LeaderElector {
             leaseTransitions: 0,
           },
         },
-      });
+      );
       this.setLeading(created.spec?.holderIdentity === identity);
       return this.leading;
     }
     const spec = lease.spec ?? {};
-    // renewTime arrives as a string (the client does not revive MicroTime); only its identity matters.
+    // Only the record's identity matters, not its times: they come from another clock.
     const record = `${spec.holderIdentity ?? ''} ${String(spec.renewTime ?? '')}`;
     if (record !== this.observed) {
       this.observed = record;
@@ -117,10 +134,10 @@ export class LeaderElector {
       ...(holder !== identity ? { acquireTime: now, leaseTransitions: (spec.leaseTransitions ?? 0) + 1 } : {}),
     };
     try {
-      await this.api.replaceNamespacedLease({ namespace, name, body: lease });
+      await this.client.request('PUT', this.path, lease);
     } catch (err) {
       // 409: someone else updated the Lease since we read it; try again next period.
-      if ((err as { code?: number }).code === 409) return false;
+      if (err instanceof KubeApiError && err.status === 409) return false;
       throw err;
     }
     this.setLeading(true);
@@ -133,4 +150,9 @@ export class LeaderElector {
     this.log.info(leading ? 'became leader' : 'stopped leading');
     this.onChange(leading);
   }
+}
+
+/** A metav1.MicroTime: RFC 3339 with exactly six fractional digits, as the API server parses it. */
+function microTime(d: Date): string {
+  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }

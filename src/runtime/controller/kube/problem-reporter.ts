@@ -3,20 +3,20 @@
 // is reported once while it lasts; when it disappears and comes back, it is reported again.
 // Failures to record an Event are logged, never fatal. Without a Kubernetes client (dry runs),
 // problems are only logged.
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../../shared/log.ts';
+import type { KubeClient } from './kube-client.ts';
 import type { Problem } from '../desired-record.ts';
 
 export const REPORTING_COMPONENT = 'etcdns-controller';
 
 export class ProblemReporter {
-  private readonly api: CoreV1Api | undefined;
+  private readonly client: KubeClient | undefined;
   private readonly instance: string;
   private readonly log: Logger;
   private active = new Set<string>();
 
-  constructor(kc: KubeConfig | undefined, instance: string, log: Logger) {
-    this.api = kc?.makeApiClient(CoreV1Api);
+  constructor(client: KubeClient | undefined, instance: string, log: Logger) {
+    this.client = client;
     this.instance = instance;
     this.log = log;
   }
@@ -44,30 +44,29 @@ export class ProblemReporter {
   }
 
   private async createEvent(p: Problem): Promise<void> {
-    if (!this.api) return;
-    const now = new Date();
+    if (!this.client) return;
+    const now = new Date().toISOString();
     try {
-      await this.api.createNamespacedEvent({
-        namespace: p.object.namespace,
-        body: {
-          metadata: { generateName: `${p.object.name}.`, namespace: p.object.namespace },
-          involvedObject: {
-            kind: p.object.kind,
-            apiVersion: p.object.apiVersion,
-            namespace: p.object.namespace,
-            name: p.object.name,
-            ...(p.object.uid ? { uid: p.object.uid } : {}),
-          },
-          reason: p.reason,
-          message: p.message,
-          type: 'Warning',
-          source: { component: REPORTING_COMPONENT },
-          reportingComponent: REPORTING_COMPONENT,
-          reportingInstance: this.instance,
-          firstTimestamp: now,
-          lastTimestamp: now,
-          count: 1,
+      await this.client.request('POST', `/api/v1/namespaces/${p.object.namespace}/events`, {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { generateName: `${p.object.name}.`, namespace: p.object.namespace },
+        involvedObject: {
+          kind: p.object.kind,
+          apiVersion: p.object.apiVersion,
+          namespace: p.object.namespace,
+          name: p.object.name,
+          ...(p.object.uid ? { uid: p.object.uid } : {}),
         },
+        reason: p.reason,
+        message: p.message,
+        type: 'Warning',
+        source: { component: REPORTING_COMPONENT },
+        reportingComponent: REPORTING_COMPONENT,
+        reportingInstance: this.instance,
+        firstTimestamp: now,
+        lastTimestamp: now,
+        count: 1,
       });
     } catch (err) {
       this.log.warn('could not record event', {

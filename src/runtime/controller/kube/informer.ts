@@ -1,0 +1,154 @@
+// A list+watch cache of one kind of object, as client-go's reflector keeps one: a paged list,
+// then a watch from the list's resourceVersion with bookmarks, resumed from the last version seen
+// when the server ends it, and a fresh list when that version is too old (410 Gone). Errors are
+// retried with backoff; the cache keeps its last content meanwhile.
+import { setTimeout as delay } from 'node:timers/promises';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { Logger } from '../../shared/log.ts';
+import { KubeApiError, type KubeClient, type WatchEvent } from './kube-client.ts';
+import { slimObject } from './slim-object.ts';
+
+export interface InformerOptions {
+  /** The collection, such as /api/v1/services or /apis/networking.k8s.io/v1/namespaces/x/ingresses. */
+  path: string;
+  /** Called after every change of the content once the first list succeeded (and for that list). */
+  onChange: () => void;
+  log: Logger;
+  /** Objects per list page (default 500). */
+  pageSize?: number;
+}
+
+const LIST_PAGE = 500;
+const FIRST_RETRY_MS = 500;
+const MAX_RETRY_MS = 30_000;
+// Watches are renewed every 5 to 10 minutes, as client-go does, so a silently dead connection
+// cannot hide changes for long; a stream idle this much past its timeout is given up.
+const WATCH_MIN_SECONDS = 300;
+const IDLE_GRACE_MS = 30_000;
+
+/** A list response as it travels (client-node's types rename `continue` to `_continue`). */
+interface ListPage<T> {
+  metadata?: { resourceVersion?: string; continue?: string };
+  items: T[];
+}
+
+export class Informer<T extends KubernetesObject = KubernetesObject> {
+  private readonly client: KubeClient;
+  private readonly o: InformerOptions;
+  private objects = new Map<string, T>();
+  private resourceVersion = '';
+  private readonly abort = new AbortController();
+  private retryMs = FIRST_RETRY_MS;
+  private listed = false;
+
+  constructor(client: KubeClient, options: InformerOptions) {
+    this.client = client;
+    this.o = options;
+  }
+
+  /** True once a list has succeeded. */
+  synced(): boolean {
+    return this.listed;
+  }
+
+  list(): T[] {
+    return [...this.objects.values()];
+  }
+
+  get(namespace: string | undefined, name: string): T | undefined {
+    return this.objects.get(keyOf(namespace, name));
+  }
+
+  /** Runs until stop(); resolves once the first list has been tried (synced() tells whether it worked). */
+  start(): Promise<void> {
+    return new Promise((firstListTried) => void this.run(firstListTried));
+  }
+
+  stop(): void {
+    this.abort.abort();
+  }
+
+  private async run(firstListTried: () => void): Promise<void> {
+    while (!this.abort.signal.aborted) {
+      try {
+        if (!this.resourceVersion) {
+          try {
+            await this.relist();
+          } finally {
+            firstListTried();
+          }
+        }
+        await this.watch();
+        this.retryMs = FIRST_RETRY_MS;
+      } catch (err) {
+        if (this.abort.signal.aborted) return;
+        if (err instanceof KubeApiError && err.status === 410) {
+          this.o.log.info('watch expired; listing again', { path: this.o.path });
+          this.resourceVersion = '';
+          continue;
+        }
+        this.o.log.warn('list or watch failed; retrying', {
+          path: this.o.path,
+          error: (err as Error).message,
+          retryMs: this.retryMs,
+        });
+        await delay(this.retryMs, undefined, { signal: this.abort.signal }).catch(() => undefined);
+        this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
+      }
+    }
+  }
+
+  /** Paged, and slimmed page by page: the peak is one page, not the whole cluster. */
+  private async relist(): Promise<void> {
+    const next = new Map<string, T>();
+    let cont = '';
+    let version: string;
+    do {
+      const page = await this.client.request<ListPage<T>>(
+        'GET',
+        `${this.o.path}?limit=${this.o.pageSize ?? LIST_PAGE}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`,
+      );
+      for (const item of page.items) next.set(keyOfObject(item), slimObject(item));
+      cont = page.metadata?.continue ?? '';
+      version = page.metadata?.resourceVersion ?? '';
+    } while (cont);
+    this.objects = next;
+    this.resourceVersion = version;
+    if (!this.listed) this.o.log.info('cache synced', { path: this.o.path, objects: next.size });
+    this.listed = true;
+    this.o.onChange();
+  }
+
+  private async watch(): Promise<void> {
+    const timeoutSeconds = WATCH_MIN_SECONDS + Math.floor(Math.random() * WATCH_MIN_SECONDS);
+    const query = `watch=1&allowWatchBookmarks=true&timeoutSeconds=${timeoutSeconds}&resourceVersion=${encodeURIComponent(this.resourceVersion)}`;
+    await this.client.watch<T>(
+      `${this.o.path}?${query}`,
+      (event) => this.apply(event),
+      timeoutSeconds * 1000 + IDLE_GRACE_MS,
+      this.abort.signal,
+    );
+  }
+
+  private apply(event: WatchEvent<T>): void {
+    const obj = event.object;
+    const version = obj.metadata?.resourceVersion;
+    if (event.type === 'BOOKMARK') {
+      if (version) this.resourceVersion = version;
+      return;
+    }
+    const key = keyOfObject(obj);
+    if (event.type === 'DELETED') this.objects.delete(key);
+    else this.objects.set(key, slimObject(obj));
+    if (version) this.resourceVersion = version;
+    this.o.onChange();
+  }
+}
+
+function keyOf(namespace: string | undefined, name: string): string {
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+function keyOfObject(obj: KubernetesObject): string {
+  return keyOf(obj.metadata?.namespace, obj.metadata?.name ?? '');
+}
