@@ -27,6 +27,7 @@ const { values: opt } = parseArgs({
 });
 const skip = new Set(opt.skip.split(',').filter(Boolean));
 const ZONE = 'bench.example.org';
+const RESYNCS = 6;
 
 function rssMiB(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -153,10 +154,12 @@ async function scale(kube: KubeHandle, count: number) {
   const syncs = async () =>
     Number(/etcdns_controller_syncs_total\{result="unchanged"\} (\d+)/.exec(await c.metrics())?.[1] ?? 0);
   const unchangedBefore = await syncs();
+  // Memory is read after several resyncs, not right after the first sync: each sync reads etcd and
+  // plans anew, and the heap settles only after a few rounds of that garbage.
   await waitFor(
-    'two unchanged resyncs',
-    async () => ((await syncs()) >= unchangedBefore + 2 ? true : undefined),
-    60_000,
+    `${RESYNCS} unchanged resyncs`,
+    async () => ((await syncs()) >= unchangedBefore + RESYNCS ? true : undefined),
+    120_000,
     200,
   );
   const resyncWrites = (await revision()) - before;

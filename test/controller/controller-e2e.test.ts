@@ -2,6 +2,7 @@
 // replicas, the construct's RBAC), checked with dig.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
@@ -321,4 +322,9 @@ test('etcd unavailable: the controller stays up, reports not ready, and catches 
   );
   await answers('late.example.org', 'A', ['10.9.4.2']);
   await eventually('ready again', async () => ((await c.http('/readyz')).status === 200 ? true : undefined), 30_000);
+});
+
+test('the controller runs with its V8 memory flags (one re-execution, same PID)', () => {
+  const argv = readFileSync(`/proc/${replicas[0]!.process.pid}/cmdline`, 'utf8').split('\0');
+  assert.ok(argv.includes('--optimize-for-size') && argv.includes('--max-semi-space-size=4'), argv.join(' '));
 });

@@ -223,3 +223,39 @@ test('informer: an unreachable API server leaves it unsynced and retrying, not c
   assert.deepEqual(informer.list(), []);
   informer.stop();
 });
+
+test('informer: across an API server restart it resumes, and ends with what changed meanwhile', async () => {
+  const core = kube.admin.makeApiClient(k8s.CoreV1Api);
+  await core.createNamespace({ body: { metadata: { name: 'restart' } } });
+  const cm = (name: string) => ({ metadata: { name, namespace: 'restart' } });
+  for (const name of ['a', 'b']) await core.createNamespacedConfigMap({ namespace: 'restart', body: cm(name) });
+  const lines: string[] = [];
+  const informer = new Informer(client(admin), {
+    path: '/api/v1/namespaces/restart/configmaps',
+    onChange: () => undefined,
+    log: createLogger('info', {}, (line) => lines.push(line)),
+  });
+  const names = () =>
+    informer
+      .list()
+      .map((o) => o.metadata!.name)
+      .sort()
+      .join(' ');
+  try {
+    await informer.start();
+    assert.equal(names(), 'a b');
+    await kube.restart();
+    await core.deleteNamespacedConfigMap({ name: 'a', namespace: 'restart' });
+    await core.createNamespacedConfigMap({ namespace: 'restart', body: cm('c') });
+    await waitFor('the informer to catch up', async () => (names() === 'b c' ? true : undefined), 60_000);
+    // The restarted server's watch cache starts after our resourceVersion: 410 Gone, then a fresh list.
+    for (const msg of ['list or watch failed; retrying', 'watch expired; listing again']) {
+      assert.ok(
+        lines.some((l) => l.includes(`"msg":"${msg}"`)),
+        `${msg}: ${lines.join('')}`,
+      );
+    }
+  } finally {
+    informer.stop();
+  }
+});

@@ -21,9 +21,11 @@ export interface KubeHandle {
   kubeconfigFile: string;
   pki: TestPki;
   etcd: EtcdHandle;
-  process: ManagedProcess;
+  readonly process: ManagedProcess;
   /** A client configuration authenticated as the ServiceAccount (created if missing) with a real token. */
   asServiceAccount(namespace: string, name: string): Promise<k8s.KubeConfig>;
+  /** Stops the API server and starts it again on the same port and etcd (its watch cache starts empty). */
+  restart(): Promise<void>;
   /** Writes a kubeconfig file for `config` (e.g. a ServiceAccount's) and returns its path. */
   writeKubeconfig(config: k8s.KubeConfig): string;
   stop(): Promise<void>;
@@ -50,7 +52,7 @@ export async function startKubeApiserver(): Promise<KubeHandle> {
   const tokens = join(dir, 'tokens.csv');
   writeFileSync(tokens, `${adminToken},admin,admin-uid,"system:masters"\n`);
 
-  const proc = startProcess('kube-apiserver', tool('kube-apiserver'), [
+  const args = [
     `--etcd-servers=${etcd.endpoint}`,
     '--bind-address=127.0.0.1',
     '--advertise-address=127.0.0.1',
@@ -72,23 +74,28 @@ export async function startKubeApiserver(): Promise<KubeHandle> {
     '--enable-priority-and-fairness=false',
     '--profiling=false',
     '--v=1',
-  ]);
+  ];
 
   const admin = kubeConfig(server, pki.caCert, 'admin', adminToken);
   // Ready once the bootstrap controllers have created the default namespace and the default
   // ServiceCIDR is ready: before that, creating a Service fails with "range is full".
   const core = admin.makeApiClient(k8s.CoreV1Api);
   const networking = admin.makeApiClient(k8s.NetworkingV1Api);
-  await waitReady(
-    proc,
-    'ready',
-    async () => {
-      await core.readNamespace({ name: 'default' });
-      const cidr = await networking.readServiceCIDR({ name: 'kubernetes' });
-      return cidr.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-    },
-    120_000,
-  );
+  const launch = async () => {
+    const started = startProcess('kube-apiserver', tool('kube-apiserver'), args);
+    await waitReady(
+      started,
+      'ready',
+      async () => {
+        await core.readNamespace({ name: 'default' });
+        const cidr = await networking.readServiceCIDR({ name: 'kubernetes' });
+        return cidr.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+      },
+      120_000,
+    );
+    return started;
+  };
+  let proc = await launch();
 
   const writeKubeconfig = (config: k8s.KubeConfig) => {
     const file = join(dir, `kubeconfig-${randomBytes(4).toString('hex')}`);
@@ -102,8 +109,14 @@ export async function startKubeApiserver(): Promise<KubeHandle> {
     kubeconfigFile: writeKubeconfig(admin),
     pki,
     etcd,
-    process: proc,
+    get process() {
+      return proc;
+    },
     writeKubeconfig,
+    restart: async () => {
+      await proc.stop();
+      proc = await launch();
+    },
     asServiceAccount: async (namespace, name) => {
       await core
         .createNamespacedServiceAccount({ namespace, body: { metadata: { name } } })

@@ -3,7 +3,7 @@
 import cluster from 'node:cluster';
 import type { Subcommand } from '../cli.ts';
 import { createLogger } from '../shared/log.ts';
-import { reexecWithSemiSpaceCap } from '../shared/semi-space-cap.ts';
+import { reexecWithV8Flags } from '../shared/v8-memory-flags.ts';
 import { loadServerSettings, SettingsError, USAGE } from './server-settings.ts';
 
 function untilSignal(): Promise<string> {
@@ -16,11 +16,11 @@ function untilSignal(): Promise<string> {
   });
 }
 
-/** MiB of V8 semi-space: 100,000 records stay near 270 MiB instead of 320 (README.md, Memory). */
-const SEMI_SPACE_MIB = 32;
+/** A 32 MiB semi-space: 100,000 records stay near 270 MiB instead of 320 (README.md, Memory). */
+const V8_FLAGS = ['--max-semi-space-size=32'];
 
 async function run(args: string[]): Promise<number> {
-  reexecWithSemiSpaceCap(SEMI_SPACE_MIB);
+  reexecWithV8Flags(V8_FLAGS);
   let settings;
   try {
     settings = loadServerSettings(args, process.env);
