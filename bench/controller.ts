@@ -153,7 +153,15 @@ async function scale(kube: KubeHandle, count: number) {
   const before = await revision();
   const syncs = async () =>
     Number(/etcdns_controller_syncs_total\{result="unchanged"\} (\d+)/.exec(await c.metrics())?.[1] ?? 0);
+  // Seconds spent in syncs so far, from the sync-duration histogram (every sync, whatever its result).
+  const syncSeconds = async () => {
+    const text = await c.metrics();
+    const sum = Number(/etcdns_controller_sync_duration_seconds_sum (\S+)/.exec(text)?.[1] ?? NaN);
+    const n = Number(/etcdns_controller_sync_duration_seconds_count (\S+)/.exec(text)?.[1] ?? NaN);
+    return { sum, n };
+  };
   const unchangedBefore = await syncs();
+  const spentBefore = await syncSeconds();
   // Memory is read after several resyncs, not right after the first sync: each sync reads etcd and
   // plans anew, and the heap settles only after a few rounds of that garbage.
   await waitFor(
@@ -163,6 +171,9 @@ async function scale(kube: KubeHandle, count: number) {
     200,
   );
   const resyncWrites = (await revision()) - before;
+  const spentAfter = await syncSeconds();
+  // What one sync of all 10,000 costs when nothing changed: also what one watch event costs.
+  const resyncMs = ((spentAfter.sum - spentBefore.sum) / (spentAfter.n - spentBefore.n)) * 1000;
   const memory = rssMiB(c.proc.pid);
   const reported = await c.metrics();
   const metricMiB = (kind: string) =>
@@ -176,6 +187,7 @@ async function scale(kube: KubeHandle, count: number) {
     readyMs,
     allInMs,
     resyncWrites,
+    resyncMs,
     rssMiB: memory.rss,
     peakRssMiB: memory.peak,
     heapUsedMiB,
@@ -222,6 +234,7 @@ if (sc) {
   rows.push([`scale: process start to ready (caches synced, first sync done), ms`, fmt(sc.readyMs), '']);
   rows.push([`scale: caches synced to all ${sc.services} records in etcd, ms`, fmt(sc.allInMs), '< 5000']);
   rows.push(['scale: etcd writes on unchanged resyncs', String(sc.resyncWrites), '0']);
+  rows.push(['scale: one unchanged resync (etcd read + plan), mean ms', fmt(sc.resyncMs), '']);
   rows.push(['scale: controller memory RSS / peak, MiB', `${fmt(sc.rssMiB)} / ${fmt(sc.peakRssMiB)}`, '< 200']);
   rows.push([
     'scale: JS heap used / external after a sync, MiB',
