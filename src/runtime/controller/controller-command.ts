@@ -8,7 +8,7 @@ import { ConfigError, controllerUsage, parseControllerOptions, type CommandOptio
  * The controller's speed budget is generous (10,000 Services written in well under a second, the
  * target is 5 s) and its memory budget is not: a small young generation and V8's memory-saving
  * mode keep 10,000 Services, synced every few seconds, near 160 MiB instead of 210-235 (README.md,
- * Memory).
+ * "Memory and speed at scale").
  */
 const V8_FLAGS = ['--max-semi-space-size=4', '--optimize-for-size'];
 
