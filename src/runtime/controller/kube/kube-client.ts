@@ -30,7 +30,6 @@ const REQUEST_TIMEOUT_MS = 30_000;
 const USER_AGENT = 'etcdns-controller';
 
 export class KubeClient {
-  readonly server: string;
   private readonly target: KubeTarget;
   private readonly credentials: KubeCredentials;
   private readonly plain: boolean;
@@ -39,7 +38,6 @@ export class KubeClient {
 
   constructor(target: KubeTarget, credentials = new KubeCredentials(target)) {
     this.target = target;
-    this.server = target.server;
     this.credentials = credentials;
     this.plain = target.server.startsWith('http:');
     this.agent = this.makeAgent(undefined);
@@ -101,10 +99,7 @@ export class KubeClient {
   }
 
   private async send(method: Method, path: string, body: string | undefined): Promise<string> {
-    const res = await this.open(method, path, body, REQUEST_TIMEOUT_MS);
-    const chunks: Buffer[] = [];
-    for await (const chunk of res) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
+    return readBody(await this.open(method, path, body, REQUEST_TIMEOUT_MS));
   }
 
   /** Sends the request and returns the response once its status is 2xx; retries once after a 401. */
@@ -120,9 +115,7 @@ export class KubeClient {
     const res = await this.exchange(method, path, body, creds, timeoutMs, signal);
     const status = res.statusCode ?? 0;
     if (status >= 200 && status < 300) return res;
-    const chunks: Buffer[] = [];
-    for await (const chunk of res) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
+    const text = await readBody(res);
     if (status === 401 && !retried) {
       this.credentials.invalidate();
       return this.open(method, path, body, timeoutMs, signal, true);
@@ -154,7 +147,7 @@ export class KubeClient {
       headers['content-type'] = 'application/json';
       headers['content-length'] = Buffer.byteLength(body);
     }
-    const url = new URL(this.server + path);
+    const url = new URL(this.target.server + path);
     return new Promise((resolve, reject) => {
       const req = (this.plain ? http : https).request(url, {
         method,
@@ -186,6 +179,12 @@ export class KubeClient {
   close(): void {
     this.agent.destroy();
   }
+}
+
+async function readBody(res: http.IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of res) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function statusError(context: string, status: unknown, httpStatus?: number): KubeApiError {

@@ -81,7 +81,7 @@ interface Loaded {
   doc: Section;
 }
 
-export function fromKubeconfigFiles(paths: string[]): KubeTarget {
+function fromKubeconfigFiles(paths: string[]): KubeTarget {
   const loaded: Loaded[] = paths.map((path) => ({ path, doc: parseKubeconfig(readText(path, 'kubeconfig'), path) }));
   const source = paths.join(delimiter);
   const currentContext = loaded.map((l) => l.doc['current-context']).find((c) => typeof c === 'string' && c !== '');
@@ -92,8 +92,9 @@ export function fromKubeconfigFiles(paths: string[]): KubeTarget {
   const cluster = findNamed(loaded, 'clusters', 'cluster', clusterName, source);
   const user = userName ? findNamed(loaded, 'users', 'user', userName, source) : undefined;
 
-  const at = (what: string) => `${cluster.path}: clusters[${clusterName}].cluster.${what}`;
-  const server = stringField(cluster.entry, 'server', `clusters[${clusterName}].cluster`, cluster.path);
+  const where = `clusters[${clusterName}].cluster`;
+  const at = (what: string) => `${cluster.path}: ${where}.${what}`;
+  const server = stringField(cluster.entry, 'server', where, cluster.path);
   if (!/^https?:\/\//.test(server)) throw new KubeTargetError(`${at('server')}: "${server}" is not an http(s) URL`);
   if (cluster.entry['proxy-url'] !== undefined) throw new KubeTargetError(`${at('proxy-url')} is not supported`);
   const target: KubeTarget = {
@@ -101,9 +102,9 @@ export function fromKubeconfigFiles(paths: string[]): KubeTarget {
     insecureSkipTlsVerify: cluster.entry['insecure-skip-tls-verify'] === true,
     source,
   };
-  const ca = pem(cluster, 'certificate-authority', `clusters[${clusterName}].cluster`);
+  const ca = pem(cluster, 'certificate-authority', where);
   if (ca) target.ca = ca;
-  const serverName = optionalString(cluster.entry, 'tls-server-name', `clusters[${clusterName}].cluster`, cluster.path);
+  const serverName = optionalString(cluster.entry, 'tls-server-name', where, cluster.path);
   if (serverName) target.tlsServerName = serverName;
   if (user) addUser(target, user, userName!);
   return target;

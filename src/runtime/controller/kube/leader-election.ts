@@ -29,6 +29,9 @@ export interface LeaderElectionOptions {
 
 export class LeaderElector {
   private readonly client: KubeClient;
+  /** The namespace's Leases, where ours is created. */
+  private readonly leases: string;
+  /** Our Lease. */
   private readonly path: string;
   private readonly o: LeaderElectionOptions;
   private readonly log: Logger;
@@ -42,7 +45,8 @@ export class LeaderElector {
 
   constructor(client: KubeClient, options: LeaderElectionOptions, onChange: (leading: boolean) => void, log: Logger) {
     this.client = client;
-    this.path = `/apis/coordination.k8s.io/v1/namespaces/${options.namespace}/leases/${options.leaseName}`;
+    this.leases = `/apis/coordination.k8s.io/v1/namespaces/${options.namespace}/leases`;
+    this.path = `${this.leases}/${options.leaseName}`;
     this.o = options;
     this.onChange = onChange;
     this.log = log.with({ lease: `${options.namespace}/${options.leaseName}`, identity: options.identity });
@@ -93,22 +97,18 @@ export class LeaderElector {
       lease = await this.client.request<Lease>('GET', this.path);
     } catch (err) {
       if (!(err instanceof KubeApiError && err.status === 404)) throw err;
-      const created = await this.client.request<Lease>(
-        'POST',
-        `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`,
-        {
-          apiVersion: 'coordination.k8s.io/v1',
-          kind: 'Lease',
-          metadata: { name, namespace },
-          spec: {
-            holderIdentity: identity,
-            leaseDurationSeconds: this.o.leaseDurationSeconds,
-            acquireTime: now,
-            renewTime: now,
-            leaseTransitions: 0,
-          },
+      const created = await this.client.request<Lease>('POST', this.leases, {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name, namespace },
+        spec: {
+          holderIdentity: identity,
+          leaseDurationSeconds: this.o.leaseDurationSeconds,
+          acquireTime: now,
+          renewTime: now,
+          leaseTransitions: 0,
         },
-      );
+      });
       this.setLeading(created.spec?.holderIdentity === identity);
       return this.leading;
     }
