@@ -1,9 +1,7 @@
 // End to end: the real kube-apiserver, etcd, our DNS server and `etcdns controller` (two
 // replicas, the construct's RBAC), checked with dig.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import type { Etcd3 } from 'etcd3';
@@ -13,8 +11,7 @@ import { startEtcdnsServer, type EtcdnsServerHandle } from '../support/etcdns-se
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
 import { createIngress } from '../support/kube-objects.ts';
 import { stopAll, waitFor } from '../support/process.ts';
-import { etcdnsBin, nodeBin } from '../support/tools.ts';
-import { controllerKubeconfig, startController, type ControllerHandle } from './controller-harness.ts';
+import { controllerKubeconfig, runPlan, startController, type ControllerHandle } from './controller-harness.ts';
 
 const A = 'external-dns.alpha.kubernetes.io/';
 const OWNER = 'e2e';
@@ -219,30 +216,22 @@ test('a resync with nothing changed writes nothing', async () => {
 });
 
 test('`etcdns plan` prints nothing to do when in sync, and the change when not', async () => {
-  const run = promisify(execFile);
-  const args = [
-    etcdnsBin,
-    'plan',
-    '--kubeconfig',
-    kubeconfig,
-    '--etcd',
-    etcd.endpoint,
-    '--owner-id',
-    OWNER,
-    '--domain-filter',
-    'example.org',
-  ];
-  const inSync = await run(nodeBin, args);
+  const plan = () =>
+    runPlan({
+      kubeconfigFile: kubeconfig,
+      etcdEndpoints: [etcd.endpoint],
+      ownerId: OWNER,
+      args: ['--domain-filter', 'example.org'],
+    });
+  const inSync = await plan();
+  assert.equal(inSync.code, 0, inSync.stderr);
   assert.match(inSync.stdout, /0 to create, 0 to update, 0 to delete/);
   const key = Object.keys(await keysUnder('/skydns/org/example/fine/'))[0]!;
   // Remove a record behind the controller's back, with the controller stopped so it cannot repair it first.
   await replicas[0]!.process.kill('SIGSTOP');
   try {
     await kv.delete().key(key);
-    const drift = await run(nodeBin, args).then(
-      () => assert.fail('expected exit code 3'),
-      (e: { code: number; stdout: string }) => e,
-    );
+    const drift = await plan();
     assert.equal(drift.code, 3);
     assert.match(drift.stdout, new RegExp(`fine\\.example\\.org\\.\\n  \\+ ${key} \\{"host":"10\\.9\\.2\\.1"`));
     assert.match(drift.stdout, /1 to create, 0 to update, 0 to delete/);

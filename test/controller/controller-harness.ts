@@ -1,5 +1,7 @@
 // Runs `etcdns controller` as users run it (bin/etcdns.js on the project's Node) against the test
 // kube-apiserver, as a ServiceAccount with exactly the RBAC the DnsController construct synthesizes.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
 import { controllerClusterRules, leaderElectionRules } from '../../src/constructs/controller-rbac.ts';
 import type { KubeHandle } from '../support/kube-apiserver.ts';
@@ -59,20 +61,40 @@ export interface ControllerOptions {
   waitReady?: boolean;
 }
 
+/** bin/etcdns.js, a command, and where and as whom it works. */
+function commandArgs(
+  command: 'controller' | 'plan',
+  o: Pick<ControllerOptions, 'kubeconfigFile' | 'etcdEndpoints' | 'ownerId'>,
+) {
+  return [
+    etcdnsBin,
+    command,
+    '--kubeconfig',
+    o.kubeconfigFile,
+    '--etcd',
+    o.etcdEndpoints.join(','),
+    '--owner-id',
+    o.ownerId,
+  ];
+}
+
+/** Runs `etcdns plan` to its end; resolves with its exit code (3: changes) and output. */
+export async function runPlan(
+  o: Pick<ControllerOptions, 'kubeconfigFile' | 'etcdEndpoints' | 'ownerId' | 'args'>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return promisify(execFile)(nodeBin, [...commandArgs('plan', o), ...(o.args ?? [])]).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+  );
+}
+
 export async function startController(o: ControllerOptions): Promise<ControllerHandle> {
   const httpPort = await freePort();
   const proc = startProcess(
     `controller-${o.identity ?? 'a'}`,
     nodeBin,
     [
-      etcdnsBin,
-      'controller',
-      '--kubeconfig',
-      o.kubeconfigFile,
-      '--etcd',
-      o.etcdEndpoints.join(','),
-      '--owner-id',
-      o.ownerId,
+      ...commandArgs('controller', o),
       '--http-listen',
       `127.0.0.1:${httpPort}`,
       '--leader-elect',

@@ -2,16 +2,19 @@
 // and an external view (the construct's RBAC, from the controller tests' harness), and two
 // `etcdns server` processes, one per view prefix, checked with dig.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import type { Etcd3 } from 'etcd3';
 import { privateAddressKind } from '../../src/runtime/controller/views/private-address.ts';
 import type { ViewConfig } from '../../src/runtime/shared/config/view-config.ts';
-import { controllerKubeconfig, startController, type ControllerHandle } from '../controller/controller-harness.ts';
+import {
+  controllerKubeconfig,
+  runPlan,
+  startController,
+  type ControllerHandle,
+} from '../controller/controller-harness.ts';
 import { answerData, dig } from '../support/dig.ts';
 import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
 import { startEtcdnsServer, type EtcdnsServerHandle } from '../support/etcdns-server.ts';
@@ -19,7 +22,6 @@ import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.t
 import { createIngress } from '../support/kube-objects.ts';
 import { stopAll, waitFor } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
-import { etcdnsBin, nodeBin } from '../support/tools.ts';
 
 const OWNER = 'views-e2e';
 const dir = tempDir('views-e2e');
@@ -157,24 +159,14 @@ test('nothing private leaks to the external view; the refusal is an Event', asyn
 });
 
 test('`etcdns plan --view external` shows the change a new rule makes, and only that view', async () => {
-  const run = promisify(execFile);
-  const args = [
-    etcdnsBin,
-    'plan',
-    '--kubeconfig',
-    kubeconfig,
-    '--etcd',
-    etcd.endpoint,
-    '--owner-id',
-    OWNER,
-    ...controllerArgs(AFTER).slice(0, 4),
-    '--view',
-    'external',
-  ];
-  const out = await run(nodeBin, args).then(
-    () => assert.fail('expected exit code 3 (changes)'),
-    (e: { code: number; stdout: string; stderr: string }) => e,
-  );
+  const plan = (view: string) =>
+    runPlan({
+      kubeconfigFile: kubeconfig,
+      etcdEndpoints: [etcd.endpoint],
+      ownerId: OWNER,
+      args: [...controllerArgs(AFTER).slice(0, 4), '--view', view],
+    });
+  const out = await plan('external');
   assert.equal(out.code, 3, out.stderr);
   assert.match(out.stdout, /^# view external\n/);
   assert.match(
@@ -184,9 +176,9 @@ test('`etcdns plan --view external` shows the change a new rule makes, and only 
   assert.match(out.stdout, / {2}- \/skydns-external\/org\/example\/shop\/[0-9a-f]{8} \{"host":"203\.0\.113\.213"/);
   assert.match(out.stdout, /1 to create, 0 to update, 1 to delete/);
   assert.doesNotMatch(out.stdout, /view internal/);
-  const unknown = await run(nodeBin, [...args.slice(0, -1), 'dmz']).catch((e: { code: number; stderr: string }) => e);
-  assert.equal((unknown as { code: number }).code, 2);
-  assert.match((unknown as { stderr: string }).stderr, /--view "dmz" is not a configured view \(internal, external\)/);
+  const unknown = await plan('dmz');
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /--view "dmz" is not a configured view \(internal, external\)/);
 });
 
 test('changing a rule re-plans without a gap: every answer outside is the old or the new address', async (t) => {
