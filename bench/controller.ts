@@ -9,6 +9,7 @@ import { startEtcd } from '../test/support/etcd.ts';
 import { startEtcdnsServer } from '../test/support/etcdns-server.ts';
 import { startExternalDns } from '../test/support/external-dns.ts';
 import { startKubeApiserver, type KubeHandle } from '../test/support/kube-apiserver.ts';
+import { metricSum } from '../test/support/metrics-text.ts';
 import { freePort } from '../test/support/ports.ts';
 import { startProcess, stopAll, waitFor, type ManagedProcess } from '../test/support/process.ts';
 import { etcdnsBin, nodeBin } from '../test/support/tools.ts';
@@ -151,14 +152,14 @@ async function scale(kube: KubeHandle, count: number) {
   const allInMs = allInAt - syncedAt;
   const revision = async () => Number((await kv.get('/none').exec()).header.revision);
   const before = await revision();
-  const syncs = async () =>
-    Number(/etcdns_controller_syncs_total\{result="unchanged"\} (\d+)/.exec(await c.metrics())?.[1] ?? 0);
+  const syncs = async () => metricSum(await c.metrics(), 'etcdns_controller_syncs_total', 'result="unchanged"');
   // Seconds spent in syncs so far, from the sync-duration histogram (every sync, whatever its result).
   const syncSeconds = async () => {
     const text = await c.metrics();
-    const sum = Number(/etcdns_controller_sync_duration_seconds_sum (\S+)/.exec(text)?.[1] ?? NaN);
-    const n = Number(/etcdns_controller_sync_duration_seconds_count (\S+)/.exec(text)?.[1] ?? NaN);
-    return { sum, n };
+    return {
+      sum: metricSum(text, 'etcdns_controller_sync_duration_seconds_sum'),
+      n: metricSum(text, 'etcdns_controller_sync_duration_seconds_count'),
+    };
   };
   const unchangedBefore = await syncs();
   const spentBefore = await syncSeconds();
@@ -176,9 +177,7 @@ async function scale(kube: KubeHandle, count: number) {
   const resyncMs = ((spentAfter.sum - spentBefore.sum) / (spentAfter.n - spentBefore.n)) * 1000;
   const memory = rssMiB(c.proc.pid);
   const reported = await c.metrics();
-  const metricMiB = (kind: string) =>
-    Number(new RegExp(`etcdns_controller_memory_bytes\\{kind="${kind}"\\} (\\S+)`).exec(reported)?.[1] ?? NaN) /
-    2 ** 20;
+  const metricMiB = (kind: string) => metricSum(reported, 'etcdns_controller_memory_bytes', `kind="${kind}"`) / 2 ** 20;
   const heapUsedMiB = metricMiB('heap_used');
   const externalMiB = metricMiB('external');
   await stopAll();

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
 import { controllerClusterRules, leaderElectionRules } from '../../src/constructs/controller-rbac.ts';
 import type { KubeHandle } from '../support/kube-apiserver.ts';
+import { metricSum } from '../support/metrics-text.ts';
 import { freePort } from '../support/ports.ts';
 import { startProcess, waitFor, type ManagedProcess } from '../support/process.ts';
 import { etcdnsBin, nodeBin } from '../support/tools.ts';
@@ -116,15 +117,7 @@ export async function startController(o: ControllerOptions): Promise<ControllerH
     const res = await fetch(`http://127.0.0.1:${httpPort}${path}`, { signal: AbortSignal.timeout(2000) });
     return { status: res.status, body: await res.text() };
   };
-  const metric = async (name: string, labels = '') => {
-    const body = (await http('/metrics')).body;
-    let sum = 0;
-    for (const line of body.split('\n')) {
-      const m = /^(\w+)(\{[^}]*\})? (\S+)$/.exec(line);
-      if (m && m[1] === name && (m[2] ?? '').includes(labels)) sum += Number(m[3]);
-    }
-    return sum;
-  };
+  const metric = async (name: string, labels = '') => metricSum((await http('/metrics')).body, name, labels);
   if (o.waitReady ?? true) {
     await waitFor(`${proc.name} ready`, async () => {
       if (!proc.running()) throw new Error(`${proc.name} exited:\n${proc.logs().slice(-3000)}`);

@@ -9,6 +9,7 @@ import type { Etcd3 } from 'etcd3';
 import { answerData, dig } from '../support/dig.ts';
 import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
 import { startEtcdnsServer, type EtcdnsServerHandle } from '../support/etcdns-server.ts';
+import { metricSum } from '../support/metrics-text.ts';
 import { freePort } from '../support/ports.ts';
 import { startProcess, stopAll, waitFor, waitReady } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -30,13 +31,6 @@ async function expectAnswer(port: number, name: string, type: string, want: stri
     throw new Error(`${e.message}; last answer: ${JSON.stringify(last)}`);
   });
 }
-
-const metric = (page: string, name: string) =>
-  page
-    .split('\n')
-    .filter((l) => l.startsWith(name))
-    .map((l) => Number(l.split(' ').pop()))
-    .reduce((a, b) => a + b, 0);
 
 describe('etcdns server on a real etcd', () => {
   let etcd: EtcdHandle;
@@ -77,7 +71,7 @@ describe('etcdns server on a real etcd', () => {
     await kv.put('/skydns/org/example/bad/ok').value('{"host":"10.0.0.4"}');
     await expectAnswer(server.port, 'bad.example.org', 'A', ['10.0.0.4']);
     const page = (await server.http('/metrics')).body;
-    assert.equal(metric(page, 'etcdns_dns_skipped_values '), 1);
+    assert.equal(metricSum(page, 'etcdns_dns_skipped_values'), 1);
     const logged = server.process
       .logs()
       .split('\n')
@@ -90,11 +84,11 @@ describe('etcdns server on a real etcd', () => {
     await dig({ port: server.port, name: 'www.example.org', type: 'A' });
     await dig({ port: server.port, name: 'www.example.org', type: 'A' });
     const page = (await server.http('/metrics')).body;
-    assert.ok(metric(page, 'etcdns_dns_queries_total{rcode="NOERROR",transport="udp",type="A"}') >= 2);
-    assert.ok(metric(page, 'etcdns_dns_query_duration_seconds_count') >= 2);
-    assert.ok(metric(page, 'etcdns_dns_cache_hits_total') >= 1);
-    assert.ok(metric(page, 'etcdns_dns_records') >= 2);
-    assert.equal(metric(page, 'etcdns_dns_store_state{state="synced"}'), 1);
+    assert.ok(metricSum(page, 'etcdns_dns_queries_total', 'rcode="NOERROR",transport="udp",type="A"') >= 2);
+    assert.ok(metricSum(page, 'etcdns_dns_query_duration_seconds_count') >= 2);
+    assert.ok(metricSum(page, 'etcdns_dns_cache_hits_total') >= 1);
+    assert.ok(metricSum(page, 'etcdns_dns_records') >= 2);
+    assert.equal(metricSum(page, 'etcdns_dns_store_state', 'state="synced"'), 1);
     assert.match(page, /etcdns_dns_etcd_watch_lag_revisions \d+/);
   });
 
@@ -105,7 +99,7 @@ describe('etcdns server on a real etcd', () => {
       return r.status === 200 && r.body.includes('stale') ? true : undefined;
     });
     await expectAnswer(server.port, 'www.example.org', 'A', ['10.0.0.1']);
-    assert.equal(metric((await server.http('/metrics')).body, 'etcdns_dns_store_state{state="stale"}'), 1);
+    assert.equal(metricSum((await server.http('/metrics')).body, 'etcdns_dns_store_state', 'state="stale"'), 1);
 
     await etcd.start();
     kv = etcd.client();
