@@ -63,6 +63,8 @@ export class ControllerRbac extends Construct {
         wave: SYNC_WAVE.workloads,
         labels: props.labels,
       });
+    // A subject must name its namespace; kustomize's namespace transformer (also behind Flux's
+    // targetNamespace) rewrites it along with the ServiceAccount it refers to.
     const subjects: k8s.Subject[] = [
       { kind: 'ServiceAccount', name: props.serviceAccountName, namespace: stack.namespace },
     ];

@@ -135,7 +135,8 @@ export class DnsController extends Construct {
       publishClusterIp: sources.publishClusterIp ?? false,
       policy: props.ownership?.policy ?? CONTROLLER_DEFAULTS.policy,
       resyncSeconds: props.resyncSeconds ?? CONTROLLER_DEFAULTS.resyncSeconds,
-      leaderElection: { enabled: leaderElection, namespace: stack.namespace, leaseName: name },
+      // No namespace: the controller takes its pod's ($POD_NAMESPACE), wherever an overlay puts it.
+      leaderElection: { enabled: leaderElection, namespace: '', leaseName: name },
       httpListen: `0.0.0.0:${props.httpPort}`,
       logLevel: props.logLevel ?? 'info',
     };

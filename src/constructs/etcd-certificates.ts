@@ -26,7 +26,7 @@ export interface EtcdCertificatesProps {
   version: string;
   /** The client Service of the cluster. */
   clientService: string;
-  /** The headless peer Service: members are `<pod>.<peerService>.<ns>.svc`. */
+  /** The headless peer Service: members are `<pod>.<peerService>`. */
   peerService: string;
   /** Secrets to issue. */
   secrets: {
@@ -50,8 +50,11 @@ export class EtcdCertificates extends Construct {
     super(scope, id);
     const { stack, secrets } = props;
     const ns = stack.namespace;
+    // The short names are what the stack dials, valid in any namespace an overlay moves it to. The
+    // full names of the synthesized namespace stay: members bootstrapped by etcdns 0.1.0 keep
+    // them as their peer URLs, and clients elsewhere in the cluster may dial them.
     const clientNames = [props.clientService, `${props.clientService}.${ns}`, `${props.clientService}.${ns}.svc`];
-    const memberNames = [`*.${props.peerService}.${ns}.svc`];
+    const memberNames = [`*.${props.peerService}`, `*.${props.peerService}.${ns}.svc`];
     const certificate = (secretName: string, spec: Record<string, unknown>) =>
       new ApiObject(this, secretName, {
         apiVersion: 'cert-manager.io/v1',
@@ -82,7 +85,7 @@ export class EtcdCertificates extends Construct {
 
     const serverCoversPeers = secrets.peer === secrets.server;
     certificate(secrets.server, {
-      commonName: `${props.clientService}.${ns}.svc`,
+      commonName: props.clientService,
       dnsNames: [...clientNames, ...memberNames, 'localhost'],
       ipAddresses: ['127.0.0.1'],
       usages: ['server auth', 'client auth', 'digital signature'],

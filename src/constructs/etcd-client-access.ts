@@ -11,7 +11,7 @@ export interface SecretKeyRef {
 }
 
 export interface EtcdClientAccess {
-  /** Client URLs of the members, in member order. */
+  /** Client URLs, namespace-relative (the client Service). */
   endpoints: string[];
   /** Client certificate Secret (keys: CA, certificate, private key), when etcd serves TLS. */
   tls?: { secretName: string; caKey: string; certKey: string; keyKey: string };

@@ -2,6 +2,8 @@
 // (cdk8s-plus's StatefulSet has no volume claim templates and starts members one by one).
 // Members bootstrap together (Parallel) and find each other through a headless peer Service that
 // publishes not-ready addresses; other constructs consume `clientAccess`, never hand-wired URLs.
+// Every address is namespace-relative (resolved through the pod's DNS search path), so a kustomize
+// `namespace:` overlay or Flux's targetNamespace moves the stack without breaking it.
 import { Construct } from 'constructs';
 import { ApiObject } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
@@ -27,11 +29,12 @@ import {
 export interface EtcdTlsProps {
   /**
    * Existing Secret with the certificate etcd serves to clients; its CA also verifies client
-   * certificates (client-cert auth is on with TLS). Its SANs must cover `<stack>-etcd.<ns>.svc`
-   * and `*.<stack>-etcd-peer.<ns>.svc`.
+   * certificates (client-cert auth is on with TLS). Its SANs must cover `<stack>-etcd` (what the
+   * DNS server and the controller dial) and `*.<stack>-etcd-peer` (the members), plus
+   * `*.<stack>-etcd-peer.<ns>.svc` while members bootstrapped by etcdns 0.1.0 keep those peer URLs.
    */
   serverSecret: string;
-  /** Existing Secret with the peer certificate (SAN `*.<stack>-etcd-peer.<ns>.svc`); default: serverSecret. */
+  /** Existing Secret with the peer certificate (SANs as serverSecret's for peers); default: serverSecret. */
   peerSecret?: string;
   /** Existing Secret with the client certificate the DNS server and the controller present. */
   clientSecret: string;
@@ -145,7 +148,10 @@ export class EtcdCluster extends Construct {
         wave: SYNC_WAVE.etcd,
         labels: props.labels,
       });
-    const memberHost = (member: string) => `${member}.${peerService}.${stack.namespace}.svc`;
+    // No namespace: the search path of the pod's resolv.conf completes the name in whatever
+    // namespace the objects end up in. Advertised and initial-cluster URLs are the same strings,
+    // so etcd's bootstrap check (it resolves and compares them) holds.
+    const memberHost = (member: string) => `${member}.${peerService}`;
     const members = Array.from({ length: replicas }, (_, i) => `${name}-${i}`);
 
     this.replicas = replicas;
@@ -156,7 +162,10 @@ export class EtcdCluster extends Construct {
       key: props.tls.keyKey ?? 'tls.key',
     };
     this.clientAccess = {
-      endpoints: members.map((m) => `${scheme}://${memberHost(m)}:${PORT.client}`),
+      // The client Service by its short name: namespace-relative, only ready members (readiness is
+      // a linearizable read), and one certificate name (Node's TLS check refuses a wildcard over a
+      // single label such as *.etcdns-etcd-peer, so per-member URLs would need a SAN per member).
+      endpoints: [`${scheme}://${name}:${PORT.client}`],
       ...(props.tls && tls
         ? { tls: { secretName: props.tls.clientSecret, caKey: tls.ca, certKey: tls.cert, keyKey: tls.key } }
         : {}),
@@ -174,7 +183,8 @@ export class EtcdCluster extends Construct {
       'initial-advertise-peer-urls': `${scheme}://${memberHost('$(POD_NAME)')}:${PORT.peer}`,
       'initial-cluster': members.map((m) => `${m}=${scheme}://${memberHost(m)}:${PORT.peer}`).join(','),
       'initial-cluster-state': 'new',
-      'initial-cluster-token': `${stack.namespace}-${name}`,
+      // Fixed by the stack name: a namespace overlay cannot follow into a flag value.
+      'initial-cluster-token': name,
       'listen-client-urls': `${scheme}://0.0.0.0:${PORT.client}`,
       'listen-metrics-urls': `http://0.0.0.0:${PORT.metrics}`,
       'listen-peer-urls': `${scheme}://0.0.0.0:${PORT.peer}`,

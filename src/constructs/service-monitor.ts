@@ -1,6 +1,8 @@
 // Opt-in Prometheus Operator scraping: one ClusterIP metrics Service per component and one
 // ServiceMonitor selecting them all. The ServiceMonitor needs a CRD, so it carries Argo CD's
-// SkipDryRunOnMissingResource (a first sync before the CRD exists does not fail).
+// SkipDryRunOnMissingResource (a first sync before the CRD exists does not fail). It names no
+// namespace: without a namespaceSelector the Prometheus Operator looks in the ServiceMonitor's
+// own, wherever a namespace overlay puts it.
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
@@ -85,7 +87,6 @@ export class ServiceMonitor extends Construct {
       }),
       spec: {
         selector: { matchLabels: { [LABEL_NAME]: stack.name, [METRICS_SERVICE_LABEL]: 'true' } },
-        namespaceSelector: { matchNames: [stack.namespace] },
         endpoints: [{ port: METRICS_PORT_NAME, path: '/metrics', interval: props.interval ?? '30s' }],
       },
     });

@@ -31,7 +31,8 @@ function podCommand(props: DnsStackProps, name: string, env: string): { subcomma
   return { subcommand: subcommand!, args };
 }
 
-const podEnv = { POD_NAME: 'etcdns-controller-7d9f-abcde', POD_NAMESPACE: 'etcdns' };
+// A namespace other than the synthesized one, as after a kustomize namespace overlay.
+const podEnv = { POD_NAME: 'etcdns-controller-7d9f-abcde', POD_NAMESPACE: 'other-ns' };
 
 for (const [env, props] of Object.entries(ENVIRONMENTS)) {
   test(`${env}: the DNS server loads its synthesized config`, () => {
@@ -45,7 +46,7 @@ for (const [env, props] of Object.entries(ENVIRONMENTS)) {
     assert.equal(config.prefix, '/skydns');
     const dual = props.server?.service?.ipFamilyPolicy === 'PreferDualStack';
     assert.equal(config.listen, dual ? '[::]:5353' : '0.0.0.0:5353');
-    assert.equal(config.etcd.endpoints.length, props.etcd?.replicas ?? 3);
+    assert.deepEqual(config.etcd.endpoints, [`${props.etcd?.tls ? 'https' : 'http'}://etcdns-etcd:2379`]);
     assert.equal(config.etcd.tls?.caFile, props.etcd?.tls ? '/etc/etcdns/etcd-tls/ca.crt' : undefined);
   });
 
@@ -59,7 +60,7 @@ for (const [env, props] of Object.entries(ENVIRONMENTS)) {
     const elected = (props.controller?.replicas ?? 1) > 1;
     assert.equal(config.leaderElection?.enabled ?? false, elected);
     if (elected) {
-      assert.equal(config.leaderElection?.namespace, 'etcdns');
+      assert.equal(config.leaderElection?.namespace, 'other-ns', "the pod's own namespace");
       assert.equal(config.leaderElection?.leaseName, 'etcdns-controller');
     }
   });
