@@ -9,6 +9,7 @@ import { DnsController, type ControllerProps, type OwnershipProps, type SourcesP
 import { DnsServer, type ServerProps } from './dns-server.ts';
 import { EtcdCluster, type EtcdProps } from './etcd-cluster.ts';
 import { DEFAULT_IMAGES } from './image.ts';
+import { PRUNE_PROTECTION } from './prune-protection.ts';
 import { ServiceMonitor, type ServiceMonitorProps } from './service-monitor.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 import { assertNoProblems, stackProblems } from './validate.ts';
@@ -22,6 +23,12 @@ export interface NamespaceProps {
    * when a GitOps tool prunes a Namespace it owns, etcd's volumes go with it.
    */
   create?: boolean;
+  /**
+   * Annotate the emitted Namespace so that Argo CD and Flux never delete it, neither by pruning
+   * nor with their Application or Kustomization (see prune-protection.ts); default true. Turn
+   * off only if deleting the Namespace, etcd's volumes and every record with it, is intended.
+   */
+  pruneProtection?: boolean;
   /**
    * Labels of the Namespace object; default: Pod Security "restricted" enforced
    * (every pod of the stack complies). Given labels replace the default.
@@ -49,7 +56,7 @@ export interface DnsStackProps {
    * ClusterRole and ClusterRoleBinding carry it too: use one name per cluster.
    */
   name?: string;
-  /** Default: namespace "etcdns", created. */
+  /** Default: namespace "etcdns", created, protected from pruning. */
   namespace?: NamespaceProps;
   /** Zones the DNS server is authoritative for and the controller publishes into (at least one). */
   zones: ZoneConfig[];
@@ -115,6 +122,7 @@ export class DnsStack extends Construct {
           namespaced: false,
           wave: SYNC_WAVE.namespace,
           labels: props.namespace?.labels ?? STACK_DEFAULTS.namespaceLabels,
+          ...(props.namespace?.pruneProtection !== false ? { annotations: PRUNE_PROTECTION } : {}),
         }),
       });
     }
