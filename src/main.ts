@@ -1,6 +1,6 @@
 // The cdk8s app behind `npm run synth [-- [--out DIR] [env ...]]`: synthesizes each example
-// environment (all by default) into DIR/<env>/ (default dist/), replacing only the files synth
-// generated, and reports the time each took.
+// environment (all by default) into DIR/<env>/ (default $CDK8S_OUTDIR, which `cdk8s synth` sets,
+// else dist/), replacing only the files synth generated, and reports the time each took.
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeManifests } from './constructs/manifest-writer.ts';
@@ -9,7 +9,7 @@ import { ConfigError } from './constructs/validate.ts';
 import { ENVIRONMENTS } from './environments/index.ts';
 
 const { values, positionals } = parseArgs({ options: { out: { type: 'string' } }, allowPositionals: true });
-const out = values.out ? resolve(values.out) : join(import.meta.dirname, '..', 'dist');
+const out = resolve(values.out ?? process.env.CDK8S_OUTDIR ?? join(import.meta.dirname, '..', 'dist'));
 const known = Object.keys(ENVIRONMENTS).sort();
 const names = positionals.length > 0 ? positionals : known;
 const unknown = names.filter((n) => !(n in ENVIRONMENTS));

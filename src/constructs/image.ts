@@ -1,6 +1,6 @@
 // Container images, in one typed place. A reference is pinnable by digest and never `latest`:
 // GitOps users need an image that cannot change under an unchanged manifest.
-import pkg from '../../package.json' with { type: 'json' };
+import { VERSION } from '../version.ts';
 
 export interface ImageRef {
   /** Registry and repository, e.g. "registry.k8s.io/etcd". */
@@ -16,7 +16,7 @@ export const DEFAULT_IMAGES = {
   /** The upstream etcd image Kubernetes itself uses (not Bitnami: its tags moved in 2025). */
   etcd: { repository: 'registry.k8s.io/etcd', tag: '3.5.21-0' },
   /** The image built from this repository's Dockerfile, tagged with the package version. */
-  etcdns: { repository: 'ghcr.io/etcdns/etcdns', tag: pkg.version },
+  etcdns: { repository: 'ghcr.io/etcdns/etcdns', tag: VERSION },
 } as const satisfies Record<string, ImageRef>;
 
 /** "repo:tag" or "repo:tag@sha256:…", the form a container spec takes. */
