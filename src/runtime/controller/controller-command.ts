@@ -1,5 +1,5 @@
 // `etcdns controller`: runs the controller until SIGTERM (or one sync with --once).
-import type { Subcommand } from '../cli.ts';
+import type { Subcommand } from '../subcommand.ts';
 import { startHttpServer } from '../shared/http-server.ts';
 import { reexecWithV8Flags } from '../shared/v8-memory-flags.ts';
 import { ConfigError, controllerUsage, parseControllerOptions, type CommandOptions } from './controller-options.ts';
@@ -32,7 +32,6 @@ export function orConfigError<T>(command: string, make: () => T): T | number {
 }
 
 const subcommand: Subcommand = {
-  summary: 'Publish Service and Ingress records into etcd (replaces external-dns)',
   async run(args) {
     const options = parseOrReport('controller', args);
     if (typeof options === 'number') return options;

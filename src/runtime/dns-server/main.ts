@@ -1,7 +1,7 @@
 // `etcdns server`: settings from flags, environment and config file; then one server process,
 // or a primary with --workers N server processes.
 import cluster from 'node:cluster';
-import type { Subcommand } from '../cli.ts';
+import type { Subcommand } from '../subcommand.ts';
 import { createLogger } from '../shared/log.ts';
 import { reexecWithV8Flags } from '../shared/v8-memory-flags.ts';
 import { loadServerSettings, SettingsError, USAGE } from './server-settings.ts';
@@ -59,6 +59,5 @@ async function run(args: string[]): Promise<number> {
 }
 
 export const serverCommand: Subcommand = {
-  summary: 'Answer DNS from the SkyDNS records in etcd (authoritative, UDP and TCP)',
   run,
 };

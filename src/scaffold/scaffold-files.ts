@@ -1,0 +1,271 @@
+// What `etcdns init` writes: a GitOps repository in which each environment is one small typed file,
+// `npm run synth` writes dist/<env>/ (plain YAML + kustomization.yaml), and Argo CD or Flux apply
+// those folders. Pure: options in, file contents out; the command writes them.
+
+export interface ScaffoldOptions {
+  /** The npm package name of the new repository. */
+  name: string;
+  /** What its package.json depends on for etcdns: a version range, or a tarball/path/git spec. */
+  etcdnsSpec: string;
+  /** Version ranges of the peer and tool packages, from etcdns's own package.json. */
+  versions: Record<'cdk8s' | 'cdk8s-plus-27' | 'constructs' | 'tsx' | 'typescript' | '@types/node', string>;
+  /** Git URL Argo CD and Flux read the repository from. */
+  repoUrl: string;
+  /** The environments to start with, each a file under environments/. */
+  environments: readonly string[];
+}
+
+export const SCAFFOLD_DEFAULTS = {
+  repoUrl: 'https://git.example.org/platform/dns-gitops.git',
+  environments: ['dev', 'prod'],
+} as const;
+
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+function packageJson(o: ScaffoldOptions): string {
+  return json({
+    name: o.name,
+    private: true,
+    type: 'module',
+    scripts: {
+      synth: 'tsx main.ts',
+      typecheck: 'tsc --noEmit',
+    },
+    dependencies: {
+      cdk8s: o.versions.cdk8s,
+      'cdk8s-plus-27': o.versions['cdk8s-plus-27'],
+      constructs: o.versions.constructs,
+      etcdns: o.etcdnsSpec,
+    },
+    devDependencies: {
+      '@types/node': o.versions['@types/node'],
+      tsx: o.versions.tsx,
+      typescript: o.versions.typescript,
+    },
+  });
+}
+
+const TSCONFIG = json({
+  compilerOptions: {
+    target: 'es2022',
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    strict: true,
+    noEmit: true,
+    allowImportingTsExtensions: true,
+    skipLibCheck: false,
+    types: ['node'],
+  },
+  include: ['*.ts', 'environments'],
+});
+
+// `cdk8s synth` runs the app with CDK8S_OUTDIR set to `output`; main.ts writes there.
+const CDK8S_YAML = `language: typescript
+app: npx tsx main.ts
+output: dist
+`;
+
+const MAIN = `// Synthesizes every environment in environments/ into dist/<env>/: one YAML file per object
+// plus kustomization.yaml, for Argo CD or Flux. Only files synth generated are replaced.
+//   npm run synth            every environment
+//   npm run synth -- prod    only the named ones
+import { join } from 'node:path';
+import { ConfigError, synthStack, writeManifests } from 'etcdns';
+import { environments } from './environments/index.ts';
+
+const out = process.env.CDK8S_OUTDIR ?? 'dist';
+const names = process.argv.length > 2 ? process.argv.slice(2) : Object.keys(environments);
+for (const name of names) {
+  const props = environments[name];
+  if (!props) {
+    console.error(\`synth: unknown environment "\${name}" (known: \${Object.keys(environments).join(', ')})\`);
+    process.exit(2);
+  }
+  try {
+    const result = writeManifests(join(out, name), synthStack(props));
+    console.log(\`\${join(out, name)}/: \${result.written.length} written, \${result.unchanged.length} unchanged, \${result.removed.length} removed\`);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(\`synth: environment "\${name}": \${error.message}\`);
+    process.exit(1);
+  }
+}
+`;
+
+const SHARED = `// What every environment has in common. Each environment file spreads it and changes only what
+// differs. Every prop is typed and documented with its default (hover in your editor).
+import type { DnsStackProps } from 'etcdns';
+
+export const shared = {
+  zones: [{ name: 'example.org', soa: { rname: 'hostmaster.example.org' } }],
+  sources: { kinds: ['service', 'ingress'] },
+  // Where your CI publishes the etcdns image (see the etcdns README, "The image").
+  // server: { image: { repository: 'registry.example.org/etcdns', tag: '<version>' } },
+  // controller: { image: { repository: 'registry.example.org/etcdns', tag: '<version>' } },
+} satisfies DnsStackProps;
+`;
+
+const ENVIRONMENT_FILES: Record<string, string> = {
+  dev: `// dev: one etcd member and one DNS server; cheap on a small cluster.
+import type { DnsStackProps } from 'etcdns';
+import { shared } from './shared.ts';
+
+export const dev: DnsStackProps = {
+  ...shared,
+  zones: [{ name: 'dev.example.org', defaultTtl: 30 }],
+  ownership: { ownerId: 'etcdns-dev' },
+  etcd: { replicas: 1, storage: { size: '1Gi' } },
+  server: { replicas: 1 },
+};
+`,
+  prod: `// prod: a 3-member etcd (quorum survives one lost member), three DNS servers behind a fixed
+// load-balancer address, two controllers with leader election.
+import type { DnsStackProps } from 'etcdns';
+import { shared } from './shared.ts';
+
+export const prod: DnsStackProps = {
+  ...shared,
+  ownership: { ownerId: 'etcdns-prod', policy: 'sync' },
+  etcd: { replicas: 3, antiAffinity: 'required', storage: { size: '10Gi' } },
+  server: { replicas: 3, service: { loadBalancerIP: '10.0.0.53' } },
+  controller: { replicas: 2 },
+};
+`,
+};
+
+/** A file for an environment name the scaffold has no example of: a copy of dev under its name. */
+function environmentFile(env: string): string {
+  const known = ENVIRONMENT_FILES[env];
+  if (known) return known;
+  return ENVIRONMENT_FILES.dev!.replace(/^\/\/ dev:.*$/m, `// ${env}:`)
+    .replaceAll('export const dev', `export const ${identifier(env)}`)
+    .replaceAll("'dev.example.org'", `'${env}.example.org'`)
+    .replaceAll("'etcdns-dev'", `'etcdns-${env}'`);
+}
+
+/** An environment name ("pre-prod") as a TypeScript identifier ("preProd"). */
+const identifier = (env: string) => env.replace(/-+(.)/g, (_, c: string) => c.toUpperCase());
+
+/** Environment names become folders, file names and Argo CD/Flux object names. */
+export const ENVIRONMENT_NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+
+function environmentIndex(envs: readonly string[]): string {
+  const imports = envs.map((e) => `import { ${identifier(e)} } from './${e}.ts';`).join('\n');
+  const entries = envs.map((e) => (identifier(e) === e ? e : `'${e}': ${identifier(e)}`)).join(', ');
+  return `// The environments \`npm run synth\` writes, by folder name under dist/. Add one: a new file
+// here and a line below.
+import type { DnsStackProps } from 'etcdns';
+${imports}
+
+export const environments: Record<string, DnsStackProps> = { ${entries} };
+`;
+}
+
+// Argo CD: one Application per environment, reading dist/<env>. No resources finalizer: deleting
+// the Application must not cascade into etcd's volumes.
+function argoApplication(o: ScaffoldOptions, env: string): string {
+  return `# Argo CD Application for dist/${env}. Apply it to the cluster that runs Argo CD
+# (kubectl apply -n argocd -f gitops/argocd/${env}.yaml), or list it in your app-of-apps.
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: etcdns-${env}
+  namespace: argocd
+spec:
+  project: default
+  source:
+    repoURL: ${o.repoUrl}
+    targetRevision: main
+    path: dist/${env}
+  destination:
+    server: https://kubernetes.default.svc
+    # The namespace the stack's props name (default "etcdns"); dist/ sets it on every object.
+    namespace: etcdns
+  syncPolicy:
+    automated:
+      prune: true
+      selfHeal: true
+    syncOptions:
+      - ServerSideApply=true
+      # Opt-in objects (ServiceMonitor, Certificate, ExternalSecret) need their CRDs installed first.
+      - SkipDryRunOnMissingResource=true
+`;
+}
+
+// Flux: the repository once, then one Kustomization per environment. prune removes objects that
+// left dist/; the Namespace carries Flux's prune opt-out, so etcd's volumes are never pruned.
+function fluxRepository(o: ScaffoldOptions): string {
+  return `# The Git source every Flux Kustomization of this repository reads (kubectl apply -f gitops/flux/).
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: GitRepository
+metadata:
+  name: dns-gitops
+  namespace: flux-system
+spec:
+  interval: 1m
+  url: ${o.repoUrl}
+  ref:
+    branch: main
+`;
+}
+
+function fluxKustomization(env: string): string {
+  return `# Flux Kustomization for dist/${env}.
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: etcdns-${env}
+  namespace: flux-system
+spec:
+  interval: 10m
+  sourceRef:
+    kind: GitRepository
+    name: dns-gitops
+  path: ./dist/${env}
+  prune: true
+  # Ready only when every workload of the stack is (etcd, DNS servers, controller).
+  wait: true
+  timeout: 10m
+  # With opt-in objects whose CRDs another Kustomization installs (ServiceMonitor: the Prometheus
+  # Operator; Certificate: cert-manager; ExternalSecret: External Secrets), order after it:
+  # dependsOn:
+  #   - name: kube-prometheus-stack
+`;
+}
+
+function readme(o: ScaffoldOptions): string {
+  return `# ${o.name}
+
+DNS for this cluster's Services and Ingresses with [etcdns](https://www.npmjs.com/package/etcdns):
+each environment is one typed file under \`environments/\`; \`npm run synth\` writes its manifests
+into \`dist/<env>/\`, which Argo CD (\`gitops/argocd/\`) or Flux (\`gitops/flux/\`) applies.
+
+\`\`\`sh
+npm install && npm run synth   # writes dist/<env>/ for every environment
+npm run typecheck              # a wrong prop is a type error
+\`\`\`
+
+Commit \`dist/\` with the change that produced it. Never edit \`dist/\` by hand: overlay it with your
+own \`kustomization.yaml\` (patches, \`images:\`, \`namespace:\`) or change the environment file.
+`;
+}
+
+export function scaffoldFiles(o: ScaffoldOptions): Map<string, string> {
+  const files = new Map<string, string>([
+    ['package.json', packageJson(o)],
+    ['tsconfig.json', TSCONFIG],
+    ['cdk8s.yaml', CDK8S_YAML],
+    ['main.ts', MAIN],
+    ['README.md', readme(o)],
+    ['.gitignore', 'node_modules/\n'],
+    ['environments/shared.ts', SHARED],
+    ['environments/index.ts', environmentIndex(o.environments)],
+    ['gitops/flux/repository.yaml', fluxRepository(o)],
+  ]);
+  for (const env of o.environments) {
+    files.set(`environments/${env}.ts`, environmentFile(env));
+    files.set(`gitops/argocd/${env}.yaml`, argoApplication(o, env));
+    files.set(`gitops/flux/${env}.yaml`, fluxKustomization(env));
+  }
+  return files;
+}
