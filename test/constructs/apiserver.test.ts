@@ -1,8 +1,8 @@
 // Proof against the real kube-apiserver: every committed object of every example environment
-// is accepted (server-side dry-run apply, every field kept; dev also for real, twice), namespaces
-// match the API's own discovery, every workload's pod passes Pod Security "restricted", and the
-// controller's synthesized RBAC is sufficient and minimal when acting as its ServiceAccount with
-// a real token.
+// is accepted (server-side dry-run apply, every field kept; dev also for real, twice, and once
+// more moved into another namespace by a kustomize overlay), namespaces match the API's own
+// discovery, every workload's pod passes Pod Security "restricted", and the controller's
+// synthesized RBAC is sufficient and minimal when acting as its ServiceAccount with a real token.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import * as k8s from '@kubernetes/client-node';
 import { ENVIRONMENTS } from '../../src/environments/index.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
 import { stopAll, waitFor } from '../support/process.ts';
+import { renderWithNamespace } from './kustomize-overlay.ts';
 
 const FIELD_MANAGER = 'etcdns-test';
 const dist = join(import.meta.dirname, '../../dist');
@@ -496,4 +497,20 @@ test("every pod the workloads create is admitted under Pod Security 'restricted'
         );
       });
     }
+});
+
+test('dev, moved into another namespace by a kustomize overlay, applies for real and its RBAC follows', async () => {
+  const moved = 'etcdns-moved';
+  const objects = renderWithNamespace('dev', moved) as Obj[];
+  for (const object of objects.filter((o) => o.kind === 'Namespace')) await apply(object, false);
+  const namespace = await kube.admin.makeApiClient(k8s.CoreV1Api).readNamespace({ name: moved });
+  assert.equal(namespace.metadata?.annotations?.['kustomize.toolkit.fluxcd.io/prune'], 'disabled');
+  assert.equal(namespace.metadata?.labels?.['pod-security.kubernetes.io/enforce'], 'restricted');
+  // The moved ServiceAccount reads nothing until the overlaid ClusterRoleBinding names it.
+  const sa = await kube.asServiceAccount(moved, 'etcdns-controller');
+  const listServices = () => sa.makeApiClient(k8s.CoreV1Api).listServiceForAllNamespaces();
+  await assert.rejects(listServices(), (e) => code(e) === 403, 'not granted before the overlay is applied');
+  for (const object of objects.filter((o) => o.kind !== 'Namespace')) await apply(object, false);
+  await waitFor('the moved ServiceAccount to be granted', listServices, 10_000, 200);
+  await sa.makeApiClient(k8s.NetworkingV1Api).listIngressForAllNamespaces();
 });
