@@ -186,9 +186,8 @@ spec:
       prune: true
       selfHeal: true
     syncOptions:
+      # The DNS Service has port 53 twice (UDP, TCP); only server-side apply keys ports by protocol.
       - ServerSideApply=true
-      # Opt-in objects (ServiceMonitor, Certificate, ExternalSecret) need their CRDs installed first.
-      - SkipDryRunOnMissingResource=true
 `;
 }
 
