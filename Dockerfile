@@ -1,23 +1,38 @@
-# The etcdns image that DnsServer and DnsController run (`etcdns server`, `etcdns controller`).
-# Node 24 runs the TypeScript sources directly (type stripping): no build step, no dev tools.
-# Same Node as the project (package.json pins node 24.21.0); pin the base by digest in CI.
+# The etcdns runtime image: node, the `etcdns` command compiled to JavaScript (lib/) and its
+# production dependencies (dns2, etcd3, js-yaml and theirs). No TypeScript, no cdk8s, no npm
+# dev or peer dependencies, no tests. DnsServer and DnsController run it as `etcdns server` and
+# `etcdns controller`, as user 1000 with a read-only root file system and a writable /tmp.
+#
+# Build (README, "The image: build and publish"):
+#   npm ci && npm run build && docker build -t etcdns:dev .     (lib/ must be built first)
+#   npm run image                                                (here: buildah, no registry)
+#
+# NODE_IMAGE is any image with node 24 on PATH; the default is the official one, same Node as the
+# project pins (package.json devDependency "node"). The release workflow pins it by digest.
 ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
-FROM ${NODE_IMAGE} AS deps
+# Production dependencies, exactly as locked. All of them are plain JavaScript (no native
+# addons), so they are installed once on the build machine's own platform and copied into every
+# target platform: a multi-arch build runs no emulated npm. No install scripts are needed.
+# scripts/image.sh replaces this whole stage with `--build-context deps=<dir>` holding
+# app/node_modules, installed on the host by the same npm ci (no registry inside its build).
+FROM --platform=$BUILDPLATFORM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Production dependencies only, exactly as locked; no install scripts (none are needed).
-RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+RUN npm ci --omit=dev --omit=peer --ignore-scripts --no-audit --no-fund \
+ && npm cache clean --force
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
+# .dockerignore lets through only what the command runs: bin/etcdns.js, package.json (its version
+# and type: module) and the command's part of lib/ without declarations.
 COPY package.json ./
 COPY bin ./bin
-COPY src/runtime ./src/runtime
-# Numeric, so Kubernetes can verify runAsNonRoot; 1000 is the image's "node" user. The files
-# stay root-owned and read-only to it.
+COPY lib ./lib
+# Numeric, so Kubernetes can verify runAsNonRoot; 1000 is the "node" user of the official image
+# and of the base scripts/image.sh assembles. The files stay root-owned: read-only to it.
 USER 1000:1000
 ENTRYPOINT ["node", "bin/etcdns.js"]
 CMD ["--help"]

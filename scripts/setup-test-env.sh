@@ -3,12 +3,18 @@
 # Idempotent: a second run only checks stamps and prints versions (a second or two).
 #   Debian: etcd-server, bind9-dnsutils (dig), dnsperf, knot
 #   Go module proxy: CoreDNS, external-dns, kube-apiserver (reference peers; not part of the product)
+#   Debian: buildah, podman, runc (the image: npm run image, test/image/), ca-certificates (its CA
+#   bundle), shellcheck (run: scripts in workflows); Go module proxy: actionlint (the workflows)
 set -euo pipefail
 
 COREDNS_VERSION=v1.15.0
 EXTERNAL_DNS_VERSION=v0.22.0
 KUBERNETES_VERSION=v1.37.2
-APT_PACKAGES=(etcd-server etcd-client bind9-dnsutils dnsperf knot iproute2)
+ACTIONLINT_VERSION=v1.7.12
+# runc named explicitly: podman depends on "crun | runc" and apt would pick crun, which refuses
+# hybrid cgroups v1 machines like this one.
+APT_PACKAGES=(etcd-server etcd-client bind9-dnsutils dnsperf knot iproute2
+  buildah podman runc ca-certificates shellcheck)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache="$root/.cache"
@@ -91,10 +97,18 @@ build_kube_apiserver() {
   echo "$KUBERNETES_VERSION" > "$bin/kube-apiserver.version"
 }
 
+build_actionlint() {
+  stamp_ok actionlint "$ACTIONLINT_VERSION" && return
+  log "building actionlint $ACTIONLINT_VERSION"
+  GOBIN="$bin" go install "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
+  echo "$ACTIONLINT_VERSION" > "$bin/actionlint.version"
+}
+
 install_debian
 build_coredns
 build_external_dns
 build_kube_apiserver
+build_actionlint
 
 {
   echo "etcd            $(etcd --version | awk '/etcd Version/ {print $3}')"
@@ -104,4 +118,9 @@ build_kube_apiserver
   echo "coredns         $("$bin/coredns" -version | awk -F- '/CoreDNS/ {print $2}')"
   echo "external-dns    $("$bin/external-dns" --version 2>&1)"
   echo "kube-apiserver  $("$bin/kube-apiserver" --version | awk '{print $2}')"
+  echo "buildah         $(buildah --version | awk '{print $3}')"
+  echo "podman          $(podman --version | awk '{print $3}')"
+  echo "runc            $(runc --version | awk 'NR == 1 {print $3}')"
+  echo "actionlint      $("$bin/actionlint" --version | head -1)"
+  echo "shellcheck      $(shellcheck --version | awk '/^version:/ {print $2}')"
 } | sed 's/^/[setup] /' >&2
