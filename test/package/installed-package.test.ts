@@ -11,6 +11,7 @@ import { synthObjects, synthStack } from '../../src/constructs/synth-stack.ts';
 import type { DnsStackProps } from '../../src/index.ts';
 import { VERSION } from '../../src/version.ts';
 import { cleanupTempDirs, tempDir } from '../support/temp-dir.ts';
+import { repoRoot } from '../support/tools.ts';
 import { installUserProject, oldestAllowed, packInto, run, runOk } from './user-project.ts';
 
 // A custom environment, as a user would write it; every check synthesizes it.
@@ -319,6 +320,22 @@ describe('etcdns init scaffolds a GitOps repository that installs and synthesize
         assert.equal(readFileSync(join(repo, 'dist', env, file), 'utf8'), text, `${env}/${file}`);
       assert.ok(expected.has('kustomization.yaml'));
     }
+  });
+
+  test('the real `cdk8s synth` honours cdk8s.yaml: same files under its output folder', () => {
+    const out = 'cdk8s.out';
+    writeFileSync(
+      join(repo, 'cdk8s.yaml'),
+      readFileSync(join(repo, 'cdk8s.yaml'), 'utf8').replace('output: dist', `output: ${out}`),
+    );
+    runOk(join(repoRoot, 'node_modules', '.bin', 'cdk8s'), ['synth'], { cwd: repo });
+    for (const env of ['dev', 'prod'])
+      for (const file of readdirSync(join(repo, 'dist', env)))
+        assert.equal(
+          readFileSync(join(repo, out, env, file), 'utf8'),
+          readFileSync(join(repo, 'dist', env, file), 'utf8'),
+          `${env}/${file}`,
+        );
   });
 
   test('the scaffold type-checks under its own strict tsconfig', () => {
