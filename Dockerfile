@@ -19,8 +19,8 @@ ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 FROM --platform=$BUILDPLATFORM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --omit=peer --ignore-scripts --no-audit --no-fund \
- && npm cache clean --force
+# (npm's cache stays behind in this stage; only node_modules is copied on.)
+RUN npm ci --omit=dev --omit=peer --ignore-scripts --no-audit --no-fund
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production

@@ -146,6 +146,9 @@ async function inspectApp() {
         .flatMap((n) => (n.startsWith('@') ? readdirSync(join(app, 'node_modules', n)).map((s) => `${n}/${s}`) : [n]))
         .filter((n) => existsSync(join(app, 'node_modules', n, 'package.json'))),
       unreachable: code.filter((f) => f.startsWith('lib/') && !reachable.has(f) && !typeOnly(f)),
+      // The Dockerfile installs node_modules once, on the build platform, for every target
+      // platform: right only while no package builds or ships a native addon.
+      nativeAddons: walk(join(app, 'node_modules')).filter((f) => /(\.node|binding\.gyp)$/.test(f)),
       appBytes: bytes(app),
       nodeModulesBytes: bytes(join(app, 'node_modules')),
     };
@@ -262,6 +265,7 @@ describe('the runtime image', { skip }, () => {
     assert.deepEqual(found.missing, [], 'every module the command can load is in the image');
     assert.deepEqual(found.packages, ['dns2', 'etcd3', 'js-yaml'], 'the packages the command imports');
     for (const p of found.packages) assert.ok(found.installed.includes(p), `${p} is installed in the image`);
+    assert.deepEqual(found.nativeAddons, [], 'plain JavaScript packages only (the deps stage is platform-free)');
     assert.deepEqual(found.unreachable, [], 'no compiled module the command never loads (the constructs library)');
     // What the image adds to its Node base: today ~14 MB of node_modules and ~0.3 MB of lib/.
     // Dev or peer dependencies would add 100+ MB.
