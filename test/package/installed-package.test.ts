@@ -10,6 +10,10 @@ import { after, before, describe, test } from 'node:test';
 import { synthObjects, synthStack } from '../../src/constructs/synth-stack.ts';
 import type { DnsStackProps } from '../../src/index.ts';
 import { VERSION } from '../../src/version.ts';
+import { dig } from '../support/dig.ts';
+import { startEtcd } from '../support/etcd.ts';
+import { startEtcdnsServer } from '../support/etcdns-server.ts';
+import { stopAll } from '../support/process.ts';
 import { cleanupTempDirs, tempDir } from '../support/temp-dir.ts';
 import { repoRoot } from '../support/tools.ts';
 import { installUserProject, oldestAllowed, packInto, run, runOk } from './user-project.ts';
@@ -38,7 +42,10 @@ before(() => {
     `# pack + install into a fresh project: ${seconds} s (${(statSync(tarball).size / 1024).toFixed(0)} KiB tarball)`,
   );
 });
-after(cleanupTempDirs);
+after(async () => {
+  await stopAll();
+  cleanupTempDirs();
+});
 
 /** The packages a declaration file and the declarations it imports (relative, recursively) import. */
 function bareImports(entry: string, seen = new Set<string>()): Set<string> {
@@ -290,6 +297,38 @@ describe('the etcdns command runs from the install', () => {
     assert.doesNotMatch(r.stderr, /\n\s+at /);
     assert.match(r.stderr, /missing-kubeconfig/);
   });
+});
+
+test('etcdns server from the install answers from a real etcd', async () => {
+  const etcd = await startEtcd();
+  await etcd.client().put('/skydns/example/corp/www').value('{"host":"192.0.2.7"}');
+  const server = await startEtcdnsServer({
+    etcdEndpoints: [etcd.endpoint],
+    zones: ['corp.example'],
+    bin: join(project, 'node_modules', 'etcdns', 'bin', 'etcdns.js'),
+  });
+  const answer = await dig({ server: '127.0.0.1', port: server.port, name: 'www.corp.example', type: 'A' });
+  assert.equal(answer.status, 'NOERROR');
+  assert.deepEqual(
+    answer.answer.map((r) => r.data),
+    ['192.0.2.7'],
+  );
+  await server.stop();
+  await etcd.stop();
+});
+
+test('npm install of the tarball into an empty directory brings the peers and a working command', () => {
+  const empty = tempDir('empty-install');
+  runOk('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', tarball], { cwd: empty });
+  for (const peer of ['cdk8s', 'constructs', 'cdk8s-plus-27'])
+    assert.ok(existsSync(join(empty, 'node_modules', peer)), peer);
+  assert.match(runOk('npx', ['--no-install', 'etcdns', 'version'], { cwd: empty }).stdout, /^etcdns /);
+  const r = runOk(
+    process.execPath,
+    ['--input-type=module', '-e', "import { DnsStack } from 'etcdns'; console.log(typeof DnsStack)"],
+    { cwd: empty },
+  );
+  assert.equal(r.stdout, 'function\n');
 });
 
 describe('etcdns init scaffolds a GitOps repository that installs and synthesizes as it is', () => {

@@ -11,6 +11,8 @@ export interface EtcdnsServerOptions {
   /** More flags, e.g. ["--workers", "2"] or ["--lookup", "subtree"]. */
   args?: string[];
   env?: Record<string, string>;
+  /** The `etcdns` script to run; default this repository's bin/etcdns.js (e.g. an installed package's). */
+  bin?: string;
 }
 
 export interface EtcdnsServerHandle {
@@ -24,7 +26,7 @@ export interface EtcdnsServerHandle {
 
 export function etcdnsServerArgs(o: EtcdnsServerOptions, port: number, httpPort: number): string[] {
   return [
-    etcdnsBin,
+    o.bin ?? etcdnsBin,
     'server',
     '--etcd',
     o.etcdEndpoints.join(','),
