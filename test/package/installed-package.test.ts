@@ -260,18 +260,23 @@ new DnsStack(new Chart(new App(), 'etcdns'), 'stack', props);
 
 describe('the etcdns command runs from the install', () => {
   const etcdns = () => join(project, 'node_modules', '.bin', 'etcdns');
-  for (const [args, expected] of [
-    [['--help'], /^Usage: etcdns <command>/],
-    [['version'], new RegExp(`^etcdns ${VERSION.replaceAll('.', '\\.')}\n$`)],
-    [['server', '--help'], /^Usage: etcdns server /],
-    [['controller', '--help'], /^Usage: etcdns controller/],
-    [['plan', '--help'], /^Usage: etcdns plan/],
-    [['init', '--help'], /^Usage: etcdns init DIR/],
-  ] as const) {
-    test(`etcdns ${args.join(' ')}`, () => {
-      const r = runOk(etcdns(), [...args], { cwd: project });
-      assert.match(r.stdout, expected);
-    });
+  for (const node of NODES) {
+    for (const [args, expected] of [
+      [['--help'], /^Usage: etcdns <command>/],
+      [['version'], new RegExp(`^etcdns ${VERSION.replaceAll('.', '\\.')}\n$`)],
+      [['server', '--help'], /^Usage: etcdns server /],
+      [['controller', '--help'], /^Usage: etcdns controller/],
+      [['plan', '--help'], /^Usage: etcdns plan/],
+      [['init', '--help'], /^Usage: etcdns init DIR/],
+    ] as const) {
+      test(`etcdns ${args.join(' ')} on ${node.name}`, (t) => {
+        if (!node.bin) return t.skip('no other Node on this machine');
+        const r = runOk(node.bin, [join(project, 'node_modules', 'etcdns', 'bin', 'etcdns.js'), ...args], {
+          cwd: project,
+        });
+        assert.match(r.stdout, expected);
+      });
+    }
   }
   test('npx etcdns --help', () => {
     assert.match(
