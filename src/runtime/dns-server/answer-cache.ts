@@ -1,6 +1,8 @@
 // Encoded answers by question, so a repeated question costs a copy and a patch, not a resolve
 // and a dns2 encode. Emptied whenever the records change (answers never outlive the watch delay);
-// bounded: past `maxEntries` the oldest entries go first.
+// bounded: past `maxEntries` the oldest entries go first. The key has nothing of the client, so
+// callers store only answers that are the same for every client (not refusals that forwarding
+// would answer for another client).
 
 export class AnswerCache {
   private readonly entries = new Map<string, Buffer>();

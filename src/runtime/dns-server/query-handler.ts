@@ -69,7 +69,10 @@ export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
         .catch(() => undefined);
     }
     const template = encodeAnswer({ ...q, name }, result, limit);
-    cache.set(key, template);
+    // The cache is shared by all clients, so it holds only answers that do not depend on the
+    // client: with forwarding on, a name outside our zones is REFUSED to some and forwarded for
+    // others, so that refusal is made afresh each time (it costs a zone match, no etcd data).
+    if (!(result.outOfZone && forwarder)) cache.set(key, template);
     return finish(patchFor(template, msg, q.questionEnd), q.type, transport, started);
   };
 
