@@ -32,6 +32,8 @@ function show(r: ResourceRecord): string {
         return r.target;
       case TYPE.TXT:
         return r.text.map((t) => JSON.stringify(t.toString())).join(' ');
+      case TYPE.HINFO:
+        return `${JSON.stringify(r.cpu)} ${JSON.stringify(r.os)}`;
       case TYPE.MX:
         return `${r.preference} ${r.exchange}`;
       case TYPE.SRV:
@@ -304,7 +306,7 @@ table('answers (CoreDNS behaviour we match)', [
   {
     name: 'NODATA for an unsupported type at an existing name',
     content: { '/skydns/org/example/www': { host: '10.0.0.1' } },
-    q: ['www.example.org.', 'ANY'],
+    q: ['www.example.org.', 'HINFO'],
     want: { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] },
   },
   {
@@ -617,6 +619,59 @@ table('deviations from CoreDNS (skydns-layout.md)', [
       authority: ['team.example.org. 300 NS ns1.ns.dns.team.example.org.'],
       additional: ['ns1.ns.dns.team.example.org. 300 A 10.0.1.53'],
     },
+  },
+]);
+
+table('ANY questions: one RRset or a synthesized HINFO (RFC 8482)', [
+  {
+    name: 'a name with addresses answers one HINFO "RFC8482" with an empty OS, not an empty NOERROR',
+    content: {
+      '/skydns/org/example/www/x1': { host: '10.0.0.1' },
+      '/skydns/org/example/www/x2': { text: 'hello' },
+    },
+    q: ['www.example.org.', 'ANY'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['www.example.org. 300 HINFO "RFC8482" ""'] },
+  },
+  {
+    name: 'an alias answers its CNAME, unchased (its one RRset)',
+    content: {
+      '/skydns/org/example/alias': { host: 'www.example.org' },
+      '/skydns/org/example/www': { host: '10.0.0.1' },
+    },
+    q: ['alias.example.org.', 'ANY'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['alias.example.org. 300 CNAME www.example.org.'] },
+  },
+  {
+    name: 'an empty non-terminal exists: HINFO',
+    content: { '/skydns/org/example/svc/default/cart': { host: '10.0.0.1' } },
+    q: ['svc.example.org.', 'ANY'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['svc.example.org. 300 HINFO "RFC8482" ""'] },
+  },
+  {
+    name: 'the apex: HINFO',
+    content: {},
+    q: ['example.org.', 'ANY'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['example.org. 300 HINFO "RFC8482" ""'] },
+  },
+  {
+    name: 'a name that does not exist is still NXDOMAIN',
+    content: { '/skydns/org/example/www': { host: '10.0.0.1' } },
+    q: ['nothing.example.org.', 'ANY'],
+    want: { rcode: 'NXDOMAIN', aa: true, answer: [], authority: [SOA] },
+  },
+  {
+    name: 'the HINFO has the zone default TTL',
+    zones: [{ name: 'example.org', defaultTtl: 60 }],
+    content: { '/skydns/org/example/www': { host: '10.0.0.1', ttl: 5 } },
+    q: ['www.example.org.', 'ANY'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['www.example.org. 60 HINFO "RFC8482" ""'] },
+  },
+  {
+    name: 'subtree mode answers ANY alike',
+    lookup: 'subtree',
+    content: { '/skydns/org/example/prod/www/x1': { host: '10.0.0.1' } },
+    q: ['prod.example.org.', 'ANY'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['prod.example.org. 300 HINFO "RFC8482" ""'] },
   },
 ]);
 

@@ -116,6 +116,24 @@ describe('wire server', () => {
     }
   });
 
+  for (const tcp of [false, true]) {
+    test(`ANY over ${tcp ? 'TCP' : 'UDP'}: one HINFO "RFC8482" (an alias: its CNAME), NXDOMAIN for no name (RFC 8482)`, async () => {
+      const many = await dig({ port, name: 'many.example.org', type: 'ANY', tcp });
+      assert.equal(many.status, 'NOERROR');
+      assert.ok(many.flags.includes('aa'));
+      assert.deepEqual(
+        many.answer.map((a) => `${a.name} ${a.ttl} ${a.type} ${a.data}`),
+        ['many.example.org. 300 HINFO "RFC8482" ""'],
+      );
+      const alias = await dig({ port, name: 'alias.example.org', type: 'ANY', tcp });
+      assert.deepEqual(
+        alias.answer.map((a) => `${a.name} ${a.type} ${a.data}`),
+        ['alias.example.org. CNAME www.example.org.'],
+      );
+      assert.equal((await dig({ port, name: 'nothing.example.org', type: 'ANY', tcp })).status, 'NXDOMAIN');
+    });
+  }
+
   test('EDNS0: the OPT record is echoed with our payload size', async () => {
     const r = await dig({ port, name: 'www.example.org', type: 'A', extra: ['+edns=0', '+bufsize=1232'] });
     assert.match(r.raw, /; EDNS: version: 0, flags:; udp: 1232/);

@@ -6,6 +6,7 @@ export const TYPE = {
   CNAME: 5,
   SOA: 6,
   PTR: 12,
+  HINFO: 13,
   MX: 15,
   TXT: 16,
   AAAA: 28,

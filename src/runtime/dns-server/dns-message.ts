@@ -14,6 +14,7 @@ export type ResourceRecord =
   | (Owner & { type: typeof TYPE.PTR; target: string })
   | (Owner & { type: typeof TYPE.NS; target: string })
   | (Owner & { type: typeof TYPE.TXT; text: Buffer[] })
+  | (Owner & { type: typeof TYPE.HINFO; cpu: string; os: string })
   | (Owner & { type: typeof TYPE.MX; preference: number; exchange: string })
   | (Owner & { type: typeof TYPE.SRV; priority: number; weight: number; port: number; target: string })
   | (Owner & {

@@ -308,6 +308,14 @@ function referral(ctx: Ctx, cut: ZoneCut): Answer {
   };
 }
 
+/**
+ * RFC 8482 section 4.2: an ANY question gets one synthesized HINFO ("RFC8482", empty OS) instead
+ * of every RRset, so ANY cannot be used to amplify; an alias answers its CNAME instead (below).
+ */
+function rfc8482Hinfo(zone: Zone, name: string): ResourceRecord {
+  return { name, ttl: zone.defaultTtl, type: TYPE.HINFO, cpu: 'RFC8482', os: '' };
+}
+
 function refused(outOfZone: boolean): Answer {
   return { rcode: RCODE.REFUSED, authoritative: false, answer: [], authority: [], additional: [], outOfZone };
 }
@@ -351,6 +359,10 @@ export function resolve(question: Question, data: ResolverData): Answer {
       // name learns it from the answer's owner).
       answer = [soaRecord(zone, data.index.serial(zone.name))];
       break;
+    case TYPE.ANY:
+      // RFC 8482: an alias's one RRset is its CNAME (it has no other data); others get the HINFO.
+      answer = cname(ctx, name);
+      break;
     case TYPE.NS:
       if (name !== zone.name) break;
       ({ answer, additional } =
@@ -362,6 +374,15 @@ export function resolve(question: Question, data: ResolverData): Answer {
   if (answer.length > 0) return { rcode: RCODE.NOERROR, authoritative: true, answer, authority: [], additional };
 
   const exists = lookup(ctx, name, 'other').exists;
+  if (exists && question.type === TYPE.ANY) {
+    return {
+      rcode: RCODE.NOERROR,
+      authoritative: true,
+      answer: [rfc8482Hinfo(zone, name)],
+      authority: [],
+      additional: [],
+    };
+  }
   return {
     rcode: exists ? RCODE.NOERROR : RCODE.NXDOMAIN,
     authoritative: true,

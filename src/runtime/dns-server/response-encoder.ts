@@ -17,6 +17,11 @@ interface Dns2Record {
   [field: string]: unknown;
 }
 
+function characterString(text: string): Buffer {
+  const bytes = Buffer.from(text, 'latin1');
+  return Buffer.concat([Buffer.from([bytes.length]), bytes]);
+}
+
 /** The type-specific fields dns2's encoders read. */
 function dataOf(r: ResourceRecord): Record<string, unknown> {
   switch (r.type) {
@@ -30,6 +35,9 @@ function dataOf(r: ResourceRecord): Record<string, unknown> {
       return { ns: r.target };
     case TYPE.TXT:
       return { data: r.text };
+    case TYPE.HINFO:
+      // dns2 has no HINFO encoder and writes `data` as the raw RDATA: two character-strings.
+      return { data: Buffer.concat([r.cpu, r.os].map(characterString)) };
     case TYPE.MX:
       return { priority: r.preference, exchange: r.exchange };
     case TYPE.SRV:
