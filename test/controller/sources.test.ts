@@ -450,6 +450,43 @@ const rows: Row[] = [
     records: ['a.example.org. A 10.0.0.1', 'b.example.org. A 10.0.0.2'],
   },
   {
+    name: 'Ingress hostname source annotation-only (alpha prefix): only the hostname annotation',
+    snapshot: {
+      ingresses: [
+        ing('site', { rules: [{ host: 'rule.example.org' }], tls: [{ hosts: ['tls.example.org'] }] }, lb('10.0.0.1'), {
+          [`${A}hostname`]: 'annotated.example.org',
+          [`${A}ingress-hostname-source`]: 'annotation-only',
+        }),
+      ],
+    },
+    records: ['annotated.example.org. A 10.0.0.1'],
+  },
+  {
+    name: 'Ingress hostname source defined-hosts-only (new prefix, any case): only rule and TLS hosts',
+    snapshot: {
+      ingresses: [
+        ing('site', { rules: [{ host: 'rule.example.org' }], tls: [{ hosts: ['tls.example.org'] }] }, lb('10.0.0.1'), {
+          [`${N}hostname`]: 'annotated.example.org',
+          [`${N}ingress-hostname-source`]: 'Defined-Hosts-Only',
+        }),
+      ],
+    },
+    records: ['rule.example.org. A 10.0.0.1', 'tls.example.org. A 10.0.0.1'],
+  },
+  {
+    name: 'Ingress hostname source of another value publishes nothing, as external-dns, and is reported',
+    snapshot: {
+      ingresses: [
+        ing('site', { rules: [{ host: 'rule.example.org' }] }, lb('10.0.0.1'), {
+          [`${N}hostname`]: 'annotated.example.org',
+          [`${N}ingress-hostname-source`]: 'both',
+        }),
+      ],
+    },
+    records: [],
+    problems: ['InvalidAnnotation -'],
+  },
+  {
     name: '--source service ignores Ingresses',
     snapshot: { ingresses: [ing('a', { rules: [{ host: 'a.example.org' }] }, lb('10.0.0.1'))] },
     options: { sources: ['service'] },

@@ -4,7 +4,14 @@
 export const ANNOTATION_PREFIXES = ['external-dns.kubernetes.io/', 'external-dns.alpha.kubernetes.io/'] as const;
 
 export type AnnotationName =
-  'hostname' | 'ttl' | 'target' | 'internal-hostname' | 'access' | 'endpoints-type' | 'controller';
+  | 'hostname'
+  | 'ttl'
+  | 'target'
+  | 'internal-hostname'
+  | 'access'
+  | 'endpoints-type'
+  | 'controller'
+  | 'ingress-hostname-source';
 
 export type Annotations = Record<string, string> | undefined;
 
