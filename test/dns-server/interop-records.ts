@@ -92,9 +92,17 @@ export const ENTRIES: Record<string, string | object> = {
   'arpa/in-addr/10/0/0/1': { host: 'www.example.org' },
   'arpa/in-addr/10/9/176/213/3f1a9c2e': { host: 'nginx.example.org', targetstrip: 1 },
 
-  // A second zone without dns/apex: its apex has no addresses of its own (deviation 6).
+  // A second zone without dns/apex: its apex has no addresses of its own (deviation 6), also not
+  // from the leaf entries directly under it (deviation 9: those are the names x and y).
   'com/example/app/x1': { host: '10.1.0.1' },
   'com/example/app/x2': { host: '10.1.0.2' },
+  'com/example/x': { host: '10.1.0.3' },
+  'com/example/y': { host: '10.1.0.4' },
+
+  // The same service name in two environments, asked with a query wildcard "*" or "any" (deviation 10).
+  'org/example/blue/prod/x1': { host: '10.0.8.1', port: 8080 },
+  'org/example/green/prod/x1': { host: '10.0.8.2', port: 8080 },
+  'org/example/green/test/x1': { host: '10.0.8.3', port: 8080 },
 };
 
 /** The questions: every name of interest with every type we serve. */
@@ -142,7 +150,14 @@ export const NAMES = [
   '2.0.0.10.in-addr.arpa.',
   'example.com.',
   'app.example.com.',
+  'x.example.com.',
+  'prod.*.example.org.',
+  'prod.any.example.org.',
+  'any.wild.example.org.',
   'example.net.',
 ];
 
 export const TYPES = ['A', 'AAAA', 'CNAME', 'TXT', 'SRV', 'MX', 'PTR', 'NS', 'SOA'];
+
+/** ANY questions (deviation 11), asked of a few names besides NAMES x TYPES. */
+export const ANY_NAMES = ['www.example.org.', 'alias.example.org.', 'svc.example.org.', 'nothere.example.org.'];

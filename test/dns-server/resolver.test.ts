@@ -622,6 +622,60 @@ table('deviations from CoreDNS (skydns-layout.md)', [
   },
 ]);
 
+const ENVIRONMENTS = {
+  '/skydns/org/example/blue/prod/x1': { host: '10.0.0.1', port: 80 },
+  '/skydns/org/example/green/prod/x1': { host: '10.0.0.2', port: 80 },
+  '/skydns/org/example/green/test/x1': { host: '10.0.0.3', port: 80 },
+};
+const PROD_SRV = {
+  rcode: 'NOERROR',
+  aa: true,
+  answer: [
+    'prod.QUERY.example.org. 300 SRV 10 50 80 x1.prod.blue.example.org.',
+    'prod.QUERY.example.org. 300 SRV 10 50 80 x1.prod.green.example.org.',
+  ],
+  additional: ['x1.prod.blue.example.org. 300 A 10.0.0.1', 'x1.prod.green.example.org. 300 A 10.0.0.2'],
+};
+const prodSrv = (label: string): Shown => ({
+  ...PROD_SRV,
+  answer: PROD_SRV.answer.map((r) => r.replace('QUERY', label)),
+});
+
+table('a query label "any" (CoreDNS: the same as "*")', [
+  {
+    name: 'subtree mode, as CoreDNS: "any" matches any label at its position, like "*"',
+    lookup: 'subtree',
+    content: ENVIRONMENTS,
+    q: ['prod.any.example.org.', 'SRV'],
+    want: prodSrv('any'),
+  },
+  {
+    name: 'subtree mode: the same answer as "*"',
+    lookup: 'subtree',
+    content: ENVIRONMENTS,
+    q: ['prod.*.example.org.', 'SRV'],
+    want: prodSrv('*'),
+  },
+  {
+    name: 'own mode: "*" matches any label',
+    content: ENVIRONMENTS,
+    q: ['prod.*.example.org.', 'SRV'],
+    want: prodSrv('*'),
+  },
+  {
+    name: 'own mode (deviation): "any" is an ordinary label, so prod.any is NXDOMAIN without an "any" name',
+    content: ENVIRONMENTS,
+    q: ['prod.any.example.org.', 'SRV'],
+    want: { rcode: 'NXDOMAIN', aa: true, answer: [], authority: [SOA] },
+  },
+  {
+    name: 'own mode (deviation): a name called "any" answers its own records, not every name beside it',
+    content: { ...ENVIRONMENTS, '/skydns/org/example/any/3f1a9c2e': { host: '10.0.0.9' } },
+    q: ['any.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['any.example.org. 300 A 10.0.0.9'] },
+  },
+]);
+
 table('ANY questions: one RRset or a synthesized HINFO (RFC 8482)', [
   {
     name: 'a name with addresses answers one HINFO "RFC8482" with an empty OS, not an empty NOERROR',

@@ -6,7 +6,9 @@
 // - "subtree": CoreDNS's etcd plugin: the union of the whole subtree, and apex addresses from the
 //   whole zone when `dns/apex` is empty.
 // - A stored "*" label is an RFC 4592 wildcard in both modes; a "*" label in the query name
-//   matches any label at that position (CoreDNS's query wildcards).
+//   matches any label at that position (CoreDNS's query wildcards). CoreDNS reads a query label
+//   "any" as "*" too: so does "subtree"; in "own" mode "any" is an ordinary label, because it is
+//   a valid name of its own (a Service called "any") that must answer its own records.
 import { labelsOf } from '../shared/dns-name.ts';
 import { byKey, childrenOf, type IndexNode, type RecordIndex, type StoredEntry } from './record-index.ts';
 import type { Zone } from './zones.ts';
@@ -117,7 +119,7 @@ export function lookupName(
   mode: LookupMode,
   purpose: LookupPurpose,
 ): NameData {
-  const labels = labelsOf(name);
+  const labels = labelsOf(name).map((label) => (mode === 'subtree' && label === 'any' ? '*' : label));
   const zoneLabels = labelsOf(zone.name);
   const isApex = name === zone.name;
 
