@@ -79,15 +79,24 @@ function commandArgs(
   ];
 }
 
-/** Runs `etcdns plan` to its end; resolves with its exit code (3: changes) and output. */
-export async function runPlan(
-  o: Pick<ControllerOptions, 'kubeconfigFile' | 'etcdEndpoints' | 'ownerId' | 'args'>,
+type RunOptions = Pick<ControllerOptions, 'kubeconfigFile' | 'etcdEndpoints' | 'ownerId' | 'args'>;
+
+/** Runs a command to its end; resolves with its exit code and output. */
+async function runToEnd(
+  command: 'controller' | 'plan',
+  o: RunOptions,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  return promisify(execFile)(nodeBin, [...commandArgs('plan', o), ...(o.args ?? [])]).then(
+  return promisify(execFile)(nodeBin, [...commandArgs(command, o), ...(o.args ?? [])]).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   );
 }
+
+/** Runs `etcdns plan` to its end; resolves with its exit code (3: changes) and output. */
+export const runPlan = (o: RunOptions) => runToEnd('plan', o);
+
+/** Runs `etcdns controller --once` (one sync, no leader election) to its end. */
+export const runOnce = (o: RunOptions) => runToEnd('controller', { ...o, args: ['--once', ...(o.args ?? [])] });
 
 export async function startController(o: ControllerOptions): Promise<ControllerHandle> {
   const httpPort = await freePort();

@@ -53,6 +53,8 @@ export class Controller {
   private resyncTimer: NodeJS.Timeout | undefined;
   private running: Promise<SyncOutcome> | undefined;
   private again = false;
+  /** Set by start(). Without it (`--once`, `etcdns plan`) the caller runs the one sync; events start none. */
+  private looping = false;
   private retryMs = FIRST_RETRY_MS;
   private stopped = false;
   /** The last plan computed for each view, in config order (for `etcdns plan` and dry runs). */
@@ -81,6 +83,7 @@ export class Controller {
 
   /** Starts the periodic resync (events come through trigger()). */
   start(): void {
+    this.looping = true;
     this.resyncTimer = setInterval(() => this.trigger(false), this.d.config.resyncSeconds! * 1000);
     this.resyncTimer.unref();
     this.trigger(false);
@@ -96,6 +99,7 @@ export class Controller {
   /** Asks for a sync soon; `fromEvent` starts the event-to-etcd clock. */
   trigger(fromEvent = true): void {
     if (fromEvent) this.pendingSince ??= performance.now();
+    if (!this.looping) return;
     if (this.running) {
       this.again = true;
       return;
