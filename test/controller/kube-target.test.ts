@@ -158,6 +158,66 @@ test('in a pod: the ServiceAccount token file and CA, the API server from the en
   );
 });
 
+/** Where the API server is found, in the order of controller-runtime and client-go. */
+const orderRows: {
+  name: string;
+  flag?: boolean;
+  kubeconfigEnv?: 'present' | 'missing';
+  pod?: boolean;
+  home?: boolean;
+  want: string | RegExp;
+}[] = [
+  {
+    name: '--kubeconfig before everything',
+    flag: true,
+    kubeconfigEnv: 'present',
+    pod: true,
+    home: true,
+    want: 'https://flag:1',
+  },
+  {
+    name: "$KUBECONFIG before the pod's ServiceAccount",
+    kubeconfigEnv: 'present',
+    pod: true,
+    home: true,
+    want: 'https://env:1',
+  },
+  {
+    name: "a $KUBECONFIG naming no existing file: the pod's ServiceAccount",
+    kubeconfigEnv: 'missing',
+    pod: true,
+    home: true,
+    want: 'https://10.96.0.1:443',
+  },
+  { name: "the pod's ServiceAccount before ~/.kube/config", pod: true, home: true, want: 'https://10.96.0.1:443' },
+  { name: '~/.kube/config last', home: true, want: 'https://home:1' },
+  {
+    name: 'a $KUBECONFIG naming no existing file, outside a pod: not ~/.kube/config',
+    kubeconfigEnv: 'missing',
+    home: true,
+    want: /no kubeconfig found \(.*missing\)/,
+  },
+  { name: 'nothing at all', want: /no kubeconfig found \(.*\.kube\/config\); pass --kubeconfig, or run in a pod/ },
+];
+
+for (const row of orderRows) {
+  test(`where: ${row.name}`, () => {
+    const dir = files({
+      flag: kubeconfig('server: https://flag:1', 'token: f'),
+      env: kubeconfig('server: https://env:1', 'token: e'),
+      'sa/ca.crt': CA,
+      'sa/token': 't',
+      ...(row.home ? { 'home/.kube/config': kubeconfig('server: https://home:1', 'token: h') } : {}),
+    });
+    const env: NodeJS.ProcessEnv = { HOME: join(dir, 'home') };
+    if (row.kubeconfigEnv) env.KUBECONFIG = join(dir, row.kubeconfigEnv === 'present' ? 'env' : 'missing');
+    if (row.pod) Object.assign(env, { KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' });
+    const load = () => loadKubeTarget(row.flag ? join(dir, 'flag') : undefined, env, join(dir, 'sa'));
+    if (row.want instanceof RegExp) assert.throws(load, row.want);
+    else assert.equal(load().server, row.want);
+  });
+}
+
 const failures: { name: string; text?: string; cluster?: string; user?: string; error: RegExp }[] = [
   { name: 'no current-context', text: 'clusters: []\n', error: /config: current-context is not set/ },
   {

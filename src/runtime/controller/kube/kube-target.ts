@@ -1,7 +1,9 @@
-// Where and as whom the controller talks to the API server, found the way kubectl finds it:
-// --kubeconfig FILE; else, inside a pod, its ServiceAccount; else $KUBECONFIG (its files merged,
-// the first to set a value wins) or ~/.kube/config. Kubeconfig settings a controller has no use
-// for (auth-provider, basic auth, proxies) fail start-up naming the field, rather than being
+// Where and as whom the controller talks to the API server, found in the order of
+// controller-runtime's GetConfig and client-go's loading rules: --kubeconfig FILE; else
+// $KUBECONFIG (its files merged, the first to set a value wins; missing ones skipped); else,
+// inside a pod, its ServiceAccount; else ~/.kube/config. So a $KUBECONFIG set in a pod is used,
+// as every Go controller there would. Kubeconfig settings a controller has no use for
+// (auth-provider, basic auth, proxies) fail start-up naming the field, rather than being
 // silently ignored.
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -45,11 +47,13 @@ export function loadKubeTarget(
   serviceAccountDir = SERVICE_ACCOUNT_DIR,
 ): KubeTarget {
   if (file) return fromKubeconfigFiles([file]);
+  const listed = (env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
+  // As client-go: only --kubeconfig must exist; missing files in the search list are skipped,
+  // and when $KUBECONFIG names none that exists, a pod still uses its ServiceAccount.
+  const present = listed.filter((f) => existsSync(f));
+  if (present.length > 0) return fromKubeconfigFiles(present);
   if (env.KUBERNETES_SERVICE_HOST) return inCluster(env, serviceAccountDir);
-  const candidates = env.KUBECONFIG
-    ? env.KUBECONFIG.split(delimiter).filter(Boolean)
-    : [join(homedir(), '.kube', 'config')];
-  // As kubectl: only --kubeconfig must exist; missing files in the search list are skipped.
+  const candidates = listed.length > 0 ? listed : [join(env.HOME || homedir(), '.kube', 'config')];
   const files = candidates.filter((f) => existsSync(f));
   if (files.length === 0) {
     throw new KubeTargetError(
