@@ -26,7 +26,7 @@ interface Seen {
   at: number;
 }
 
-/** A registry whose page is the merged pages of the workers. */
+/** A registry whose page is the merged pages of the workers, and the primary's process metrics. */
 class PoolRegistry extends Registry {
   private readonly pages: () => Map<string, string>;
   constructor(pages: () => Map<string, string>) {
@@ -34,7 +34,7 @@ class PoolRegistry extends Registry {
     this.pages = pages;
   }
   override render(): string {
-    return mergeMetricPages(this.pages());
+    return mergeMetricPages(new Map([['primary', super.render()], ...this.pages()]));
   }
 }
 

@@ -34,6 +34,8 @@ export function createLogger(
   };
 }
 
+/** An Error as JSON: its stack says where it came from (a `cause` is an Error too, replaced alike). */
 function errorReplacer(_key: string, value: unknown): unknown {
-  return value instanceof Error ? { message: value.message, name: value.name } : value;
+  if (!(value instanceof Error)) return value;
+  return { name: value.name, message: value.message, stack: value.stack, cause: value.cause };
 }

@@ -94,8 +94,32 @@ export class Histogram implements Metric {
   }
 }
 
+/**
+ * The process metrics every Prometheus client library exports under these names, so dashboards
+ * and alerts made for any process work here; sampled when rendered.
+ */
+class ProcessMetrics implements Metric {
+  render(): string[] {
+    const { user, system } = process.cpuUsage();
+    return [
+      '# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.',
+      '# TYPE process_cpu_seconds_total counter',
+      series('process_cpu_seconds_total', '', (user + system) / 1e6),
+      '# HELP process_resident_memory_bytes Resident memory size in bytes.',
+      '# TYPE process_resident_memory_bytes gauge',
+      series('process_resident_memory_bytes', '', process.memoryUsage.rss()),
+      '# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.',
+      '# TYPE process_start_time_seconds gauge',
+      // timeOrigin: when this process started (after a re-execution with V8 flags: when that began).
+      series('process_start_time_seconds', '', Math.round(performance.timeOrigin) / 1000),
+    ];
+  }
+}
+
+/** A process's metrics: its own, then the standard process_* ones. */
 export class Registry {
   private readonly metrics: Metric[] = [];
+  private readonly processMetrics = new ProcessMetrics();
   counter(name: string, help: string): Counter {
     return this.add(new Counter(name, help));
   }
@@ -106,7 +130,7 @@ export class Registry {
     return this.add(new Histogram(name, help, buckets));
   }
   render(): string {
-    return `${this.metrics.flatMap((m) => m.render()).join('\n')}\n`;
+    return `${[...this.metrics, this.processMetrics].flatMap((m) => m.render()).join('\n')}\n`;
   }
   private add<M extends Metric>(metric: M): M {
     this.metrics.push(metric);
