@@ -7,7 +7,7 @@ import { RecordIndex } from '../../src/runtime/dns-server/record-index.ts';
 import { resolve, stripTarget } from '../../src/runtime/dns-server/resolver.ts';
 import type { LookupMode } from '../../src/runtime/dns-server/name-lookup.ts';
 import { ZoneTable } from '../../src/runtime/dns-server/zones.ts';
-import type { ServerZoneConfig } from '../../src/runtime/shared/config/server-config.ts';
+import type { ServerZoneConfig } from '../../src/config/zone-config.ts';
 
 type Content = Record<string, object | string>;
 
@@ -459,7 +459,7 @@ table('answers (CoreDNS behaviour we match)', [
   },
 ]);
 
-table('deviations from CoreDNS (skydns-layout.md)', [
+table('deviations from CoreDNS (docs/skydns-layout.md)', [
   {
     name: 'deviation 1: a CNAME query finds its data in a child entry (external-dns layout)',
     content: { '/skydns/org/example/app/3f1a9c2e': { host: 'www.example.net', targetstrip: 1 } },
@@ -552,9 +552,24 @@ table('deviations from CoreDNS (skydns-layout.md)', [
     want: { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] },
   },
   {
-    name: 'deviation 6: the apex does not answer with every address in the zone',
-    content: { '/skydns/org/example/www': { host: '10.0.0.1' } },
+    name: 'deviation 9: the leaf entries x and y directly under the apex are names of their own, not apex addresses',
+    content: { '/skydns/org/example/x': { host: '10.0.0.1' }, '/skydns/org/example/y': { host: '10.0.0.2' } },
     q: ['example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] },
+  },
+  {
+    name: 'deviation 9: the apex answers addresses from <zone>/dns/apex only',
+    content: {
+      '/skydns/org/example/x': { host: '10.0.0.1' },
+      '/skydns/org/example/dns/apex/a1': { host: '10.0.0.80' },
+    },
+    q: ['example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['example.org. 300 A 10.0.0.80'] },
+  },
+  {
+    name: 'deviation 9: the leaves under the apex are not its SRV targets either',
+    content: { '/skydns/org/example/x': { host: '10.0.0.1', port: 80 } },
+    q: ['example.org.', 'SRV'],
     want: { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] },
   },
   {
@@ -641,7 +656,7 @@ const prodSrv = (label: string): Shown => ({
   answer: PROD_SRV.answer.map((r) => r.replace('QUERY', label)),
 });
 
-table('a query label "any" (CoreDNS: the same as "*")', [
+table('a query label "any" (CoreDNS: the same as "*"; deviation 10 in own mode)', [
   {
     name: 'subtree mode, as CoreDNS: "any" matches any label at its position, like "*"',
     lookup: 'subtree',
@@ -663,20 +678,20 @@ table('a query label "any" (CoreDNS: the same as "*")', [
     want: prodSrv('*'),
   },
   {
-    name: 'own mode (deviation): "any" is an ordinary label, so prod.any is NXDOMAIN without an "any" name',
+    name: 'deviation 10: in own mode "any" is an ordinary label, so prod.any is NXDOMAIN without an "any" name',
     content: ENVIRONMENTS,
     q: ['prod.any.example.org.', 'SRV'],
     want: { rcode: 'NXDOMAIN', aa: true, answer: [], authority: [SOA] },
   },
   {
-    name: 'own mode (deviation): a name called "any" answers its own records, not every name beside it',
+    name: 'deviation 10: in own mode a name called "any" answers its own records, not every name beside it',
     content: { ...ENVIRONMENTS, '/skydns/org/example/any/3f1a9c2e': { host: '10.0.0.9' } },
     q: ['any.example.org.', 'A'],
     want: { rcode: 'NOERROR', aa: true, answer: ['any.example.org. 300 A 10.0.0.9'] },
   },
 ]);
 
-table('ANY questions: one RRset or a synthesized HINFO (RFC 8482)', [
+table('deviation 11: ANY questions get one RRset or a synthesized HINFO (RFC 8482)', [
   {
     name: 'a name with addresses answers one HINFO "RFC8482" with an empty OS, not an empty NOERROR',
     content: {

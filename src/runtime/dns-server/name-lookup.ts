@@ -1,8 +1,9 @@
 // Which stored entries answer for a name, and whether the name exists at all (NODATA vs
-// NXDOMAIN). This is where deviations 1, 3 and 6 of skydns-layout.md live:
+// NXDOMAIN). This is where deviations 1, 3, 6, 9 and 10 of docs/skydns-layout.md live:
 // - "own" (default): a name's entries are the one at its key plus leaf entries directly below it
-//   (the record-id layout external-dns writes); deeper descendants are other names. At the apex,
-//   addresses come only from `dns/apex`.
+//   (the record-id layout external-dns writes); deeper descendants are other names. The apex is
+//   the exception (deviation 9): the leaves directly under it are the zone's own names (www, mail),
+//   so it answers from its key only, and addresses from `dns/apex` only.
 // - "subtree": CoreDNS's etcd plugin: the union of the whole subtree, and apex addresses from the
 //   whole zone when `dns/apex` is empty.
 // - A stored "*" label is an RFC 4592 wildcard in both modes; a "*" label in the query name

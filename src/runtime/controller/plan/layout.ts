@@ -1,4 +1,4 @@
-// Where a desired record lives in etcd, per skydns-layout.md "What our controller writes":
+// Where a desired record lives in etcd, per docs/skydns-layout.md "What our controller writes":
 // address and SRV records in a child key named by a stable hash of (type, target), a CNAME at
 // the name's exact key, owner and resource in the value.
 import { createHash } from 'node:crypto';
