@@ -5,7 +5,7 @@ import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeManifests } from './constructs/manifest-writer.ts';
 import { synthStack } from './constructs/synth-stack.ts';
-import { ConfigError } from './constructs/validate.ts';
+import { ConfigError } from './config/config-error.ts';
 import { ENVIRONMENTS } from './environments/index.ts';
 
 const { values, positionals } = parseArgs({ options: { out: { type: 'string' } }, allowPositionals: true });

@@ -3,7 +3,7 @@
 // election gets a Role in the controller's own namespace, on its one Lease.
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
-import type { SourceKind } from '../runtime/shared/config/controller-config.ts';
+import type { SourceKind } from '../config/controller-config.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 
 const READ = ['get', 'list', 'watch'];

@@ -4,8 +4,8 @@
 // elects a leader through a Lease; with one it is replaced with Recreate, so two never write.
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
-import type { ControllerConfig, Policy, SourceKind } from '../runtime/shared/config/controller-config.ts';
-import type { ViewConfig } from '../runtime/shared/config/view-config.ts';
+import { controllerEntries, type ControllerConfig, type Policy, type SourceKind } from '../config/controller-config.ts';
+import type { ViewConfig } from '../config/view-config.ts';
 import { CONFIG_DIR, CONFIG_FILE, renderConfigFile } from './config-file.ts';
 import { ControllerRbac } from './controller-rbac.ts';
 import { etcdClientMounts, type EtcdClientAccess } from './etcd-client-access.ts';
@@ -14,7 +14,7 @@ import { COMPONENT, podTemplateLabels, selectorLabels } from './labels.ts';
 import type { LogLevel } from './dns-server.ts';
 import { metricsService } from './service-monitor.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
-import { assertNoProblems, controllerProblems } from './validate.ts';
+import { assertNoProblems, intProblem, settingProblems } from './kubernetes-rules.ts';
 import {
   RESTRICTED_CONTAINER,
   TMP_MOUNT,
@@ -24,6 +24,7 @@ import {
   scheduling,
   sortedEnv,
   type WorkloadProps,
+  workloadProblems,
   httpProbe,
   runtimePodAnnotations,
 } from './workload.ts';
@@ -216,4 +217,38 @@ export class DnsController extends Construct {
       });
     }
   }
+}
+
+export function controllerProblems(
+  p: ControllerProps & { sources?: SourcesProps; ownership?: OwnershipProps },
+  path: string,
+): string[] {
+  return [
+    ...workloadProblems(p, path),
+    ...intProblem(p.replicas, `${path}.replicas`, 1, 10),
+    ...settingProblems(controllerEntries.resyncSeconds, p.resyncSeconds, `${path}.resyncSeconds`),
+    ...settingProblems(controllerEntries.logLevel, p.logLevel, `${path}.logLevel`),
+    ...sourcesProblems(p.sources, 'sources'),
+    ...ownershipProblems(p.ownership, 'ownership'),
+  ];
+}
+
+function sourcesProblems(s: SourcesProps | undefined, path: string): string[] {
+  const c = controllerEntries;
+  return [
+    ...settingProblems(c.sources, s?.kinds, `${path}.kinds`),
+    ...settingProblems(c.namespace, s?.namespace, `${path}.namespace`),
+    ...settingProblems(c.ingressClasses, s?.ingressClasses, `${path}.ingressClasses`),
+    ...settingProblems(c.labelSelector, s?.labelSelector, `${path}.labelSelector`),
+    ...settingProblems(c.annotationFilter, s?.annotationFilter, `${path}.annotationFilter`),
+    ...settingProblems(c.publishClusterIp, s?.publishClusterIp, `${path}.publishClusterIp`),
+    ...settingProblems(c.excludeDomains, s?.excludeDomains, `${path}.excludeDomains`),
+  ];
+}
+
+function ownershipProblems(o: OwnershipProps | undefined, path: string): string[] {
+  return [
+    ...settingProblems(controllerEntries.policy, o?.policy, `${path}.policy`),
+    ...settingProblems(controllerEntries.ownerId, o?.ownerId, `${path}.ownerId`),
+  ];
 }

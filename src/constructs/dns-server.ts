@@ -3,17 +3,19 @@
 // unprivileged port 5353 inside the pod, exposed on 53 by DnsService; PDB and optional HPA.
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
-import type { ForwardConfig, ServerConfig } from '../runtime/shared/config/server-config.ts';
-import type { Exposure } from '../runtime/shared/config/view-config.ts';
-import type { ZoneConfig } from '../runtime/shared/config/zone-config.ts';
+import { serverEntries, type ForwardConfig, type ServerConfig } from '../config/server-config.ts';
+import { keyPrefix } from '../config/field-rules.ts';
+import { problemsOf } from '../config/schema-problems.ts';
+import type { Exposure } from '../config/view-config.ts';
+import { zoneSchema, zonesSchema, type ZoneConfig } from '../config/zone-config.ts';
 import { CONFIG_DIR, CONFIG_FILE, renderConfigFile } from './config-file.ts';
-import { DNS_PORT_NAMES, DnsService, mayUseIpv6, type DnsServiceProps } from './dns-service.ts';
+import { DNS_PORT_NAMES, DnsService, dnsServiceProblems, mayUseIpv6, type DnsServiceProps } from './dns-service.ts';
 import { etcdClientMounts, type EtcdClientAccess } from './etcd-client-access.ts';
 import { DEFAULT_IMAGES, imageReference } from './image.ts';
 import { COMPONENT, podTemplateLabels, selectorLabels } from './labels.ts';
 import { metricsService } from './service-monitor.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
-import { assertNoProblems, prefixProblems, serverProblems, zonesProblems } from './validate.ts';
+import { assertNoProblems, intProblem, oneOf, settingProblems } from './kubernetes-rules.ts';
 import {
   RESTRICTED_CONTAINER,
   TMP_MOUNT,
@@ -24,6 +26,7 @@ import {
   scheduling,
   type AntiAffinity,
   type WorkloadProps,
+  workloadProblems,
   httpProbe,
   runtimePodAnnotations,
 } from './workload.ts';
@@ -98,8 +101,8 @@ export class DnsServer extends Construct {
     super(scope, id);
     assertNoProblems([
       ...serverProblems(props, 'server'),
-      ...zonesProblems(props.zones, 'zones'),
-      ...prefixProblems(props.prefix, 'prefix'),
+      ...problemsOf(zonesSchema(zoneSchema), props.zones, 'zones'),
+      ...settingProblems(keyPrefix, props.prefix, 'prefix'),
     ]);
     const { stack } = props;
     const name = `${stack.name}-server-${props.view}`;
@@ -242,4 +245,29 @@ export class DnsServer extends Construct {
       });
     }
   }
+}
+
+export function serverProblems(p: ServerProps, path: string): string[] {
+  const problems = [
+    ...workloadProblems(p, path),
+    ...intProblem(p.replicas, `${path}.replicas`, 1, 100),
+    ...oneOf(p.antiAffinity, `${path}.antiAffinity`, ['required', 'preferred', 'none']),
+    ...settingProblems(serverEntries.lookup, p.lookup, `${path}.lookup`),
+    ...settingProblems(serverEntries.logLevel, p.logLevel, `${path}.logLevel`),
+    ...settingProblems(serverEntries.workers, p.workers, `${path}.workers`),
+    ...settingProblems(serverEntries.forward, p.forward, `${path}.forward`),
+    ...dnsServiceProblems(p.service, `${path}.service`),
+  ];
+  const hpa = p.autoscaling;
+  if (hpa) {
+    const min = hpa.minReplicas ?? p.replicas ?? 1;
+    problems.push(
+      ...intProblem(hpa.minReplicas, `${path}.autoscaling.minReplicas`, 1, 100),
+      ...intProblem(hpa.maxReplicas, `${path}.autoscaling.maxReplicas`, 1, 100),
+      ...intProblem(hpa.targetCpuUtilization, `${path}.autoscaling.targetCpuUtilization`, 1, 100, 'a percentage'),
+    );
+    if (typeof hpa.maxReplicas === 'number' && hpa.maxReplicas < min)
+      problems.push(`${path}.autoscaling.maxReplicas: must be at least minReplicas (${min}) (got ${hpa.maxReplicas})`);
+  }
+  return problems;
 }

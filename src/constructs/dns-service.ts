@@ -4,6 +4,8 @@
 // IP families.
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
+import { isIP } from 'node:net';
+import { QUALIFIED_NAME, mapProblems, oneOf, show } from './kubernetes-rules.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 
 export type IpFamily = 'IPv4' | 'IPv6';
@@ -108,4 +110,44 @@ export class DnsService extends Construct {
       service(props.name, [port('TCP'), port('UDP')]);
     }
   }
+}
+
+export function dnsServiceProblems(s: DnsServiceProps | undefined, path: string): string[] {
+  if (!s) return [];
+  const type = s.type ?? 'LoadBalancer';
+  const problems = [
+    ...oneOf(s.type, `${path}.type`, ['LoadBalancer', 'NodePort', 'ClusterIP']),
+    ...oneOf(s.protocols, `${path}.protocols`, ['mixed', 'split']),
+    ...oneOf(s.externalTrafficPolicy, `${path}.externalTrafficPolicy`, ['Cluster', 'Local']),
+    ...oneOf(s.ipFamilyPolicy, `${path}.ipFamilyPolicy`, ['SingleStack', 'PreferDualStack', 'RequireDualStack']),
+    ...mapProblems(s.annotations, `${path}.annotations`, false),
+  ];
+  if (s.loadBalancerIP !== undefined && isIP(s.loadBalancerIP) === 0)
+    problems.push(`${path}.loadBalancerIP: must be an IPv4 or IPv6 address (got ${show(s.loadBalancerIP)})`);
+  if (type !== 'LoadBalancer')
+    for (const field of ['loadBalancerIP', 'loadBalancerClass'] as const)
+      if (s[field] !== undefined)
+        problems.push(`${path}.${field}: only allowed with type "LoadBalancer" (type is ${show(type)})`);
+  if (s.loadBalancerClass !== undefined && !QUALIFIED_NAME.test(s.loadBalancerClass))
+    problems.push(
+      `${path}.loadBalancerClass: must be a qualified name such as "metallb.io/metallb" (got ${show(s.loadBalancerClass)})`,
+    );
+  if (type === 'ClusterIP' && s.externalTrafficPolicy !== undefined)
+    problems.push(`${path}.externalTrafficPolicy: only allowed with type "LoadBalancer" or "NodePort"`);
+  if (s.ipFamilies !== undefined) {
+    const f = s.ipFamilies;
+    if (
+      !Array.isArray(f) ||
+      f.length < 1 ||
+      f.length > 2 ||
+      new Set(f).size !== f.length ||
+      f.some((x) => x !== 'IPv4' && x !== 'IPv6')
+    )
+      problems.push(
+        `${path}.ipFamilies: must be ["IPv4"], ["IPv6"], ["IPv4", "IPv6"] or ["IPv6", "IPv4"] (got ${show(f)})`,
+      );
+    else if (f.length === 2 && s.ipFamilyPolicy === 'SingleStack')
+      problems.push(`${path}.ipFamilyPolicy: "SingleStack" allows one IP family, but ipFamilies lists two`);
+  }
+  return problems;
 }

@@ -4,16 +4,23 @@
 import { Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
-import type { ZoneConfig } from '../runtime/shared/config/zone-config.ts';
-import { DnsController, type ControllerProps, type OwnershipProps, type SourcesProps } from './dns-controller.ts';
-import { DnsServer, type ServerProps } from './dns-server.ts';
-import { EtcdCluster, type EtcdProps } from './etcd-cluster.ts';
+import { problemsOf } from '../config/schema-problems.ts';
+import { zoneSchema, zonesSchema, type ZoneConfig } from '../config/zone-config.ts';
+import {
+  DnsController,
+  controllerProblems,
+  type ControllerProps,
+  type OwnershipProps,
+  type SourcesProps,
+} from './dns-controller.ts';
+import { DnsServer, serverProblems, type ServerProps } from './dns-server.ts';
+import { EtcdCluster, etcdProblems, type EtcdProps } from './etcd-cluster.ts';
 import { DEFAULT_IMAGES } from './image.ts';
 import { PRUNE_PROTECTION } from './prune-protection.ts';
 import { ServiceMonitor, type ServiceMonitorProps } from './service-monitor.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
-import { assertNoProblems, stackProblems } from './validate.ts';
-import { controllerViewConfigs, isPlainView, resolveViews, type ViewProps } from './views.ts';
+import { DURATION, assertNoProblems, intProblem, k8sName, mapProblems, show } from './kubernetes-rules.ts';
+import { controllerViewConfigs, isPlainView, resolveViews, viewsProblems, type ViewProps } from './views.ts';
 
 export interface NamespaceProps {
   /** Namespace of every namespaced object; default "etcdns". */
@@ -163,4 +170,27 @@ export class DnsStack extends Construct {
       new ServiceMonitor(this, 'service-monitor', stack, version, observability.serviceMonitor);
     }
   }
+}
+
+export function stackProblems(props: DnsStackProps): string[] {
+  const o = props.observability;
+  const problems = [
+    ...k8sName(props.name, 'name', 'label', 30),
+    ...k8sName(props.namespace?.name, 'namespace.name', 'label', 63),
+    ...mapProblems(props.namespace?.labels, 'namespace.labels', true),
+    ...problemsOf(zonesSchema(zoneSchema), props.zones, 'zones'),
+    ...viewsProblems(props.views, props.zones, 'views'),
+    ...etcdProblems(props.etcd ?? {}, 'etcd'),
+    ...serverProblems(props.server ?? {}, 'server'),
+    ...controllerProblems({ ...props.controller, sources: props.sources, ownership: props.ownership }, 'controller'),
+    ...intProblem(o?.metricsPort, 'observability.metricsPort', 1024, 65535, 'an unprivileged port'),
+  ];
+  if (o?.metricsPort === 5353)
+    problems.push('observability.metricsPort: must not be 5353, the DNS port inside the pod');
+  if (o?.serviceMonitor?.interval !== undefined && !DURATION.test(o.serviceMonitor.interval))
+    problems.push(
+      `observability.serviceMonitor.interval: must be a duration such as "30s" or "1m" (got ${show(o.serviceMonitor.interval)})`,
+    );
+  problems.push(...mapProblems(o?.serviceMonitor?.labels, 'observability.serviceMonitor.labels', true));
+  return problems;
 }

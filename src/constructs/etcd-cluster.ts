@@ -14,7 +14,7 @@ import { DEFAULT_IMAGES, imageReference } from './image.ts';
 import { COMPONENT, podTemplateLabels, selectorLabels } from './labels.ts';
 import { metricsService } from './service-monitor.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
-import { assertNoProblems, etcdProblems } from './validate.ts';
+import { MEMORY, SECRET_KEY, assertNoProblems, intProblem, isInt, k8sName, oneOf, show } from './kubernetes-rules.ts';
 import {
   RESTRICTED_CONTAINER,
   nodeAntiAffinity,
@@ -24,6 +24,7 @@ import {
   sortedEnv,
   type AntiAffinity,
   type WorkloadProps,
+  workloadProblems,
 } from './workload.ts';
 
 export interface EtcdTlsProps {
@@ -373,4 +374,83 @@ export class EtcdCluster extends Construct {
       });
     }
   }
+}
+
+export function etcdProblems(p: EtcdProps, path: string): string[] {
+  const problems = [...workloadProblems(p, path)];
+  if (p.replicas !== undefined && !(isInt(p.replicas, 1, 9) && p.replicas % 2 === 1))
+    problems.push(`${path}.replicas: must be an odd number of members: 1, 3, 5, 7 or 9 (got ${show(p.replicas)})`);
+  if (p.storage?.size !== undefined && !MEMORY.test(p.storage.size))
+    problems.push(`${path}.storage.size: must be a storage quantity such as "8Gi" (got ${show(p.storage.size)})`);
+  problems.push(...k8sName(p.storage?.storageClassName, `${path}.storage.storageClassName`, 'subdomain', 253));
+  problems.push(...oneOf(p.compaction?.mode, `${path}.compaction.mode`, ['periodic', 'revision']));
+  const retention = p.compaction?.retention;
+  if (retention !== undefined) {
+    const revision = p.compaction?.mode === 'revision';
+    if (revision ? !/^[1-9]\d*$/.test(retention) : !/^(?:[1-9]\d*|\d+(?:s|m|h))$/.test(retention))
+      problems.push(
+        `${path}.compaction.retention: must be ${revision ? 'a number of revisions such as "1000"' : 'a duration such as "1h" or "30m"'} (got ${show(retention)})`,
+      );
+  }
+  problems.push(...intProblem(p.quotaBackendBytes, `${path}.quotaBackendBytes`, 2 ** 20, 8 * 2 ** 30, 'a byte count'));
+  problems.push(...oneOf(p.antiAffinity, `${path}.antiAffinity`, ['required', 'preferred', 'none']));
+  if (p.tls) {
+    if (p.tls.serverSecret === undefined)
+      problems.push(`${path}.tls.serverSecret: required with tls (an existing Secret name)`);
+    if (p.tls.clientSecret === undefined)
+      problems.push(`${path}.tls.clientSecret: required with tls (an existing Secret name)`);
+    for (const field of ['serverSecret', 'peerSecret', 'clientSecret'] as const)
+      problems.push(...k8sName(p.tls[field], `${path}.tls.${field}`, 'subdomain', 253));
+    for (const field of ['caKey', 'certKey', 'keyKey'] as const) {
+      const key = p.tls[field];
+      if (key !== undefined && !SECRET_KEY.test(key))
+        problems.push(
+          `${path}.tls.${field}: must be a Secret key of letters, digits, "-", "_" and "." (got ${show(key)})`,
+        );
+      if (key !== undefined && p.tls.certManager)
+        problems.push(
+          `${path}.tls.${field}: must be left out with certManager (cert-manager writes ca.crt, tls.crt, tls.key)`,
+        );
+    }
+    const cm = p.tls.certManager;
+    if (cm) {
+      if (cm.issuerName === undefined)
+        problems.push(`${path}.tls.certManager.issuerName: required (a cert-manager issuer)`);
+      problems.push(
+        ...k8sName(cm.issuerName, `${path}.tls.certManager.issuerName`, 'subdomain', 253),
+        ...oneOf(cm.issuerKind, `${path}.tls.certManager.issuerKind`, ['Issuer', 'ClusterIssuer']),
+      );
+      for (const field of ['duration', 'renewBefore'] as const) {
+        const value = cm[field];
+        if (value !== undefined && (value === '' || !/^(?:\d+h)?(?:\d+m)?(?:\d+s)?$/.test(value)))
+          problems.push(
+            `${path}.tls.certManager.${field}: must be a duration such as "2160h" or "720h30m" (got ${show(value)})`,
+          );
+      }
+    }
+  }
+  if (p.auth) {
+    const u = p.auth.username;
+    if (u !== undefined && (typeof u !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(u)))
+      problems.push(`${path}.auth.username: must be 1-64 letters, digits, ".", "_" or "-" (got ${show(u)})`);
+    problems.push(...k8sName(p.auth.password?.name, `${path}.auth.password.name`, 'subdomain', 253));
+    if (!p.auth.password?.name || !p.auth.password.key || !SECRET_KEY.test(p.auth.password.key))
+      problems.push(`${path}.auth.password: must reference an existing Secret key, { name: "...", key: "..." }`);
+    const es = p.auth.externalSecret;
+    if (es) {
+      const at = `${path}.auth.externalSecret`;
+      problems.push(
+        ...k8sName(es.storeName, `${at}.storeName`, 'subdomain', 253),
+        ...oneOf(es.storeKind, `${at}.storeKind`, ['SecretStore', 'ClusterSecretStore']),
+      );
+      if (es.storeName === undefined) problems.push(`${at}.storeName: required (a SecretStore or ClusterSecretStore)`);
+      if (typeof es.remoteKey !== 'string' || es.remoteKey === '')
+        problems.push(`${at}.remoteKey: required, the key of the password in the external store`);
+      if (es.refreshInterval !== undefined && !/^(?:\d+h)?(?:\d+m)?(?:\d+s)?$/.test(es.refreshInterval))
+        problems.push(
+          `${at}.refreshInterval: must be a duration such as "1h" or "15m" (got ${show(es.refreshInterval)})`,
+        );
+    }
+  }
+  return problems;
 }

@@ -1,10 +1,19 @@
 // Views (split horizon): which zones a DNS server answers from which etcd prefix, how it is
 // exposed, which resources feed it and how their addresses are rewritten. Each view gets its own
 // DnsServer and Service; the controller writes every view (see src/runtime/controller/views/).
-import type { Exposure, RewriteRule, ViewConfig, ViewSelection } from '../runtime/shared/config/view-config.ts';
-import type { ZoneConfig } from '../runtime/shared/config/zone-config.ts';
-import { canonicalName } from '../runtime/shared/dns-name.ts';
-import type { DnsServiceProps } from './dns-service.ts';
+import * as v from 'valibot';
+import { keyPrefix } from '../config/field-rules.ts';
+import { problemsOf } from '../config/schema-problems.ts';
+import {
+  viewsSchema,
+  type Exposure,
+  type RewriteRule,
+  type ViewConfig,
+  type ViewSelection,
+} from '../config/view-config.ts';
+import type { ZoneConfig } from '../config/zone-config.ts';
+import { canonicalName, dnsNameProblem } from '../runtime/shared/dns-name.ts';
+import { dnsServiceProblems, type DnsServiceProps } from './dns-service.ts';
 
 export interface ViewProps {
   /** Part of the server's object names and of its component label; a DNS-1123 label. */
@@ -44,7 +53,7 @@ export function resolveViews(
 ): ResolvedView[] {
   return (views ?? DEFAULT_VIEWS).map((view) => ({
     name: view.name,
-    prefix: view.prefix ?? DEFAULT_PREFIX,
+    prefix: v.parse(keyPrefix, view.prefix ?? DEFAULT_PREFIX),
     zones: view.zones ? zones.filter((z) => view.zones!.map(canonicalName).includes(canonicalName(z.name))) : zones,
     service: { ...service, ...view.service },
     exposure: view.exposure ?? 'internal',
@@ -75,4 +84,29 @@ export function controllerViewConfigs(views: ResolvedView[]): ViewConfig[] {
     selection: v.selection,
     rules: v.rules,
   }));
+}
+
+export function viewsProblems(views: ViewProps[] | undefined, zones: ZoneConfig[] | undefined, path: string): string[] {
+  if (views === undefined) return [];
+  const zoneNames = (zones ?? []).filter((z) => typeof z.name === 'string').map((z) => z.name);
+  const known = new Set(zoneNames.map(canonicalName));
+  const problems = problemsOf(
+    viewsSchema,
+    views.map((view) => ({ ...view, prefix: view.prefix ?? DEFAULT_PREFIX })),
+    path,
+  );
+  (views ?? []).forEach((view, i) => {
+    const at = `${path}[${i}]`;
+    // Part of the server's object names, which Kubernetes limits.
+    if (typeof view.name === 'string' && view.name.length > 15)
+      problems.push(`${at}.name: must be 15 or fewer characters (got ${JSON.stringify(view.name)})`);
+    (view.zones ?? []).forEach((z, j) => {
+      if (typeof z === 'string' && !dnsNameProblem(z) && !known.has(canonicalName(z)))
+        problems.push(
+          `${at}.zones[${j}]: ${JSON.stringify(z)} is not one of the stack's zones (${zoneNames.map((n) => JSON.stringify(n)).join(', ')})`,
+        );
+    });
+    problems.push(...dnsServiceProblems(view.service, `${at}.service`));
+  });
+  return problems;
 }

@@ -4,7 +4,9 @@
 // capabilities), and list-valued fields are built in a sorted order.
 import { k8s } from 'cdk8s-plus-27';
 import { CONFIG_HASH_ANNOTATION, configHash } from './config-file.ts';
-import type { ImageRef } from './image.ts';
+import { imageProblems, type ImageRef } from './image.ts';
+import { CPU, MAX_ID, MEMORY, intProblem, k8sName, mapProblems, show } from './kubernetes-rules.ts';
+import { LABEL_COMPONENT, LABEL_NAME } from './labels.ts';
 
 /** Kubernetes quantities, e.g. cpu "100m", memory "128Mi"; a field left out keeps the component's default. */
 export interface ResourceProps {
@@ -155,4 +157,34 @@ export function runtimePodAnnotations(
         }
       : {}),
   };
+}
+
+export function workloadProblems(props: WorkloadProps, path: string): string[] {
+  const problems: string[] = [];
+  if (props.image) problems.push(...imageProblems(props.image, `${path}.image`));
+  for (const side of ['requests', 'limits'] as const) {
+    const q = props.resources?.[side];
+    if (q?.cpu !== undefined && !CPU.test(q.cpu))
+      problems.push(
+        `${path}.resources.${side}.cpu: must be a CPU quantity such as "100m" or "0.5" (got ${show(q.cpu)})`,
+      );
+    if (q?.memory !== undefined && !MEMORY.test(q.memory))
+      problems.push(
+        `${path}.resources.${side}.memory: must be a memory quantity such as "128Mi" or "1Gi" (got ${show(q.memory)})`,
+      );
+  }
+  const sc = props.securityContext;
+  problems.push(
+    ...intProblem(sc?.runAsUser, `${path}.securityContext.runAsUser`, 1, MAX_ID, 'a non-root user id'),
+    ...intProblem(sc?.runAsGroup, `${path}.securityContext.runAsGroup`, 0, MAX_ID, 'a group id'),
+    ...intProblem(sc?.fsGroup, `${path}.securityContext.fsGroup`, 0, MAX_ID, 'a group id'),
+    ...k8sName(props.priorityClassName, `${path}.priorityClassName`, 'subdomain', 253),
+    ...mapProblems(props.labels, `${path}.labels`, true),
+    ...mapProblems(props.podAnnotations, `${path}.podAnnotations`, false),
+    ...mapProblems(props.nodeSelector, `${path}.nodeSelector`, true),
+  );
+  for (const reserved of [LABEL_NAME, LABEL_COMPONENT])
+    if (props.labels && reserved in props.labels)
+      problems.push(`${path}.labels: may not set ${show(reserved)}: it is part of the fixed selector`);
+  return problems;
 }

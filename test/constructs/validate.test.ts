@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { App, Chart } from 'cdk8s';
 import { DnsStack, type DnsStackProps } from '../../src/constructs/dns-stack.ts';
-import { ConfigError } from '../../src/constructs/validate.ts';
+import { ConfigError } from '../../src/config/config-error.ts';
 import { dev } from '../../src/environments/dev.ts';
 import { prod } from '../../src/environments/prod.ts';
 
@@ -22,7 +22,7 @@ const cases: [string, DnsStackProps, string, string][] = [
   ['zone that is not a DNS name', { zones: [{ name: 'bad_zone..org' }] }, 'zones[0].name', 'valid domain name'],
   ['zone with a space', { zones: [{ name: 'my zone.org' }] }, 'zones[0].name', 'invalid label'],
   ['root zone', { zones: [{ name: '.' }] }, 'zones[0].name', 'must not be the root zone'],
-  ['no zones', { zones: [] }, 'zones', 'at least one zone'],
+  ['no zones', { zones: [] }, 'zones', 'at least one of zones'],
   ['zone listed twice', { zones: [{ name: 'a.org' }, { name: 'A.org.' }] }, 'zones[1].name', 'listed twice'],
   ['TTL zero', { zones: [{ name: 'a.org', defaultTtl: 0 }] }, 'zones[0].defaultTtl', 'from 1 to 2147483647'],
   [
@@ -31,7 +31,12 @@ const cases: [string, DnsStackProps, string, string][] = [
     'zones[0].defaultTtl',
     'from 1 to 2147483647',
   ],
-  ['SOA minimum negative', { zones: [{ name: 'a.org', soa: { minimum: -1 } }] }, 'zones[0].soa.minimum', 'TTL'],
+  [
+    'SOA minimum negative',
+    { zones: [{ name: 'a.org', soa: { minimum: -1 } }] },
+    'zones[0].soa.minimum',
+    'from 0 to 2147483647',
+  ],
   ['SOA rname not a name', { zones: [{ name: 'a.org', soa: { rname: 'a b' } }] }, 'zones[0].soa.rname', 'domain name'],
   [
     'view refers to an unknown zone',
@@ -80,10 +85,22 @@ const cases: [string, DnsStackProps, string, string][] = [
     '"/skydns"',
   ],
   [
-    'view prefix with trailing slash',
-    { ...valid, views: [{ name: 'internal', prefix: '/skydns/' }] },
-    'views[0].prefix',
-    'no trailing',
+    'view prefixes equal but for a trailing slash',
+    { ...valid, views: [{ name: 'a' }, { name: 'b', prefix: '/skydns/' }] },
+    'views[1].prefix',
+    'overlaps',
+  ],
+  [
+    'view name longer than object names allow',
+    { ...valid, views: [{ name: 'a'.repeat(16) }] },
+    'views[0].name',
+    '15 or fewer',
+  ],
+  [
+    'label selector (checked as the controller checks it)',
+    { ...valid, sources: { labelSelector: 'app in web' } },
+    'sources.labelSelector',
+    'is not a selector',
   ],
   [
     'image tag latest',
@@ -247,7 +264,7 @@ const cases: [string, DnsStackProps, string, string][] = [
     '"required", "preferred", "none"',
   ],
   ['controller replicas', { ...valid, controller: { replicas: 11 } }, 'controller.replicas', 'from 1 to 10'],
-  ['resync too short', { ...valid, controller: { resyncSeconds: 1 } }, 'controller.resyncSeconds', 'from 10 to 86400'],
+  ['resync zero', { ...valid, controller: { resyncSeconds: 0 } }, 'controller.resyncSeconds', 'from 1 to 86400'],
   [
     'log level',
     { ...valid, controller: { logLevel: 'verbose' as 'debug' } },
@@ -395,6 +412,10 @@ test('valid edge values are accepted', () => {
       ],
     },
     { ...valid, etcd: { replicas: 9 } },
+    // SOA timers may be 0, as in the server's own config.
+    { zones: [{ name: 'a.org', soa: { refresh: 0, retry: 0, expire: 0, minimum: 0 } }] },
+    { ...valid, controller: { resyncSeconds: 1 } },
+    { ...valid, views: [{ name: 'internal', prefix: '/skydns/' }] },
     { ...valid, views: [{ name: 'internal', zones: ['EXAMPLE.org.'], prefix: '/dns/internal' }] },
     {
       ...valid,

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { parseControllerOptions } from '../../src/runtime/controller/controller-options.ts';
+import { controllerUsage, parseControllerOptions } from '../../src/runtime/controller/controller-options.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { etcdnsBin, nodeBin } from '../support/tools.ts';
 
@@ -69,53 +69,144 @@ test('flags beat environment, environment beats the file; lists repeat and split
 });
 
 const bad: [string, string[], Record<string, string>, RegExp][] = [
-  ['no etcd', ['--owner-id', 'me'], {}, /config field "etcd\.endpoints": at least one/],
+  ['no etcd', ['--owner-id', 'me'], {}, /^etcd: is required$/],
   [
     'etcd not a URL',
     ['--etcd', 'localhost:2379', '--owner-id', 'me'],
     {},
-    /"etcd\.endpoints": "localhost:2379" is not/,
+    /^etcd\.endpoints\[0\] \(--etcd-urls\): must be an etcd client URL, http\(s\):\/\/host:port \(got "localhost:2379"\)$/,
   ],
-  ['no owner', ['--etcd', 'http://e:1'], {}, /"ownerId": required/],
-  ['owner with quotes', ['--etcd', 'http://e:1', '--owner-id', 'a"b'], {}, /"ownerId": "a"b" may contain only/],
+  ['no owner', ['--etcd', 'http://e:1'], {}, /^ownerId: is required$/],
+  [
+    'owner with quotes',
+    ['--etcd', 'http://e:1', '--owner-id', 'a"b'],
+    {},
+    /^ownerId \(--owner-id\): must be 1-63 letters/,
+  ],
   [
     'policy',
     [...base, '--policy', 'delete-all'],
     {},
-    /"policy": "delete-all" is not one of sync, upsert-only, create-only/,
+    /^policy \(--policy\): must be one of "sync", "upsert-only", "create-only" \(got "delete-all"\)$/,
   ],
-  ['source', [...base, '--source', 'pod'], {}, /"sources": \["pod"\]/],
-  ['domain', [...base, '--domain-filter', 'bad..org'], {}, /"domainFilter": "bad\.\.org" has an empty label/],
-  ['selector', [...base, '--label-selector', 'app in web'], {}, /"labelSelector": "app in web" is not a selector/],
+  [
+    'source',
+    [...base, '--source', 'pod'],
+    {},
+    /^sources\[0\] \(--source\): must be one of "service", "ingress" \(got "pod"\)$/,
+  ],
+  [
+    'domain',
+    [...base, '--domain-filter', 'bad..org'],
+    {},
+    /^domainFilter\[0\] \(--domain-filter\): .*"bad\.\.org" has an empty label$/,
+  ],
+  [
+    'selector',
+    [...base, '--label-selector', 'app in web'],
+    {},
+    /^labelSelector \(--label-selector\): "app in web" is not a selector/,
+  ],
   [
     'resync from env',
     base,
     { ETCDNS_RESYNC_SECONDS: 'soon' },
-    /"resyncSeconds" \(ETCDNS_RESYNC_SECONDS\): "soon" is not a whole number/,
+    /^resyncSeconds \(ETCDNS_RESYNC_SECONDS\): must be a number of seconds from 1 to 86400 \(got "soon"\)$/,
   ],
   [
     'bool',
     [...base, '--publish-cluster-ip=maybe'],
     {},
-    /"publishClusterIp" \(--publish-cluster-ip\): "maybe" is not true or false/,
+    /^publishClusterIp \(--publish-cluster-ip\): must be true or false/,
   ],
-  ['http listen', [...base, '--http-listen', '8080'], {}, /"httpListen": "8080" is not host:port/],
-  ['lease namespace', [...base, '--leader-elect'], {}, /"leaderElection\.namespace": required/],
-  ['unknown flag', [...base, '--zone', 'x'], {}, /unknown flag --zone/],
-  ['missing value', [...base, '--prefix'], {}, /--prefix needs a value \(config field "prefix"\)/],
+  ['http listen', [...base, '--http-listen', '8080'], {}, /^httpListen \(--http-listen\): must be host:port/],
+  ['lease namespace', [...base, '--leader-elect'], {}, /^leaderElection\.namespace: required/],
+  ['unknown flag', [...base, '--zone', 'x'], {}, /^unknown flag --zone/],
+  ['missing value', [...base, '--prefix'], {}, /^--prefix needs a value \(config field "prefix"\)$/],
+  // Drift between the commands and the constructs, now one rule each.
+  [
+    'drift: an etcd URL with a path (anchored, as in the server)',
+    ['--etcd', 'http://e:1/v3', '--owner-id', 'me'],
+    {},
+    /^etcd\.endpoints\[0\] \(--etcd-urls\): must be an etcd client URL/,
+  ],
+  [
+    'drift: the owner id rule of the constructs',
+    ['--etcd', 'http://e:1', '--owner-id', '-me'],
+    {},
+    /^ownerId \(--owner-id\): must be 1-63 letters/,
+  ],
+  [
+    'drift: a zone-less prefix such as "/"',
+    [...base, '--prefix', '/'],
+    {},
+    /^prefix \(--prefix\): must be an etcd key prefix/,
+  ],
+  [
+    'drift: plan has no controller-only flags',
+    [...base, '--leader-elect'],
+    { PLAN: '1' },
+    /^unknown flag --leader-elect \(see etcdns plan --help\)$/,
+  ],
 ];
 for (const [name, args, env, error] of bad) {
   test(`bad config fails naming the field: ${name}`, () => {
-    assert.throws(() => parseControllerOptions(args, env), error);
+    const { PLAN, ...rest } = env;
+    assert.throws(() => parseControllerOptions(args, rest, PLAN ? 'plan' : 'controller'), { message: error });
   });
 }
+
+const deprecated: [string, string, Record<string, string>][] = [
+  ['ETCDNS_ETCD', 'ETCDNS_ETCD_URLS', { ETCDNS_ETCD: 'http://old:2379' }],
+  ['ETCD_URLS', 'ETCDNS_ETCD_URLS', { ETCD_URLS: 'http://old:2379' }],
+];
+for (const [old, current, env] of deprecated) {
+  test(`deprecated ${old} is still read, warning once with its new name ${current}`, () => {
+    const warnings: string[] = [];
+    const { config } = parseControllerOptions(['--owner-id', 'me'], env, 'controller', (m) => warnings.push(m));
+    assert.deepEqual(config.etcd.endpoints, ['http://old:2379']);
+    assert.deepEqual(warnings, [`${old} is deprecated; use ${current}`]);
+  });
+}
+
+test('drift: the etcd password as a value (ETCDNS_ETCD_PASSWORD) works for the controller too', () => {
+  const env = { ETCDNS_ETCD_USERNAME: 'dns', ETCDNS_ETCD_PASSWORD: 's3cret' };
+  assert.deepEqual(parseControllerOptions(base, env).config.etcd.auth, { username: 'dns', password: 's3cret' });
+});
+
+test("--help is generated from each command's table; plan lists no controller-only flag", () => {
+  const controller = controllerUsage('controller');
+  const plan = controllerUsage('plan');
+  for (const flag of [
+    '--etcd-urls, --etcd URL[,URL]',
+    '--owner-id ID',
+    '[ETCDNS_ETCD_URLS; formerly ETCDNS_ETCD, ETCD_URLS]',
+  ])
+    for (const help of [controller, plan]) assert.ok(help.includes(flag), flag);
+  for (const flag of [
+    '--leader-elect',
+    '--lease-name',
+    '--lease-duration-seconds',
+    '--once',
+    '--dry-run',
+    '--http-listen',
+  ]) {
+    assert.ok(controller.includes(`  ${flag}`), `controller lists ${flag}`);
+    assert.ok(!plan.includes(`  ${flag}`), `plan does not list ${flag}`);
+  }
+  assert.ok(plan.includes('  --view NAME'));
+});
 
 test('a bad config file names the file', () => {
   const file = join(tmpdir(), `controller-bad-${process.pid}.json`);
   writeFileSync(file, '{"ownerId": ');
-  assert.throws(() => parseControllerOptions(['--config', file], {}), new RegExp(`--config ${file}: `));
+  assert.throws(() => parseControllerOptions(['--config', file], {}), {
+    message: new RegExp(`^config file ${file}: `),
+  });
   writeFileSync(file, JSON.stringify({ etcd: { endpoints: ['http://e:1'] }, ownerId: 'me', resyncSeconds: '5' }));
-  assert.throws(() => parseControllerOptions(['--config', file], {}), /"resyncSeconds": "5" must be a whole number/);
+  assert.throws(() => parseControllerOptions(['--config', file], {}), {
+    message: /^resyncSeconds \(file .*\): must be a number of seconds from 1 to 86400 \(got "5"\)$/,
+  });
 });
 
 test('leader election takes the pod identity from the environment it is given', () => {

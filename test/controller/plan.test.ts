@@ -6,7 +6,7 @@ import type { DesiredRecord } from '../../src/runtime/controller/desired-record.
 import type { CurrentEntry } from '../../src/runtime/controller/plan/current-entries.ts';
 import { planPrefix, isEmptyPlan, type Plan } from '../../src/runtime/controller/plan/plan.ts';
 import { formatPlan } from '../../src/runtime/controller/plan/format-plan.ts';
-import type { Policy } from '../../src/runtime/shared/config/controller-config.ts';
+import type { Policy } from '../../src/config/controller-config.ts';
 
 const ME = 'etcdns-test';
 /** The layout's child label, computed here from the spec: 8 hex of sha256("<type> <target>"). */

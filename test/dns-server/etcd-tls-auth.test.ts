@@ -57,7 +57,7 @@ async function startTlsEtcd(pki: TestPki, clientCertAuth: boolean): Promise<TlsE
   return { endpoint, process: proc, client };
 }
 
-test('TLS with client certificates, from ETCD_CA_FILE, ETCD_CERT_FILE and ETCD_KEY_FILE', async () => {
+test('TLS with client certificates, from ETCDNS_ETCD_CA_FILE, ETCDNS_ETCD_CERT_FILE and ETCDNS_ETCD_KEY_FILE', async () => {
   const pki = makeTestPki(tempDir('pki-mtls'));
   const etcd = await startTlsEtcd(pki, true);
   const admin = etcd.client();
@@ -66,7 +66,11 @@ test('TLS with client certificates, from ETCD_CA_FILE, ETCD_CERT_FILE and ETCD_K
     const server = await startEtcdnsServer({
       etcdEndpoints: [etcd.endpoint],
       zones: ['example.org'],
-      env: { ETCD_CA_FILE: pki.caCert, ETCD_CERT_FILE: pki.serverCert, ETCD_KEY_FILE: pki.serverKey },
+      env: {
+        ETCDNS_ETCD_CA_FILE: pki.caCert,
+        ETCDNS_ETCD_CERT_FILE: pki.serverCert,
+        ETCDNS_ETCD_KEY_FILE: pki.serverKey,
+      },
     });
     try {
       assert.deepEqual(answerData(await dig({ port: server.port, name: 'www.example.org' }), 'A'), ['10.0.0.1']);
@@ -79,7 +83,7 @@ test('TLS with client certificates, from ETCD_CA_FILE, ETCD_CERT_FILE and ETCD_K
   }
 });
 
-test('user and password (a password file, or ETCD_PASSWORD); a wrong password keeps it unready, saying why', async () => {
+test('user and password (a password file, or ETCDNS_ETCD_PASSWORD); a wrong password keeps it unready, saying why', async () => {
   const pki = makeTestPki(tempDir('pki-auth'));
   const etcd = await startTlsEtcd(pki, false);
   const etcdctl = (...args: string[]) =>
@@ -95,7 +99,7 @@ test('user and password (a password file, or ETCD_PASSWORD); a wrong password ke
     await admin.put('/skydns/org/example/www').value('{"host":"10.0.0.2"}');
     const ways: { args: string[]; env: Record<string, string> }[] = [
       { args: ['--etcd-username', 'root', '--etcd-password-file', passwordFile], env: {} },
-      { args: [], env: { ETCD_USERNAME: 'root', ETCD_PASSWORD: 's3cret' } },
+      { args: [], env: { ETCDNS_ETCD_USERNAME: 'root', ETCDNS_ETCD_PASSWORD: 's3cret' } },
     ];
     for (const how of ways) {
       const server = await startEtcdnsServer({
@@ -124,7 +128,7 @@ test('user and password (a password file, or ETCD_PASSWORD); a wrong password ke
         port,
         httpPort,
       ),
-      { env: { ETCD_PASSWORD: 'wrong' } },
+      { env: { ETCDNS_ETCD_PASSWORD: 'wrong' } },
     );
     try {
       const readyz = await waitFor('the reason in /readyz', async () => {

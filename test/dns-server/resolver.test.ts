@@ -7,7 +7,7 @@ import { RecordIndex } from '../../src/runtime/dns-server/record-index.ts';
 import { resolve, stripTarget } from '../../src/runtime/dns-server/resolver.ts';
 import type { LookupMode } from '../../src/runtime/dns-server/name-lookup.ts';
 import { ZoneTable } from '../../src/runtime/dns-server/zones.ts';
-import type { ServerZoneConfig } from '../../src/runtime/shared/config/server-config.ts';
+import type { ServerZoneConfig } from '../../src/config/zone-config.ts';
 
 type Content = Record<string, object | string>;
 

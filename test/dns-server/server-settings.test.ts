@@ -31,16 +31,16 @@ describe('accepted settings', () => {
       },
     },
     {
-      name: 'environment variables named as external-dns names them',
+      name: 'environment variables: ETCDNS_ and the flag',
       args: [],
       env: {
-        ETCD_URLS: 'https://a:2379,https://b:2379',
-        ETCD_CA_FILE: '/ca.pem',
-        ETCD_CERT_FILE: '/cert.pem',
-        ETCD_KEY_FILE: '/key.pem',
-        ETCD_USERNAME: 'dns',
-        ETCD_PASSWORD_FILE: '/password',
-        ETCDNS_ZONES: 'example.org, example.net',
+        ETCDNS_ETCD_URLS: 'https://a:2379,https://b:2379',
+        ETCDNS_ETCD_CA_FILE: '/ca.pem',
+        ETCDNS_ETCD_CERT_FILE: '/cert.pem',
+        ETCDNS_ETCD_KEY_FILE: '/key.pem',
+        ETCDNS_ETCD_USERNAME: 'dns',
+        ETCDNS_ETCD_PASSWORD_FILE: '/password',
+        ETCDNS_ZONE: 'example.org, example.net',
         ETCDNS_WORKERS: '2',
       },
       want: {
@@ -56,7 +56,7 @@ describe('accepted settings', () => {
     {
       name: 'a flag overrides the environment',
       args: ['--etcd', 'http://flag:2379'],
-      env: { ETCD_URLS: 'http://env:2379', ETCDNS_ZONES: 'example.org' },
+      env: { ETCDNS_ETCD_URLS: 'http://env:2379', ETCDNS_ZONE: 'example.org' },
       want: { etcd: { endpoints: ['http://flag:2379'] } },
     },
     {
@@ -93,6 +93,17 @@ describe('accepted settings', () => {
         listen: '127.0.0.1:5300',
       },
     },
+    {
+      name: 'drift: SOA timers may be 0, as in the constructs',
+      args: [
+        '--config',
+        configFile({
+          etcd: { endpoints: ['http://e:2379'] },
+          zones: [{ name: 'example.org', soa: { refresh: 0, retry: 0, expire: 0, minimum: 0 } }],
+        }),
+      ],
+      want: { zones: [{ name: 'example.org', soa: { refresh: 0, retry: 0, expire: 0, minimum: 0 } }] },
+    },
   ];
   for (const c of cases) {
     test(c.name, () => {
@@ -103,70 +114,114 @@ describe('accepted settings', () => {
     });
   }
 
-  test('ETCD_PASSWORD is kept as a value, not written into the config', () => {
-    const s = loadServerSettings(BASE, { ETCD_USERNAME: 'dns', ETCD_PASSWORD: 'secret' });
-    assert.equal(s.etcdPassword, 'secret');
-    assert.deepEqual(s.config.etcd.auth, { username: 'dns', passwordFile: '' });
+  const deprecated: [string, string, Record<string, string>, string][] = [
+    ['ETCD_URLS', 'ETCDNS_ETCD_URLS', { ETCD_URLS: 'http://old:2379' }, 'etcd'],
+    ['ETCD_CA_FILE', 'ETCDNS_ETCD_CA_FILE', { ETCD_CA_FILE: '/ca.pem' }, 'etcd'],
+    ['ETCD_PASSWORD', 'ETCDNS_ETCD_PASSWORD', { ETCD_USERNAME: 'dns', ETCD_PASSWORD: 's' }, 'etcd'],
+    ['ETCDNS_ZONES', 'ETCDNS_ZONE', { ETCDNS_ZONES: 'example.net' }, 'zones'],
+    [
+      'ETCDNS_FORWARD_UPSTREAMS',
+      'ETCDNS_FORWARD_UPSTREAM',
+      { ETCDNS_FORWARD_UPSTREAMS: '10.0.0.53', ETCDNS_FORWARD_CLIENT_CIDR: '10.0.0.0/8' },
+      'forward',
+    ],
+  ];
+  for (const [old, current, env, field] of deprecated) {
+    test(`deprecated ${old} is still read, warning once with its new name ${current}`, () => {
+      const warnings: string[] = [];
+      // The flag of the deprecated variable is left out: a flag would win over it.
+      const args = [
+        ...(field === 'zones' ? [] : ['--zone', 'example.org']),
+        ...(old === 'ETCD_URLS' ? [] : ['--etcd', 'http://e:2379']),
+      ];
+      const { config } = loadServerSettings(args, env, (m) => warnings.push(m));
+      assert.deepEqual(
+        warnings.filter((w) => w.startsWith(old)),
+        [`${old} is deprecated; use ${current}`],
+      );
+      assert.notEqual(config[field as keyof typeof config], undefined);
+    });
+  }
+
+  test('ETCDNS_ETCD_PASSWORD is a value, from the environment only', () => {
+    const s = loadServerSettings(BASE, { ETCDNS_ETCD_USERNAME: 'dns', ETCDNS_ETCD_PASSWORD: 'secret' });
+    assert.deepEqual(s.config.etcd.auth, { username: 'dns', password: 'secret' });
+    assert.throws(() => loadServerSettings([...BASE, '--etcd-password', 'x'], {}), /unknown flag --etcd-password/);
   });
 });
 
 describe('rejected settings name the field', () => {
   const cases: { name: string; args: string[]; env?: Record<string, string>; error: RegExp }[] = [
-    { name: 'no etcd', args: ['--zone', 'example.org'], error: /^etcd\.endpoints is required/ },
-    { name: 'no zone', args: ['--etcd', 'http://e:2379'], error: /^zones needs at least one zone/ },
+    { name: 'no etcd', args: ['--zone', 'example.org'], error: /^etcd: is required/ },
+    { name: 'no zone', args: ['--etcd', 'http://e:2379'], error: /^zones: is required/ },
+    {
+      name: 'drift: an etcd URL with a path is refused, as by the controller (anchored)',
+      args: ['--etcd', 'http://e:2379/v3', '--zone', 'example.org'],
+      error: /^etcd\.endpoints\[0\] \(--etcd-urls\): must be an etcd client URL/,
+    },
+    {
+      name: 'drift: the root zone is refused, as by the constructs',
+      args: ['--etcd', 'http://e:2379', '--zone', '.'],
+      error: /^zones\[0\]\.name \(--zone\): must not be the root zone/,
+    },
     {
       name: 'a URL without scheme',
       args: ['--etcd', 'e:2379', '--zone', 'example.org'],
-      error: /^etcd\.endpoints\[0\] \(from --etcd\) "e:2379" is not an http:\/\/ or https:\/\/ URL/,
+      error:
+        /^etcd\.endpoints\[0\] \(--etcd-urls\): must be an etcd client URL, http\(s\):\/\/host:port \(got "e:2379"\)/,
     },
     {
       name: 'a bad zone from the environment',
       args: ['--etcd', 'http://e:2379'],
-      env: { ETCDNS_ZONES: 'example.org,bad_zone!' },
-      error: /^zones\[1\]\.name \(from ETCDNS_ZONES\) "bad_zone!" has invalid label/,
+      env: { ETCDNS_ZONE: 'example.org,bad_zone!' },
+      error: /^zones\[1\]\.name \(ETCDNS_ZONE\): .*"bad_zone!" has invalid label/,
     },
     { name: 'a zone twice', args: [...BASE, '--zone', 'EXAMPLE.org.'], error: /^zones\[1\]\.name .* is listed twice/ },
     {
       name: 'lookup',
       args: [...BASE, '--lookup', 'all'],
-      error: /^lookup \(from --lookup\) must be one of own, subtree/,
+      error: /^lookup \(--lookup\): must be one of "own", "subtree" \(got "all"\)/,
     },
     {
       name: 'workers',
       args: [...BASE, '--workers', 'many'],
-      error: /^workers \(from --workers\) must be an integer from 1 to 64/,
+      error: /^workers \(--workers\): must be an integer from 1 to 64 \(got "many"\)/,
     },
     {
       name: 'prefix',
       args: [...BASE, '--prefix', 'skydns'],
-      error: /^prefix \(from --prefix\) "skydns" must start with "\/"/,
+      error: /^prefix \(--prefix\): must be an etcd key prefix .*\(got "skydns"\)/,
     },
-    { name: 'an unknown flag', args: [...BASE, '--zones', 'x'], error: /Unknown option '--zones'/ },
+    {
+      name: 'an unknown flag',
+      args: [...BASE, '--zones', 'x'],
+      error: /^unknown flag --zones \(see etcdns server --help\)/,
+    },
     {
       name: 'forwarding without client CIDRs',
       args: [...BASE, '--forward-upstream', '10.0.0.53'],
-      error: /^forward\.clientCidrs must be a non-empty list/,
+      error: /^forward\.clientCidrs: is required/,
     },
     {
       name: 'a bad client CIDR',
       args: [...BASE, '--forward-upstream', '10.0.0.53', '--forward-client-cidr', '10.0.0.0/33'],
-      error: /^forward\.clientCidrs\[0\] \(from --forward-client-cidr\) "10\.0\.0\.0\/33" is not a CIDR/,
+      error: /^forward\.clientCidrs\[0\] \(--forward-client-cidr\): must be a CIDR/,
     },
     {
       name: 'an upstream that is not an address',
       args: [...BASE, '--forward-upstream', 'dns.google', '--forward-client-cidr', '10.0.0.0/8'],
       error:
-        /^forward\.upstreams\[0\] \(from --forward-upstream\) "dns\.google" is not an IP address with an optional port/,
+        /^forward\.upstreams\[0\] \(--forward-upstream\): must be "ip", "ip:port" or "\[ipv6\]:port" \(got "dns\.google"\)/,
     },
     {
       name: 'TLS certificate without key',
       args: [...BASE, '--etcd-ca-file', '/ca', '--etcd-cert-file', '/cert'],
-      error: /^etcd\.tls needs both certFile and keyFile, or neither/,
+      error: /^etcd\.tls: needs both certFile and keyFile, or neither/,
     },
     {
       name: 'a user without password',
       args: [...BASE, '--etcd-username', 'dns'],
-      error: /etcd\.auth needs a password/,
+      error: /^etcd\.auth: needs a password/,
     },
     {
       name: 'a config file that is not JSON',
@@ -179,7 +234,8 @@ describe('rejected settings name the field', () => {
         '--config',
         configFile({ etcd: { endpoints: ['http://e:2379'] }, zones: [{ name: 'example.org', defaultTtl: '5m' }] }),
       ],
-      error: /^zones\[0\]\.defaultTtl \(from config file .*\) must be an integer from 1 to 2147483647, got "5m"/,
+      error:
+        /^zones\[0\]\.defaultTtl \(file .*\.json\): must be a TTL in whole seconds from 1 to 2147483647 \(got "5m"\)/,
     },
     {
       name: 'a name server address that is not an IP',
@@ -190,8 +246,7 @@ describe('rejected settings name the field', () => {
           zones: [{ name: 'example.org', nameServers: [{ name: 'ns1.example.org', addresses: ['ns1'] }] }],
         }),
       ],
-      error:
-        /^zones\[0\]\.nameServers\[0\]\.addresses\[0\] \(from config file .*\) "ns1" is not an IPv4 or IPv6 address/,
+      error: /^zones\[0\]\.nameServers\[0\]\.addresses\[0\] \(file .*\): must be an IPv4 or IPv6 address \(got "ns1"\)/,
     },
   ];
   for (const c of cases) {

@@ -12,7 +12,7 @@ import { RecordIndex } from '../../src/runtime/dns-server/record-index.ts';
 import { ServerMetrics } from '../../src/runtime/dns-server/server-metrics.ts';
 import { startWireServer, type WireServer } from '../../src/runtime/dns-server/wire-server.ts';
 import { ZoneTable } from '../../src/runtime/dns-server/zones.ts';
-import type { ForwardConfig } from '../../src/runtime/shared/config/server-config.ts';
+import type { ForwardConfig } from '../../src/config/server-config.ts';
 import { dig } from '../support/dig.ts';
 
 const MANY = 60;

@@ -53,7 +53,7 @@ test('bad views fail start-up naming the config field', () => {
         ],
       },
       [],
-      /config field "views\[1\]\.prefix": "\/skydns\/ext" overlaps/,
+      /views\[1\]\.prefix \(file .*\): "\/skydns\/ext" overlaps/,
     ],
     [
       {
@@ -62,15 +62,15 @@ test('bad views fail start-up naming the config field', () => {
         ],
       },
       [],
-      /config field "views\[0\]\.rules\[0\]\.match\.targetCidrs\[0\]": "10\.9\.176\.0\/33" is not a CIDR/,
+      /views\[0\]\.rules\[0\]\.match\.targetCidrs\[0\] \(file .*\): must be a CIDR such as "10\.0\.0\.0\/8" \(got "10\.9\.176\.0\/33"\)/,
     ],
     [
       { views: [{ ...EXTERNAL, selection: { mode: 'all' } }] },
       [],
-      /config field "views\[0\]\.selection\.mode": an external view/,
+      /views\[0\]\.selection\.mode \(file .*\): an external view/,
     ],
-    [{ views: [EXTERNAL] }, ['--prefix', '/skydns'], /config field "prefix": not together with views/],
-    [{ views: [] }, [], /config field "views": must list at least one view/],
+    [{ views: [EXTERNAL] }, ['--prefix', '/skydns'], /prefix \(--prefix\): not together with views/],
+    [{ views: [] }, [], /views \(file .*\): must list at least one of views/],
   ];
   for (const [content, args, want] of rows) assert.throws(() => withFile(content, args), want, JSON.stringify(content));
 });

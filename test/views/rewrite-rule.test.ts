@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import type { DesiredRecord } from '../../src/runtime/controller/desired-record.ts';
 import { compileRule, evaluateRules, type CompiledRule } from '../../src/runtime/controller/views/rewrite-rule.ts';
 import type { SourceObject } from '../../src/runtime/controller/views/source-object.ts';
-import type { RewriteRule } from '../../src/runtime/shared/config/view-config.ts';
+import type { RewriteRule } from '../../src/config/view-config.ts';
 
 const ING = 'ingress/web/shop';
 const SVC = 'service/db/pg';

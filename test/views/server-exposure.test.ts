@@ -21,22 +21,22 @@ test('exposure: external refuses forwarding from flags, environment or file; int
     [
       [...BASE, '--exposure', 'external', ...FORWARD],
       {},
-      /forward\.upstreams \(from --forward-upstream\) is not allowed with exposure "external"/,
+      /forward\.upstreams \(--forward-upstream\): is not allowed with exposure "external"/,
     ],
     [
       [...BASE, ...FORWARD],
       { ETCDNS_EXPOSURE: 'external' },
-      /forward\.upstreams \(from --forward-upstream\) is not allowed/,
+      /forward\.upstreams \(--forward-upstream\): is not allowed/,
     ],
     [
       [...BASE, '--config', file],
       {},
-      /forward\.upstreams \(from config file .*external\.json\) is not allowed with exposure "external": an external view answers authoritatively only/,
+      /forward\.upstreams \(file .*external\.json\): is not allowed with exposure "external": an external view answers authoritatively only/,
     ],
     [
       [...BASE, '--exposure', 'public'],
       {},
-      /exposure \(from --exposure\) must be one of internal, external, got "public"/,
+      /exposure \(--exposure\): must be one of "internal", "external" \(got "public"\)/,
     ],
   ];
   for (const [args, env, want] of refused) assert.throws(() => loadServerSettings(args, env), want, args.join(' '));

@@ -7,7 +7,7 @@ import type { V1Ingress, V1Service } from '@kubernetes/client-node';
 import type { DesiredRecord } from '../../src/runtime/controller/desired-record.ts';
 import { sourceObjects } from '../../src/runtime/controller/views/source-object.ts';
 import { compileViews, viewRecords } from '../../src/runtime/controller/views/view-records.ts';
-import { withViewDefaults, type ViewInput } from '../../src/runtime/controller/views/view-validation.ts';
+import { withViewDefaults, type ViewInput } from '../../src/config/view-config.ts';
 
 const ingress = (
   name: string,

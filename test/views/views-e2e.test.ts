@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import type { Etcd3 } from 'etcd3';
 import { privateAddressKind } from '../../src/runtime/controller/views/private-address.ts';
-import type { ViewConfig } from '../../src/runtime/shared/config/view-config.ts';
+import type { ViewConfig } from '../../src/config/view-config.ts';
 import {
   controllerKubeconfig,
   runPlan,

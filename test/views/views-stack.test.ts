@@ -6,7 +6,8 @@ import type { DnsStackProps } from '../../src/constructs/dns-stack.ts';
 import { synthObjects } from '../../src/constructs/synth-stack.ts';
 import { parseControllerOptions } from '../../src/runtime/controller/controller-options.ts';
 import { controllerViews } from '../../src/runtime/controller/views/controller-views.ts';
-import { validateServerConfig } from '../../src/runtime/dns-server/server-settings.ts';
+import { parseConfig } from '../../src/config/schema-problems.ts';
+import { serverConfigSchema } from '../../src/config/server-config.ts';
 import { ENVIRONMENTS } from '../../src/environments/index.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { writeFileSync } from 'node:fs';
@@ -36,7 +37,7 @@ test('prod: every view has its own server and Service, serving the prefix the co
   );
   const addresses = new Set<string>();
   for (const view of views) {
-    const server = validateServerConfig(configOf(list, `etcdns-server-${view.name}`));
+    const server = parseConfig(serverConfigSchema, configOf(list, `etcdns-server-${view.name}`));
     assert.equal(server.prefix, view.prefix, view.name);
     assert.equal(server.exposure === 'external', view.exposure === 'external', view.name);
     const service = list.find((o) => o.kind === 'Service' && o.metadata.name === `etcdns-server-${view.name}`)!;
@@ -60,7 +61,7 @@ test('forwarding is rendered for internal views only', () => {
   const external = configOf(list, 'etcdns-server-external');
   assert.equal(external.forward, undefined);
   assert.equal(external.exposure, 'external');
-  assert.equal(validateServerConfig(external).exposure, 'external');
+  assert.equal(parseConfig(serverConfigSchema, external).exposure, 'external');
 });
 
 test('one plain view keeps the controller config of today (prefix, no views)', () => {

@@ -12,12 +12,12 @@ import { ConfigError, controllerUsage, parseControllerOptions, type CommandOptio
  */
 const V8_FLAGS = ['--max-semi-space-size=4', '--optimize-for-size'];
 
-export function parseOrReport(command: string, args: string[]): CommandOptions | number {
+export function parseOrReport(command: 'controller' | 'plan', args: string[]): CommandOptions | number {
   if (args.includes('--help') || args.includes('-h')) {
     process.stdout.write(`${controllerUsage(command)}\n`);
     return 0;
   }
-  return orConfigError(command, () => parseControllerOptions(args));
+  return orConfigError(command, () => parseControllerOptions(args, process.env, command));
 }
 
 /** Runs `make`; a ConfigError (a bad flag, value or kubeconfig) becomes one line naming it and exit code 2. */

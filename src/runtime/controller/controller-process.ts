@@ -1,7 +1,7 @@
 // Assembles a running controller from its validated config: Kubernetes client, caches, etcd
 // store, leader election, problem reporter, metrics. Shared by `etcdns controller` and `etcdns plan`.
 import type { Etcd3 } from 'etcd3';
-import type { ControllerConfig } from '../shared/config/controller-config.ts';
+import type { ControllerConfig } from '../../config/controller-config.ts';
 import { createEtcdClient } from '../shared/etcd-client.ts';
 import { createLogger, type Logger } from '../shared/log.ts';
 import { Controller } from './controller.ts';

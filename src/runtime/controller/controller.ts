@@ -3,7 +3,7 @@
 // plan against its prefix in etcd -> guarded writes. Only the
 // leader writes and reports problems. When etcd fails, the sync is retried with backoff and
 // /readyz says so; nothing is written from a half-read state.
-import type { ControllerConfig } from '../shared/config/controller-config.ts';
+import type { ControllerConfig } from '../../config/controller-config.ts';
 import type { Readiness } from '../shared/http-server.ts';
 import type { Logger } from '../shared/log.ts';
 import type { ObjectRef, Problem } from './desired-record.ts';

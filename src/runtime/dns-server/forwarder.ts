@@ -4,7 +4,7 @@ import { createSocket } from 'node:dgram';
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { randomInt } from 'node:crypto';
 import { parseHostPort } from '../shared/http-server.ts';
-import type { ForwardConfig } from '../shared/config/server-config.ts';
+import type { ForwardConfig } from '../../config/server-config.ts';
 
 const TIMEOUT_MS = 2000;
 

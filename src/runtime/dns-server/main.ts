@@ -4,7 +4,8 @@ import cluster from 'node:cluster';
 import type { Subcommand } from '../subcommand.ts';
 import { createLogger } from '../shared/log.ts';
 import { reexecWithV8Flags } from '../shared/v8-memory-flags.ts';
-import { loadServerSettings, SettingsError, USAGE } from './server-settings.ts';
+import { ConfigError } from '../../config/config-error.ts';
+import { loadServerSettings, USAGE } from './server-settings.ts';
 
 function untilSignal(): Promise<string> {
   return new Promise((resolve) => {
@@ -25,7 +26,7 @@ async function run(args: string[]): Promise<number> {
   try {
     settings = loadServerSettings(args, process.env);
   } catch (e) {
-    if (!(e instanceof SettingsError)) throw e;
+    if (!(e instanceof ConfigError)) throw e;
     process.stderr.write(`etcdns server: ${e.message}\n\nRun "etcdns server --help" for the options.\n`);
     return 2;
   }

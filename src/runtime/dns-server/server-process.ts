@@ -22,16 +22,11 @@ const STATUS_INTERVAL_MS = 1000;
 const CALL_DEADLINE_MS = 5000;
 
 export function etcdOptions(settings: ServerSettings): IOptions {
-  const conn = settings.config.etcd;
-  const withFile = conn.auth?.passwordFile ? conn : { ...conn, auth: undefined };
   const options: IOptions = {
-    ...etcdClientOptions(withFile),
+    ...etcdClientOptions(settings.config.etcd),
     dialTimeout: CALL_DEADLINE_MS,
     defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + CALL_DEADLINE_MS }),
   };
-  if (conn.auth && settings.etcdPassword !== undefined) {
-    options.auth = { username: conn.auth.username, password: settings.etcdPassword };
-  }
   return options;
 }
 

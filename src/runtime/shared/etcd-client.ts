@@ -1,7 +1,8 @@
-// Builds an etcd3 client from an EtcdConnection (files for TLS and password, read at start-up).
+// Builds an etcd3 client from an EtcdConnection (files for TLS and password, read at start-up;
+// a password value from the environment is used as it is).
 import { readFileSync } from 'node:fs';
 import { Etcd3, type IOptions } from 'etcd3';
-import type { EtcdConnection } from './config/etcd-connection.ts';
+import type { EtcdConnection } from '../../config/etcd-connection.ts';
 
 export function etcdClientOptions(conn: EtcdConnection): IOptions {
   const options: IOptions = { hosts: conn.endpoints };
@@ -13,7 +14,8 @@ export function etcdClientOptions(conn: EtcdConnection): IOptions {
     };
   }
   if (conn.auth) {
-    options.auth = { username: conn.auth.username, password: readFileSync(conn.auth.passwordFile, 'utf8').trim() };
+    const { username, password, passwordFile } = conn.auth;
+    options.auth = { username, password: password ?? readFileSync(passwordFile!, 'utf8').trim() };
   }
   return options;
 }

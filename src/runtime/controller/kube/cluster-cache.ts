@@ -1,7 +1,7 @@
 // The controller's view of the cluster: one list+watch informer per kind it reads (Services,
 // Ingresses, EndpointSlices, Nodes). `onChange` fires on every add, update and delete once that
 // kind's first list succeeded.
-import type { SourceKind } from '../../shared/config/controller-config.ts';
+import type { SourceKind } from '../../../config/controller-config.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { ClusterSnapshot } from '../sources/desired-records.ts';
 import { Informer } from './informer.ts';

@@ -1,6 +1,6 @@
 // Which objects and names the sources consider: the filters of the command line, parsed once.
 import { canonicalName, isInZone } from '../../shared/dns-name.ts';
-import type { SourceKind } from '../../shared/config/controller-config.ts';
+import type { SourceKind } from '../../../config/controller-config.ts';
 import { readAnnotation, type Annotations } from './annotations.ts';
 import { matchesSelector, parseSelector, type Selector } from './selector.ts';
 

@@ -1,12 +1,11 @@
 // The views a controller writes: its configured views, or the one default view at its prefix
 // (today's behaviour), and what /debug/views tells about a name in each of them.
 import { canonicalName } from '../../shared/dns-name.ts';
-import type { ControllerConfig } from '../../shared/config/controller-config.ts';
-import { DEFAULT_VIEW, type ViewConfig } from '../../shared/config/view-config.ts';
+import type { ControllerConfig } from '../../../config/controller-config.ts';
+import { DEFAULT_VIEW, withViewDefaults, type ViewConfig } from '../../../config/view-config.ts';
 import { DEFAULT_PREFIX, normalizePrefix } from '../../shared/skydns-key.ts';
 import type { Plan } from '../plan/plan.ts';
 import type { Decision, ViewRecords } from './view-records.ts';
-import { withViewDefaults } from './view-validation.ts';
 
 export function controllerViews(config: Pick<ControllerConfig, 'prefix' | 'views'>): ViewConfig[] {
   if (config.views && config.views.length > 0) return withViewDefaults(config.views);

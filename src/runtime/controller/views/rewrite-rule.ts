@@ -2,7 +2,7 @@
 // against a desired record and its source object, and applied. Pure. A rule only ever changes
 // what a record answers (name, type, target); owner and resource stay as they are.
 import { canonicalName, dnsNameProblem, isInZone } from '../../shared/dns-name.ts';
-import type { RewriteRule } from '../../shared/config/view-config.ts';
+import type { RewriteRule } from '../../../config/view-config.ts';
 import type { DesiredRecord } from '../desired-record.ts';
 import { cidrContains, formatAddress, mapAddress, parseAddress, parseCidr, type Cidr } from './cidr.ts';
 import type { SourceObject } from './source-object.ts';

@@ -2,7 +2,7 @@
 // resources feed the view), zones, the explicit external target, the rewrite rules, and the
 // external view's refusal of private addresses. Pure; every decision is kept for /debug/views.
 import { canonicalName, isInZone } from '../../shared/dns-name.ts';
-import { EXTERNAL_TARGET_ANNOTATION, VIEWS_ANNOTATION, type ViewConfig } from '../../shared/config/view-config.ts';
+import { EXTERNAL_TARGET_ANNOTATION, VIEWS_ANNOTATION, type ViewConfig } from '../../../config/view-config.ts';
 import type { DesiredRecord, Problem } from '../desired-record.ts';
 import { splitList } from '../sources/annotations.ts';
 import { classifyTarget, type Target } from '../sources/targets.ts';
@@ -42,7 +42,7 @@ export interface ViewRecords {
 const EXPLICIT_TARGET_RULE = `annotation ${EXTERNAL_TARGET_ANNOTATION}`;
 const REWRITABLE = new Set(['A', 'AAAA', 'CNAME']);
 
-/** Compiles validated view configs (see view-validation.ts); throws on a rule that does not compile. */
+/** Compiles validated view configs (see src/config/view-config.ts); throws on a rule that does not compile. */
 export function compileViews(views: readonly ViewConfig[]): CompiledView[] {
   return views.map((config, v) => ({
     config,

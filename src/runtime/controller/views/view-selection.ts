@@ -1,7 +1,7 @@
 // Which resources feed a view. The object's views annotation, when present, decides alone (it
 // can both add a resource to an opt-in view and take it out of an "all" view); otherwise the
 // view's own selection does: everything, or objects opted in by label or ingress class.
-import { VIEWS_ANNOTATION, type ViewSelection } from '../../shared/config/view-config.ts';
+import { VIEWS_ANNOTATION, type ViewSelection } from '../../../config/view-config.ts';
 import { splitList } from '../sources/annotations.ts';
 import type { SourceObject } from './source-object.ts';
 

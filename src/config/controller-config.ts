@@ -1,0 +1,112 @@
+// The controller's configuration (rendered by the DnsController construct into a ConfigMap, or
+// written by hand); flags and environment variables override it (controller-options.ts).
+import * as v from 'valibot';
+import { parseSelector } from '../runtime/controller/sources/selector.ts';
+import { etcdConnectionSchema } from './etcd-connection.ts';
+import {
+  dnsName,
+  hostPort,
+  integer,
+  keyPrefix,
+  list,
+  logLevel,
+  namespaceName,
+  objectName,
+  oneOf,
+  ownerId,
+  path,
+} from './field-rules.ts';
+import { viewsSchema } from './view-config.ts';
+
+const SOURCE_KINDS = ['service', 'ingress'] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+const POLICIES = ['sync', 'upsert-only', 'create-only'] as const;
+export type Policy = (typeof POLICIES)[number];
+
+/** A Kubernetes label selector ("app=web,tier!=db"), also the syntax of the annotation filter. */
+export const labelSelector = v.pipe(
+  v.string('must be a label selector such as "app=web"'),
+  v.rawCheck(({ dataset, addIssue }) => {
+    try {
+      parseSelector(dataset.value as string);
+    } catch (e) {
+      addIssue({ message: (e as Error).message });
+    }
+  }),
+);
+
+export const sourceKinds = v.pipe(
+  list(oneOf(SOURCE_KINDS), '"service" and/or "ingress"'),
+  v.check((k) => new Set(k).size === k.length, 'must list "service" and/or "ingress", each once'),
+);
+export const policy = oneOf(POLICIES);
+export const resyncSeconds = integer(1, 86400, 'a number of seconds');
+export const domains = v.array(dnsName, 'must be a list of domain names');
+export const ingressClasses = v.array(objectName, 'must be a list of class names');
+
+const leaderElectionSchema = v.object({
+  enabled: v.optional(v.boolean('must be true or false'), false),
+  /** Namespace of the Lease; default $POD_NAMESPACE. */
+  namespace: v.optional(v.union([v.literal(''), namespaceName]), ''),
+  /** Default "etcdns-controller". */
+  leaseName: v.optional(v.union([v.literal(''), objectName]), ''),
+  /** This replica's name in the Lease; default $POD_NAME, else the host name. */
+  identity: v.optional(v.string()),
+  /** client-go's defaults: 15 / 10 / 2 seconds. */
+  leaseDurationSeconds: v.optional(integer(1, 3600, 'a number of seconds')),
+  renewDeadlineSeconds: v.optional(integer(1, 3600, 'a number of seconds')),
+  retryPeriodSeconds: v.optional(integer(1, 3600, 'a number of seconds')),
+});
+
+/** Each setting of the controller, for checking one at a time (the constructs' props). */
+export const controllerEntries = {
+  etcd: etcdConnectionSchema,
+  /** Written into every entry's `owner`; entries of other owners are never touched. */
+  ownerId,
+  /** etcd key prefix; default "/skydns". Not together with `views` (each view has its own). */
+  prefix: v.optional(keyPrefix),
+  /** Split horizon: each view is planned and written under its own prefix; default one view "internal" at `prefix`. */
+  views: v.optional(viewsSchema),
+  /** Only names inside these domains are published (usually the zones). */
+  domainFilter: v.optional(domains),
+  excludeDomains: v.optional(domains),
+  /** Watch one namespace only; default all. */
+  namespace: v.optional(namespaceName),
+  /** Default ["service", "ingress"]. */
+  sources: v.optional(sourceKinds),
+  /** Only Ingresses of these classes; default all. */
+  ingressClasses: v.optional(ingressClasses),
+  /** Kubernetes label selector applied to watched resources. */
+  labelSelector: v.optional(labelSelector),
+  /** Annotation filter in label-selector syntax (external-dns's --annotation-filter). */
+  annotationFilter: v.optional(labelSelector),
+  /** Publish ClusterIP Services without internal-hostname; default false. */
+  publishClusterIp: v.optional(v.boolean('must be true or false')),
+  /** Default "sync". */
+  policy: v.optional(policy),
+  /** Seconds between full resyncs (a safety net; events drive changes); default 300. */
+  resyncSeconds: v.optional(resyncSeconds),
+  /** Lease-based leader election, required with more than one replica. */
+  leaderElection: v.optional(leaderElectionSchema),
+  /** kubeconfig file; default: the in-cluster ServiceAccount in a pod, else ~/.kube/config. */
+  kubeconfig: v.optional(path),
+  /** Take over the records external-dns's CoreDNS provider wrote for this owner id (migration). */
+  adoptExternalDnsOwner: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
+  /** Milliseconds to gather watch events into one sync; default 5. */
+  debounceMs: v.optional(integer(0, 60_000, 'a number of milliseconds')),
+  httpListen: v.optional(hostPort),
+  logLevel: v.optional(logLevel),
+};
+
+export const controllerConfigSchema = v.pipe(
+  v.object(controllerEntries),
+  v.forward(
+    v.check(
+      (c) => c.views === undefined || c.prefix === undefined,
+      "not together with views: set each view's prefix there",
+    ),
+    ['prefix'],
+  ),
+);
+
+export type ControllerConfig = v.InferOutput<typeof controllerConfigSchema>;

@@ -1,0 +1,53 @@
+// The DNS server's configuration (rendered by the DnsServer construct into a ConfigMap, or
+// written by hand); flags and environment variables override it (server-options.ts).
+import * as v from 'valibot';
+import { etcdConnectionSchema } from './etcd-connection.ts';
+import { cidr, hostPort, integer, keyPrefix, list, logLevel, oneOf, upstream } from './field-rules.ts';
+import { serverZoneSchema, zonesSchema } from './zone-config.ts';
+
+export const forwardSchema = v.object({
+  /** Upstream resolvers, "ip" or "ip:port". */
+  upstreams: list(upstream, 'upstream resolvers, "ip" or "ip:port"'),
+  /** Only clients in these CIDRs are forwarded; everyone else gets REFUSED. */
+  clientCidrs: list(cidr, 'client CIDRs'),
+});
+
+/** Each setting of the server, for checking one at a time (the constructs' props). */
+export const serverEntries = {
+  etcd: etcdConnectionSchema,
+  /** etcd key prefix of the served view; default "/skydns". */
+  prefix: v.optional(keyPrefix),
+  zones: zonesSchema(serverZoneSchema),
+  /** DNS listen address, "host:port"; default "0.0.0.0:5353". */
+  listen: v.optional(hostPort),
+  /** Health and metrics listen address; default "0.0.0.0:8080". */
+  httpListen: v.optional(hostPort),
+  /** "own" (default): a name answers with its own entries; "subtree": CoreDNS's union. */
+  lookup: v.optional(oneOf(['own', 'subtree'])),
+  /** Off when absent: the server is never an open resolver. */
+  forward: v.optional(forwardSchema),
+  /** The served view's audience; default "internal". "external" refuses `forward` (authoritative only). */
+  exposure: v.optional(oneOf(['internal', 'external'])),
+  /** Worker processes sharing the socket; default 1. */
+  workers: v.optional(integer(1, 64)),
+  logLevel: v.optional(logLevel),
+  /** Largest UDP answer sent, whatever size a client offers (512..65535); default 4096. */
+  maxUdpPayload: v.optional(integer(512, 65535)),
+  /** Seconds before an idle DNS-over-TCP connection is closed; default 10. */
+  tcpIdleSeconds: v.optional(integer(1, 3600)),
+};
+
+export const serverConfigSchema = v.pipe(
+  v.object(serverEntries),
+  // Split horizon: the outside gets authoritative answers only, never an open resolver.
+  v.forward(
+    v.check(
+      (c) => !(c.exposure === 'external' && c.forward),
+      'is not allowed with exposure "external": an external view answers authoritatively only',
+    ),
+    ['forward', 'upstreams'],
+  ),
+);
+
+export type ForwardConfig = v.InferOutput<typeof forwardSchema>;
+export type ServerConfig = v.InferOutput<typeof serverConfigSchema>;
