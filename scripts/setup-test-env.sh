@@ -14,7 +14,7 @@ ACTIONLINT_VERSION=v1.7.12
 # runc named explicitly: podman depends on "crun | runc" and apt would pick crun, which refuses
 # hybrid cgroups v1 machines like this one.
 APT_PACKAGES=(etcd-server etcd-client bind9-dnsutils dnsperf knot iproute2
-  buildah podman runc ca-certificates shellcheck)
+  buildah podman runc ca-certificates shellcheck containernetworking-plugins iptables)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache="$root/.cache"
@@ -124,3 +124,4 @@ build_actionlint
   echo "actionlint      $("$bin/actionlint" --version | head -1)"
   echo "shellcheck      $(shellcheck --version | awk '/^version:/ {print $2}')"
 } | sed 's/^/[setup] /' >&2
+bash "$root/scripts/setup-cluster-env.sh" # the cluster check (npm run test:cluster)

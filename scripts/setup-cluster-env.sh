@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Installs what the cluster check (npm run test:cluster, test/cluster/) runs on top of the test
+# environment of scripts/setup-test-env.sh (which calls this script last), pinned, cached under
+# .cache/. Idempotent: a second run only checks stamps.
+#   Go module proxy: kubelet, kube-proxy, kube-controller-manager, kube-scheduler from the same
+#     k8s.io/kubernetes as kube-apiserver, built in kube-apiserver's wrapper module (.cache/build/
+#     kube-apiserver: the packages they share are compiled once); containerd v2 (containerd,
+#     containerd-shim-runc-v2, ctr; CGO_ENABLED=0). Debian's containerd 1.6 runs, but the kubelet
+#     marks it as losing support.
+#   Debian (setup-test-env.sh's list): runc, containernetworking-plugins (bridge, host-local,
+#     loopback, portmap), iptables.
+#   Images (no registry is reachable): the pause image (Kubernetes' own build/pause/linux/pause.c
+#     from the module cache, compiled static) and an etcd image (Debian's etcd binary and the
+#     libraries it links), both `buildah from scratch` and written as OCI archives to
+#     .cache/cluster-images/, named by a hash of their content; the tests import them into their
+#     containerd. The etcdns image comes from `npm run image` (scripts/image.sh).
+set -euo pipefail
+
+KUBERNETES_VERSION=v1.37.2
+CONTAINERD_VERSION=v2.4.2
+CLUSTER_BINARIES=(kubelet kube-proxy kube-controller-manager kube-scheduler)
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cache="$root/.cache"
+bin="$cache/bin"
+mkdir -p "$bin" "$cache/build"
+log() { printf '[setup-cluster] %s\n' "$*" >&2; }
+
+stamp_ok() { [ -x "$bin/$1" ] && [ "$(cat "$bin/$1.version" 2>/dev/null)" = "$2" ]; }
+
+# The wrapper module setup-test-env.sh builds kube-apiserver in: the same k8s.io/kubernetes
+# version and the staging modules pinned to their published twins. Recreated here the same way
+# when it is missing (a cache restored without .cache/build, say).
+wrapper_module() {
+  local dir="$cache/build/kube-apiserver"
+  if [ ! -f "$dir/go.mod" ] || ! grep -q "k8s.io/kubernetes $KUBERNETES_VERSION" "$dir/go.mod"; then
+    rm -rf "$dir" && mkdir -p "$dir"
+    (
+      cd "$dir"
+      go mod init etcdns.local/kube-apiserver >/dev/null 2>&1
+      go mod edit -require="k8s.io/kubernetes@$KUBERNETES_VERSION"
+      printf 'package main\n\nimport _ "k8s.io/kubernetes/cmd/kube-apiserver/app"\n\nfunc main() {}\n' > tools.go
+      go mod download -json "k8s.io/kubernetes@$KUBERNETES_VERSION" >/dev/null
+      local gomod m
+      gomod=$(go env GOMODCACHE)/cache/download/k8s.io/kubernetes/@v/$KUBERNETES_VERSION.mod
+      awk '$1 ~ /^k8s\.io\// && $2 == "v0.0.0" {print $1}' "$gomod" | sort -u | while read -r m; do
+        go mod edit -replace="$m=$m@v0${KUBERNETES_VERSION#v1}"
+      done
+    )
+  fi
+  echo "$dir"
+}
+
+build_kubernetes_nodes() {
+  local missing=() b
+  for b in "${CLUSTER_BINARIES[@]}"; do stamp_ok "$b" "$KUBERNETES_VERSION" || missing+=("$b"); done
+  [ ${#missing[@]} -eq 0 ] && return
+  log "building ${missing[*]} $KUBERNETES_VERSION (kube-apiserver's wrapper module)"
+  local dir
+  dir=$(wrapper_module)
+  (
+    cd "$dir"
+    # One more file of imports keeps their dependencies in the wrapper's go.mod.
+    {
+      printf 'package main\n\nimport (\n'
+      for b in "${CLUSTER_BINARIES[@]}"; do printf '\t_ "k8s.io/kubernetes/cmd/%s/app"\n' "$b"; done
+      printf ')\n'
+    } > cluster-tools.go
+    go mod tidy 2> tidy.log || { cat tidy.log >&2; exit 1; }
+    local pkgs=()
+    for b in "${missing[@]}"; do pkgs+=("k8s.io/kubernetes/cmd/$b"); done
+    go build -ldflags "-X k8s.io/component-base/version.gitVersion=$KUBERNETES_VERSION" -o "$bin/" "${pkgs[@]}"
+  )
+  for b in "${missing[@]}"; do echo "$KUBERNETES_VERSION" > "$bin/$b.version"; done
+}
+
+build_containerd() {
+  stamp_ok containerd "$CONTAINERD_VERSION" && stamp_ok containerd-shim-runc-v2 "$CONTAINERD_VERSION" &&
+    stamp_ok ctr "$CONTAINERD_VERSION" && return
+  log "building containerd $CONTAINERD_VERSION (containerd, containerd-shim-runc-v2, ctr)"
+  local m=github.com/containerd/containerd/v2
+  CGO_ENABLED=0 GOBIN="$bin" go install \
+    -ldflags "-X $m/version.Version=$CONTAINERD_VERSION" \
+    "$m/cmd/containerd@$CONTAINERD_VERSION" \
+    "$m/cmd/containerd-shim-runc-v2@$CONTAINERD_VERSION" \
+    "$m/cmd/ctr@$CONTAINERD_VERSION"
+  for b in containerd containerd-shim-runc-v2 ctr; do echo "$CONTAINERD_VERSION" > "$bin/$b.version"; done
+}
+
+# image_archive NAME KEY: the archive path for an image of that content.
+image_archive() { echo "$cache/cluster-images/$1-$2.oci.tar"; }
+
+# build_image NAME TAG KEY FILL: runs `FILL MOUNTPOINT` in a scratch container, commits it as
+# localhost/NAME:TAG and writes it to its archive; older archives of NAME are removed.
+build_image() {
+  local name=$1 tag=$2 key=$3 fill=$4 archive c m
+  archive=$(image_archive "$name" "$key")
+  [ -f "$archive" ] && return
+  log "image localhost/$name:$tag ($key)"
+  mkdir -p "$cache/cluster-images"
+  c=$(buildah from --quiet scratch)
+  # shellcheck disable=SC2064 # the container id is fixed now
+  trap "buildah rm $c >/dev/null 2>&1 || true" RETURN
+  m=$(buildah mount "$c")
+  "$fill" "$m"
+  buildah umount "$c" >/dev/null
+  shift 4
+  buildah config "$@" "$c"
+  buildah commit --quiet "$c" "localhost/$name:$tag" >/dev/null
+  rm -f "$cache/cluster-images/$name-"*.oci.tar
+  buildah push --quiet "localhost/$name:$tag" "oci-archive:$archive.new:localhost/$name:$tag"
+  mv "$archive.new" "$archive"
+}
+
+PAUSE_SOURCE=$(go env GOMODCACHE)/k8s.io/kubernetes@$KUBERNETES_VERSION/build/pause/linux/pause.c
+fill_pause() {
+  mkdir -p "$1/bin"
+  gcc -Os -static -Wall -Werror -DVERSION="etcdns-$KUBERNETES_VERSION" -o "$1/bin/pause" "$PAUSE_SOURCE"
+}
+# The library paths etcd links, as the loader resolves them (same paths in the image).
+etcd_libs() { ldd /usr/bin/etcd | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'; }
+fill_etcd() {
+  local lib
+  mkdir -p "$1/usr/local/bin" "$1/var/lib/etcd" "$1/tmp"
+  install -m 0755 /usr/bin/etcd "$1/usr/local/bin/etcd"
+  for lib in $(etcd_libs); do mkdir -p "$1$(dirname "$lib")" && cp -L "$lib" "$1$lib"; done
+  chmod 1777 "$1/tmp"
+}
+
+build_images() {
+  [ -f "$PAUSE_SOURCE" ] || go mod download "k8s.io/kubernetes@$KUBERNETES_VERSION"
+  local key etcd_version
+  key=$( { echo "pause 1"; sha256sum "$PAUSE_SOURCE"; gcc --version | head -1; } | sha256sum | cut -c1-16)
+  build_image pause "$KUBERNETES_VERSION" "$key" fill_pause \
+    --entrypoint '["/bin/pause"]' --user 65535:65535
+  etcd_version=$(etcd --version | awk '/etcd Version/ {print $3}')
+  # shellcheck disable=SC2046 # one path per line, no spaces
+  key=$( { echo "etcd 1"; sha256sum /usr/bin/etcd $(etcd_libs); } | sha256sum | cut -c1-16)
+  build_image etcd "$etcd_version" "$key" fill_etcd \
+    --env PATH=/usr/local/bin:/usr/bin:/bin --cmd '["etcd"]' \
+    --label "io.etcdns.debian-package=etcd-server=$(dpkg-query -W -f='${Version}' etcd-server)"
+}
+
+build_kubernetes_nodes
+build_containerd
+build_images
+
+{
+  for b in "${CLUSTER_BINARIES[@]}"; do printf '%-24s %s\n' "$b" "$("$bin/$b" --version | awk '{print $2}')"; done
+  printf '%-24s %s\n' containerd "$("$bin/containerd" --version | awk '{print $3}')"
+  printf '%-24s %s\n' images "$(cd "$cache/cluster-images" && echo *.oci.tar)"
+  printf '%-24s %s\n' cni-plugins "$(dpkg-query -W -f='${Version}' containernetworking-plugins)"
+} | sed 's/^/[setup-cluster] /' >&2

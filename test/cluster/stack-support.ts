@@ -1,0 +1,210 @@
+// What the cluster tests share: the kustomize overlay a user would write to run dist/<env> on a
+// cluster without a registry (images: + imagePullPolicy Never), hostPath PersistentVolumes for
+// etcd's claims (no provisioner here), readiness waits, and dig against cluster addresses with
+// the network-safety route check before every new address.
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { assertLocalRoute, type Cluster } from '../support/cluster.ts';
+import type { ClusterImages } from '../support/cluster-images.ts';
+import { dig, type DigResult } from '../support/dig.ts';
+import { GiveUp, waitFor } from '../support/process.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { repoRoot } from '../support/tools.ts';
+
+export const NAMESPACE = 'etcdns';
+export const distDir = join(repoRoot, 'dist');
+
+/**
+ * A kustomization over `base` (a dist/<env> folder) that points the stack at the local images and
+ * never pulls, as a user's overlay for an air-gapped cluster would. Returns its folder.
+ */
+export function writeOverlay(base: string, images: ClusterImages): string {
+  const dir = tempDir('overlay');
+  const neverPull = (kind: string) =>
+    [
+      `  - target: { kind: ${kind} }`,
+      '    patch: |-',
+      '      - op: replace',
+      '        path: /spec/template/spec/containers/0/imagePullPolicy',
+      '        value: Never',
+    ].join('\n');
+  writeFileSync(
+    join(dir, 'kustomization.yaml'),
+    [
+      'apiVersion: kustomize.config.k8s.io/v1beta1',
+      'kind: Kustomization',
+      'resources:',
+      // kustomize refuses an absolute path to a base folder.
+      `  - ${relative(dir, base)}`,
+      'images:',
+      '  - name: ghcr.io/etcdns/etcdns',
+      `    newName: ${images.etcdns.repository}`,
+      `    newTag: "${images.etcdns.tag}"`,
+      '  - name: registry.k8s.io/etcd',
+      `    newName: ${images.etcd.repository}`,
+      `    newTag: "${images.etcd.tag}"`,
+      'patches:',
+      neverPull('Deployment'),
+      neverPull('StatefulSet'),
+      '',
+    ].join('\n'),
+  );
+  return dir;
+}
+
+/** Server-side apply of a kustomization, as Argo CD (ServerSideApply=true) applies it. */
+export function applyKustomization(cluster: Cluster, dir: string): string {
+  return cluster.kubectl(['apply', '--server-side', '--field-manager=etcdns-cluster-test', '-k', dir]);
+}
+
+/**
+ * hostPath PersistentVolumes bound to etcd's claims data-<statefulset>-<i> (no dynamic
+ * provisioner runs here). The directories are writable by etcd's non-root user.
+ */
+export async function createEtcdVolumes(
+  kc: k8s.KubeConfig,
+  o: { statefulSet: string; ordinals: number[]; size: string; namespace?: string },
+): Promise<string[]> {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const root = tempDir('pv');
+  const names: string[] = [];
+  for (const i of o.ordinals) {
+    const claim = `data-${o.statefulSet}-${i}`;
+    const path = join(root, claim);
+    mkdirSync(path);
+    chmodSync(path, 0o777);
+    const name = `${claim}-${Date.now().toString(36)}`;
+    await core.createPersistentVolume({
+      body: {
+        metadata: { name },
+        spec: {
+          capacity: { storage: o.size },
+          accessModes: ['ReadWriteOnce'],
+          persistentVolumeReclaimPolicy: 'Retain',
+          hostPath: { path, type: 'Directory' },
+          claimRef: { namespace: o.namespace ?? NAMESPACE, name: claim },
+        },
+      },
+    });
+    names.push(name);
+  }
+  return names;
+}
+
+export interface PodState {
+  name: string;
+  ready: boolean;
+  phase: string;
+  ip?: string;
+  restarts: number;
+}
+
+export async function pods(kc: k8s.KubeConfig, selector?: string, namespace = NAMESPACE): Promise<PodState[]> {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const list = await core.listNamespacedPod({ namespace, labelSelector: selector });
+  return list.items
+    .filter((p) => !p.metadata?.deletionTimestamp)
+    .map((p) => ({
+      name: p.metadata!.name!,
+      phase: p.status?.phase ?? '',
+      ip: p.status?.podIP,
+      ready: p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
+      restarts: (p.status?.containerStatuses ?? []).reduce((n, c) => n + c.restartCount, 0),
+    }));
+}
+
+/** Waits until exactly `count` pods match and all are Ready. */
+export async function waitPodsReady(
+  kc: k8s.KubeConfig,
+  selector: string,
+  count: number,
+  timeoutMs = 180_000,
+  namespace = NAMESPACE,
+): Promise<PodState[]> {
+  return waitFor(
+    `${count} Ready pod(s) ${selector}`,
+    async () => {
+      const ps = await pods(kc, selector, namespace);
+      return ps.length === count && ps.every((p) => p.ready) ? ps : undefined;
+    },
+    timeoutMs,
+    250,
+  );
+}
+
+export const component = (name: string) => `app.kubernetes.io/name=etcdns,app.kubernetes.io/component=${name}`;
+
+const checked = new Set<string>();
+/** dig against a cluster address, after `ip route get` showed it stays on this host. */
+export async function digAt(
+  server: string,
+  port: number,
+  name: string,
+  type = 'A',
+  opts: { tcp?: boolean; timeoutSeconds?: number } = {},
+): Promise<DigResult> {
+  if (!checked.has(server)) {
+    assertLocalRoute(server);
+    checked.add(server);
+  }
+  return dig({ server, port, name, type, tcp: opts.tcp, timeoutSeconds: opts.timeoutSeconds ?? 1 });
+}
+
+export interface DnsService {
+  clusterIp: string;
+  udpNodePort: number;
+  tcpNodePort: number;
+}
+
+export async function dnsService(kc: k8s.KubeConfig, name: string, namespace = NAMESPACE): Promise<DnsService> {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const svc = await core.readNamespacedService({ name, namespace });
+  const port = (protocol: string) =>
+    svc.spec?.ports?.find((p) => p.port === 53 && p.protocol === protocol)?.nodePort ?? 0;
+  return { clusterIp: svc.spec!.clusterIP!, udpNodePort: port('UDP'), tcpNodePort: port('TCP') };
+}
+
+/** Polls `check` every `intervalMs` and returns the milliseconds until it first held. */
+export async function timeUntil(what: string, check: () => Promise<boolean>, timeoutMs: number, intervalMs = 20) {
+  const t0 = performance.now();
+  await waitFor(what, async () => ((await check()) ? true : undefined), timeoutMs, intervalMs);
+  return Math.round(performance.now() - t0);
+}
+
+/** Pods, PVCs, recent events and the last logs of every pod that is not Ready: for failures. */
+export function diagnose(cluster: Cluster, namespace = NAMESPACE): string {
+  const out: string[] = [];
+  const safe = (args: string[]) => {
+    try {
+      return cluster.kubectl(args);
+    } catch (e) {
+      return String((e as Error).message);
+    }
+  };
+  out.push(safe(['get', 'pods,pvc', '-n', namespace, '-o', 'wide']));
+  out.push(safe(['get', 'events', '-n', namespace, '--sort-by=.lastTimestamp']).split('\n').slice(-25).join('\n'));
+  const notReady = safe([
+    'get',
+    'pods',
+    '-n',
+    namespace,
+    '-o',
+    'jsonpath={range .items[*]}{.metadata.name} {.status.containerStatuses[*].ready}{"\\n"}{end}',
+  ]);
+  for (const line of notReady.split('\n').filter((l) => l.includes('false'))) {
+    const pod = line.split(' ')[0]!;
+    out.push(
+      `--- logs ${pod} (previous) ---\n${safe(['logs', '-n', namespace, pod, '--all-containers', '--previous', '--tail=40'])}`,
+    );
+    out.push(`--- logs ${pod} ---\n${safe(['logs', '-n', namespace, pod, '--all-containers', '--tail=40'])}`);
+  }
+  return out.join('\n');
+}
+
+/** Throws with diagnostics when a pod of the namespace restarted `limit` times (a crash loop). */
+export async function failOnCrashLoop(cluster: Cluster, limit = 2, namespace = NAMESPACE): Promise<void> {
+  const looping = (await pods(cluster.admin, undefined, namespace)).filter((p) => p.restarts >= limit);
+  if (looping.length)
+    throw new GiveUp(`crash loop: ${looping.map((p) => p.name).join(', ')}\n${diagnose(cluster, namespace)}`);
+}
