@@ -7,6 +7,7 @@ import { stopAll } from '../support/process.ts';
 import { EtcdStore } from '../../src/runtime/controller/store/etcd-store.ts';
 import { planPrefix } from '../../src/runtime/controller/plan/plan.ts';
 import type { DesiredRecord } from '../../src/runtime/controller/desired-record.ts';
+import { ref } from './object-ref.ts';
 
 let etcd: EtcdHandle;
 let client: Etcd3;
@@ -21,7 +22,7 @@ const rec = (name: string, target: string, resource = 'service/default/web'): De
   name,
   type: 'A',
   target,
-  resource,
+  object: ref(resource),
 });
 
 async function plan(store: EtcdStore, desired: DesiredRecord[]) {

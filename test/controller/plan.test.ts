@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import type { DesiredRecord } from '../../src/runtime/controller/desired-record.ts';
+import { resourceId, type DesiredRecord } from '../../src/runtime/controller/desired-record.ts';
+import { ref } from './object-ref.ts';
 import type { CurrentEntry } from '../../src/runtime/controller/plan/current-entries.ts';
 import { planPrefix, isEmptyPlan, type Plan } from '../../src/runtime/controller/plan/plan.ts';
 import { formatPlan } from '../../src/runtime/controller/plan/format-plan.ts';
@@ -14,13 +15,14 @@ const h = (identity: string) => createHash('sha256').update(identity).digest('he
 
 const web = 'service/default/web';
 const api = 'service/default/api';
+const ing = 'ingress/default/site';
 const rec = (
   name: string,
   type: DesiredRecord['type'],
   target: string,
   resource = web,
   extra: Partial<DesiredRecord> = {},
-): DesiredRecord => ({ name, type, target, resource, ...extra });
+): DesiredRecord => ({ name, type, target, object: ref(resource), ...extra });
 const ours = (host: string, resource = web, extra: object = {}) =>
   JSON.stringify({ host, ...extra, targetstrip: 1, owner: ME, resource });
 const cur = (key: string, value: string, modRevision = '7'): CurrentEntry => ({ key, value, modRevision });
@@ -31,6 +33,7 @@ const TXT = (owner: string, resource: string) =>
   `"heritage=external-dns,external-dns/owner=${owner},external-dns/resource=${resource}"`;
 const A1 = `${WEB}/${h('A 10.0.0.1')}`;
 const A2 = `${WEB}/${h('A 10.0.0.2')}`;
+const A9 = `${WEB}/${h('A 10.0.0.9')}`;
 
 type Row = {
   name: string;
@@ -162,6 +165,28 @@ const rows: Row[] = [
     conflicts: ['web.example.org. service/default/api'],
   },
   {
+    name: 'a Service and an Ingress want one name: one record set is kept whole, the one whose targets come first (IPs by address), the other reported',
+    desired: [rec('web.example.org.', 'A', '10.0.0.10', ing), rec('web.example.org.', 'A', '10.0.0.9', web)],
+    creates: [[A9, { host: '10.0.0.9', targetstrip: 1, owner: ME, resource: web }]],
+    conflicts: ['web.example.org. ingress/default/site'],
+  },
+  {
+    name: 'a Service and an Ingress want one name: fewer targets come first, a source merges its own resources',
+    desired: [
+      rec('web.example.org.', 'A', '10.0.0.1', web),
+      rec('web.example.org.', 'A', '10.0.0.2', api),
+      rec('web.example.org.', 'A', '10.0.0.9', ing),
+    ],
+    creates: [[A9, { host: '10.0.0.9', targetstrip: 1, owner: ME, resource: ing }]],
+    conflicts: ['web.example.org. service/default/api', 'web.example.org. service/default/web'],
+  },
+  {
+    name: 'a Service and an Ingress want one name: the source already owning it in etcd keeps it',
+    desired: [rec('web.example.org.', 'A', '10.0.0.1', web), rec('web.example.org.', 'A', '10.0.0.9', ing)],
+    current: [cur(A9, ours('10.0.0.9', ing))],
+    conflicts: ['web.example.org. service/default/web'],
+  },
+  {
     name: 'two resources want different CNAMEs: the leading resource keeps its target',
     desired: [
       rec('web.example.org.', 'CNAME', 'a.example.net.', web),
@@ -265,7 +290,7 @@ function summarize(plan: Plan) {
     creates: plan.creates.map((c) => [c.key, JSON.parse(c.after!)]),
     updates: plan.updates.map((c) => [c.key, JSON.parse(c.after!)]),
     deletes: plan.deletes.map((c) => c.key),
-    conflicts: plan.conflicts.map((c) => `${c.name} ${c.resource}`),
+    conflicts: plan.conflicts.map((c) => `${c.name} ${resourceId(c.object)}`),
   };
 }
 

@@ -42,6 +42,12 @@ const QUESTIONS: [string, string][] = [
   ['site.example.org.', 'A'],
   ['secure.example.org.', 'A'],
   ['shared.example.org.', 'A'],
+  ['ao-rule.example.org.', 'A'],
+  ['ao-annotated.example.org.', 'A'],
+  ['dh-rule.example.org.', 'A'],
+  ['dh-annotated.example.org.', 'A'],
+  ['both.example.org.', 'A'],
+  ['both2.example.org.', 'A'],
   ['missing.example.org.', 'A'],
 ];
 
@@ -101,6 +107,35 @@ before(async () => {
     spec: { rules: [{ host: 'site.example.org' }], tls: [{ hosts: ['secure.example.org'] }] },
     addresses: [{ ip: '10.9.1.1' }],
   });
+  const networking = kube.admin.makeApiClient(k8s.NetworkingV1Api);
+  const ingress = async (name: string, host: string, annotations: Record<string, string>, ip: string) => {
+    await networking.createNamespacedIngress({
+      namespace: 'default',
+      body: { metadata: { name, annotations }, spec: { rules: [{ host }] } },
+    });
+    const ing = await networking.readNamespacedIngress({ name, namespace: 'default' });
+    ing.status = { loadBalancer: { ingress: [{ ip }] } };
+    await networking.replaceNamespacedIngressStatus({ name, namespace: 'default', body: ing });
+  };
+  // ingress-hostname-source: only the annotation's names, or only the rule hosts.
+  await ingress(
+    'annotation-only',
+    'ao-rule.example.org',
+    { [`${H}hostname`]: 'ao-annotated.example.org', [`${H}ingress-hostname-source`]: 'annotation-only' },
+    '10.9.2.1',
+  );
+  await ingress(
+    'defined-hosts-only',
+    'dh-rule.example.org',
+    { [`${H}hostname`]: 'dh-annotated.example.org', [`${H}ingress-hostname-source`]: 'defined-hosts-only' },
+    '10.9.3.1',
+  );
+  // One name wanted by a Service and an Ingress: external-dns keeps one of them (the lower target
+  // here), not the union; once the Service's, once the Ingress's.
+  await svc('both-svc', { type: 'LoadBalancer' }, { [`${H}hostname`]: 'both.example.org' }, [{ ip: '10.9.6.2' }]);
+  await ingress('both-ing', 'both.example.org', {}, '10.9.6.1');
+  await svc('both2-svc', { type: 'LoadBalancer' }, { [`${H}hostname`]: 'both2.example.org' }, [{ ip: '10.9.7.1' }]);
+  await ingress('both2-ing', 'both2.example.org', {}, '10.9.7.2');
 
   await runExternalDns({
     kubeconfigFile: kube.kubeconfigFile,
@@ -149,6 +184,10 @@ test('the same DNS answers as external-dns for every published name, except the 
     ['web.example.org.', ['10.9.0.1']],
     ['shared.example.org.', ['10.9.5.1', '10.9.5.2']],
     ['secure.example.org.', ['10.9.1.1']],
+    ['ao-annotated.example.org.', ['10.9.2.1']],
+    ['dh-rule.example.org.', ['10.9.3.1']],
+    ['both.example.org.', ['10.9.6.1']],
+    ['both2.example.org.', ['10.9.7.1']],
   ] as const;
   for (const [name, want] of present)
     assert.deepEqual(answerData(await dig({ port: ours.port, name }), 'A'), want, name);

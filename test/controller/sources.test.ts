@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1EndpointSlice, V1Ingress, V1Node, V1Service } from '@kubernetes/client-node';
+import { resourceId } from '../../src/runtime/controller/desired-record.ts';
 import { desiredRecords, type ClusterSnapshot } from '../../src/runtime/controller/sources/desired-records.ts';
 import { sourceOptions } from '../../src/runtime/controller/sources/source-options.ts';
 import { parseTtl } from '../../src/runtime/controller/sources/annotations.ts';
@@ -526,7 +527,7 @@ test('records carry the resource that asked for them', () => {
     sourceOptions({}),
   );
   assert.deepEqual(
-    result.records.map((r) => r.resource),
+    result.records.map((r) => resourceId(r.object)),
     ['service/default/web', 'ingress/web/site'],
   );
 });

@@ -9,6 +9,7 @@ import { parseControllerOptions } from '../../src/runtime/controller/controller-
 import { planPrefix } from '../../src/runtime/controller/plan/plan.ts';
 import { controllerViews, viewsOfName } from '../../src/runtime/controller/views/controller-views.ts';
 import { sourceObjects } from '../../src/runtime/controller/views/source-object.ts';
+import { ref } from '../controller/object-ref.ts';
 import { compileViews, viewRecords } from '../../src/runtime/controller/views/view-records.ts';
 
 const base = ['--etcd', 'http://127.0.0.1:2379', '--owner-id', 'me'];
@@ -79,8 +80,8 @@ test('/debug/views: per view, the answers and the decisions for one name', () =>
   const views = compileViews(controllerViews({ views: [{ name: 'internal', prefix: '/skydns' }, EXTERNAL as never] }));
   const ingress = { metadata: { name: 'shop', namespace: 'web' }, spec: { ingressClassName: 'public' } };
   const desired = [
-    { name: 'shop.example.org.', type: 'A' as const, target: '10.9.176.213', resource: 'ingress/web/shop', ttl: 30 },
-    { name: 'other.example.org.', type: 'A' as const, target: '10.9.176.1', resource: 'ingress/web/shop' },
+    { name: 'shop.example.org.', type: 'A' as const, target: '10.9.176.213', object: ref('ingress/web/shop'), ttl: 30 },
+    { name: 'other.example.org.', type: 'A' as const, target: '10.9.176.1', object: ref('ingress/web/shop') },
   ];
   const split = viewRecords(views, desired, sourceObjects({ services: [], ingresses: [ingress] }));
   const synced = split.views.map((records) => ({

@@ -2,7 +2,8 @@
 // match decides, and the errors a bad rule gets (each naming its field).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { DesiredRecord } from '../../src/runtime/controller/desired-record.ts';
+import { resourceId, type DesiredRecord } from '../../src/runtime/controller/desired-record.ts';
+import { ref } from '../controller/object-ref.ts';
 import { compileRule, evaluateRules, type CompiledRule } from '../../src/runtime/controller/views/rewrite-rule.ts';
 import type { SourceObject } from '../../src/runtime/controller/views/source-object.ts';
 import type { RewriteRule } from '../../src/config/view-config.ts';
@@ -19,7 +20,7 @@ const rec = (
   name,
   type,
   target,
-  resource,
+  object: ref(resource),
   ...extra,
 });
 const source = (resource: string, extra: Partial<SourceObject> = {}): SourceObject => {
@@ -230,7 +231,7 @@ const rows: Row[] = [
 
 test('rewrite rules: match fields, actions, first match decides', () => {
   for (const row of rows) {
-    const result = evaluateRules(compile(row.rules), row.record, SOURCES[row.record.resource]!);
+    const result = evaluateRules(compile(row.rules), row.record, SOURCES[resourceId(row.record.object)]!);
     assert.equal(result.rule?.rule.name, row.decidedBy, row.name);
     assert.deepEqual(
       result.records.map((r) => `${r.type} ${r.target}`),
@@ -249,7 +250,7 @@ test('rules never touch ownership: resource and ttl are carried over, no owner i
   for (const name of ['a.example.org.', 'b.example.org.', 'c.example.org.']) {
     const input = rec(name, 'A', '10.1.2.3', SVC, { ttl: 42 });
     const [out] = evaluateRules(rules, input, SOURCES[SVC]!).records;
-    assert.equal(out!.resource, SVC, name);
+    assert.equal(resourceId(out!.object), SVC, name);
     assert.equal(out!.ttl, 42, name);
     assert.equal(out!.name, name, name);
     assert.ok(!('owner' in out!), name);

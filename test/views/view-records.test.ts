@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Ingress, V1Service } from '@kubernetes/client-node';
 import type { DesiredRecord } from '../../src/runtime/controller/desired-record.ts';
+import { ref } from '../controller/object-ref.ts';
 import { sourceObjects } from '../../src/runtime/controller/views/source-object.ts';
 import { compileViews, viewRecords } from '../../src/runtime/controller/views/view-records.ts';
 import { withViewDefaults, type ViewInput } from '../../src/config/view-config.ts';
@@ -29,7 +30,7 @@ const a = (name: string, target: string, resource: string): DesiredRecord => ({
   name: `${name}.`,
   type: target.includes(':') ? 'AAAA' : /^[\d.]+$/.test(target) ? 'A' : 'CNAME',
   target,
-  resource,
+  object: ref(resource),
 });
 
 const INTERNAL: ViewInput = { name: 'internal', prefix: '/skydns' };
@@ -292,7 +293,7 @@ test('view records: selection, zones, explicit targets, rules and the refusal of
     for (const v of result.views)
       for (const r of v.records)
         assert.ok(
-          row.desired.some((d) => d.resource === r.resource),
+          row.desired.some((d) => d.object === r.object),
           row.name,
         );
   }

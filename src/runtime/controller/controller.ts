@@ -6,10 +6,9 @@
 import type { ControllerConfig } from '../../config/controller-config.ts';
 import type { Readiness } from '../shared/http-server.ts';
 import type { Logger } from '../shared/log.ts';
-import type { ObjectRef, Problem } from './desired-record.ts';
+import type { Problem } from './desired-record.ts';
 import type { ControllerMetrics } from './controller-metrics.ts';
 import { formatPlan } from './plan/format-plan.ts';
-import type { Conflict } from './plan/merge.ts';
 import { isEmptyPlan, planPrefix, type Plan } from './plan/plan.ts';
 import { desiredRecords, type ClusterSnapshot } from './sources/desired-records.ts';
 import { sourceOptions, type SourceOptions } from './sources/source-options.ts';
@@ -24,7 +23,6 @@ export interface ControllerDeps {
     synced(): boolean;
     unsynced(): string[];
     snapshot(): ClusterSnapshot;
-    uidOf(kind: 'Service' | 'Ingress', namespace: string, name: string): string | undefined;
   };
   /** One store per view, at the view's prefix. */
   storeFor: (prefix: string) => EtcdStore;
@@ -173,7 +171,8 @@ export class Controller {
     const problems = [
       ...sources.problems,
       ...split.problems,
-      ...plans.flatMap((p) => p.conflicts.map((c) => this.conflictProblem(c))),
+      // A conflict names its object (with uid) as any problem does: it becomes an Event as it is.
+      ...plans.flatMap((p) => p.conflicts),
     ];
     const byReason = new Map<string, number>();
     for (const p of problems) byReason.set(p.reason, (byReason.get(p.reason) ?? 0) + 1);
@@ -265,15 +264,5 @@ export class Controller {
     this.d.metrics.memory.set(memory.external, { kind: 'external' });
     if (started !== undefined) this.d.metrics.syncDuration.observe((performance.now() - started) / 1000);
     return outcome;
-  }
-
-  private conflictProblem(c: Conflict): Problem {
-    const [kind, namespace = '', name = ''] = c.resource.split('/');
-    const ref: ObjectRef =
-      kind === 'ingress'
-        ? { kind: 'Ingress', apiVersion: 'networking.k8s.io/v1', namespace, name }
-        : { kind: 'Service', apiVersion: 'v1', namespace, name };
-    const uid = this.d.cache.uidOf(ref.kind, namespace, name);
-    return { object: uid ? { ...ref, uid } : ref, reason: c.reason, message: c.message, name: c.name };
   }
 }

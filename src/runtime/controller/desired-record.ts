@@ -15,8 +15,8 @@ export interface DesiredRecord {
   port?: number;
   priority?: number;
   weight?: number;
-  /** The object that asked for it, "service/<ns>/<name>" or "ingress/<ns>/<name>". */
-  resource: string;
+  /** The object that asked for it. */
+  object: ObjectRef;
 }
 
 /** Enough of a Kubernetes object to name it in logs and to attach an Event to it. */
@@ -48,7 +48,10 @@ export interface Problem {
   name?: string;
 }
 
-/** "service/default/nginx": the resource id written into every entry's value. */
+/**
+ * "service/default/nginx": the resource id written into every entry's value, as external-dns
+ * writes it into its TXT registry (the wire format; in memory, records carry the ObjectRef).
+ */
 export function resourceId(ref: ObjectRef): string {
   return `${ref.kind.toLowerCase()}/${ref.namespace}/${ref.name}`;
 }

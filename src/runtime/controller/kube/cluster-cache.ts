@@ -58,12 +58,6 @@ export class ClusterCache {
     };
   }
 
-  /** The uid of a watched Service or Ingress, to attach Events to it. */
-  uidOf(kind: 'Service' | 'Ingress', namespace: string, name: string): string | undefined {
-    const informer = this.informers.get(kind === 'Service' ? 'services' : 'ingresses');
-    return informer?.get(namespace, name)?.metadata?.uid;
-  }
-
   stop(): void {
     for (const i of this.informers.values()) i.stop();
   }

@@ -1,4 +1,5 @@
 // A plan as a human reads it (`etcdns plan`, --dry-run logs): changes grouped per name.
+import { resourceId } from '../desired-record.ts';
 import type { Change, Plan } from './plan.ts';
 
 export function formatPlan(plan: Plan): string {
@@ -13,7 +14,7 @@ export function formatPlan(plan: Plan): string {
   for (const c of plan.deletes) add('-', c, c.before?.value);
   const out: string[] = [];
   for (const name of [...byName.keys()].sort()) out.push(name, ...byName.get(name)!);
-  for (const c of plan.conflicts) out.push(`! ${c.name} (${c.resource}): ${c.message}`);
+  for (const c of plan.conflicts) out.push(`! ${c.name} (${resourceId(c.object)}): ${c.message}`);
   out.push(
     `${plan.creates.length} to create, ${plan.updates.length} to update, ${plan.deletes.length} to delete, ${plan.conflicts.length} conflicts`,
   );

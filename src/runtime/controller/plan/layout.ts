@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { keyToName, nameToKey } from '../../shared/skydns-key.ts';
 import type { SkyDnsEntry } from '../../shared/skydns-entry.ts';
-import type { DesiredRecord } from '../desired-record.ts';
+import { resourceId, type DesiredRecord } from '../desired-record.ts';
 
 export interface LaidOutEntry {
   name: string;
@@ -27,7 +27,7 @@ export function layOut(record: DesiredRecord, prefix: string, ownerId: string): 
   // Values hold names without the trailing dot, as external-dns writes them.
   const host = record.type === 'A' || record.type === 'AAAA' ? record.target : record.target.replace(/\.$/, '');
   const ttl = record.ttl !== undefined ? { ttl: record.ttl } : {};
-  const owned = { owner: ownerId, resource: record.resource };
+  const owned = { owner: ownerId, resource: resourceId(record.object) };
   switch (record.type) {
     case 'CNAME':
       return { name: record.name, key: nameKey, entry: { host, ...ttl, ...owned } };

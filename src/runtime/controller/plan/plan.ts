@@ -2,7 +2,7 @@
 // Pure. This is the unit a view is planned with (its records already rewritten for the view).
 import { encodeEntry } from '../../shared/skydns-entry.ts';
 import type { Policy } from '../../../config/controller-config.ts';
-import type { DesiredRecord } from '../desired-record.ts';
+import { resourceId, type DesiredRecord } from '../desired-record.ts';
 import { classifyEntries, type CurrentEntry } from './current-entries.ts';
 import { layOut } from './layout.ts';
 import { mergeRecords, type Conflict } from './merge.ts';
@@ -59,11 +59,12 @@ export function planPrefix(input: PlanInput): Plan {
   for (const record of merged.records) {
     // Never move into a name that answers with someone else's data.
     if (current.foreignNames.has(record.name) && !current.ownedNames.has(record.name)) {
-      if (!refused.has(`${record.name} ${record.resource}`)) {
-        refused.add(`${record.name} ${record.resource}`);
+      const id = `${record.name} ${resourceId(record.object)}`;
+      if (!refused.has(id)) {
+        refused.add(id);
         conflicts.push({
           reason: 'NameOwnedByOthers',
-          resource: record.resource,
+          object: record.object,
           name: record.name,
           message: `${record.name} already has entries we do not own (another owner or hand-written); it is left alone`,
         });
@@ -74,7 +75,7 @@ export function planPrefix(input: PlanInput): Plan {
     if (current.foreignKeys.has(laid.key)) {
       conflicts.push({
         reason: 'NameOwnedByOthers',
-        resource: record.resource,
+        object: record.object,
         name: record.name,
         message: `key ${laid.key} holds an entry we do not own; it is left alone`,
       });

@@ -1,7 +1,7 @@
 // Turns hostnames and targets into desired records for one object, reporting what it skips.
 // Shared by the Service and Ingress sources: validation happens here, once.
 import { canonicalName, dnsNameProblem } from '../../shared/dns-name.ts';
-import { resourceId, type DesiredRecord, type ObjectRef, type Problem } from '../desired-record.ts';
+import type { DesiredRecord, ObjectRef, Problem } from '../desired-record.ts';
 import { parseTtl, readAnnotation, splitList, type Annotations } from './annotations.ts';
 import { domainVerdict, type SourceOptions } from './source-options.ts';
 import { classifyTarget, type Target } from './targets.ts';
@@ -13,7 +13,6 @@ export interface SourceResult {
 
 export class RecordBuilder {
   readonly object: ObjectRef;
-  readonly resource: string;
   private readonly options: SourceOptions;
   private readonly out: SourceResult;
   private readonly ttl: number | undefined;
@@ -24,7 +23,6 @@ export class RecordBuilder {
 
   constructor(object: ObjectRef, annotations: Annotations, options: SourceOptions, out: SourceResult) {
     this.object = object;
-    this.resource = resourceId(object);
     this.options = options;
     this.out = out;
     const ttl = readAnnotation(annotations, 'ttl');
@@ -92,7 +90,7 @@ export class RecordBuilder {
     this.out.problems.push({ object: this.object, reason, message, ...(name ? { name } : {}) });
   }
 
-  private push(record: Omit<DesiredRecord, 'resource' | 'ttl'>): void {
-    this.out.records.push({ ...record, ...(this.ttl !== undefined ? { ttl: this.ttl } : {}), resource: this.resource });
+  private push(record: Omit<DesiredRecord, 'object' | 'ttl'>): void {
+    this.out.records.push({ ...record, ...(this.ttl !== undefined ? { ttl: this.ttl } : {}), object: this.object });
   }
 }

@@ -4,6 +4,7 @@ import { canonicalName } from '../../shared/dns-name.ts';
 import type { ControllerConfig } from '../../../config/controller-config.ts';
 import { DEFAULT_VIEW, withViewDefaults, type ViewConfig } from '../../../config/view-config.ts';
 import { DEFAULT_PREFIX, normalizePrefix } from '../../shared/skydns-key.ts';
+import { resourceId } from '../desired-record.ts';
 import type { Plan } from '../plan/plan.ts';
 import type { Decision, ViewRecords } from './view-records.ts';
 
@@ -35,7 +36,7 @@ export function viewsOfName(name: string, synced: readonly { records: ViewRecord
         type: r.type,
         target: r.target,
         ...(r.ttl !== undefined ? { ttl: r.ttl } : {}),
-        resource: r.resource,
+        resource: resourceId(r.object),
       })),
     decisions: records.decisions.filter((d) => d.name === wanted).map(({ name: _name, ...rest }) => rest),
   }));

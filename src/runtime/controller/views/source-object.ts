@@ -1,5 +1,5 @@
 // What views know about the object a record came from: its kind, namespace, ingress class,
-// labels and annotations, found by the record's resource id ("ingress/default/web").
+// labels and annotations, found by the record's object.
 import type { V1Ingress, V1Service } from '@kubernetes/client-node';
 import { resourceId, type ObjectRef } from '../desired-record.ts';
 import type { ClusterSnapshot } from '../sources/desired-records.ts';
@@ -48,12 +48,15 @@ function objectRef(kind: ObjectRef['kind'], apiVersion: string, obj: V1Service |
   };
 }
 
-/** A stand-in for a resource the snapshot no longer has: known only by its id. */
-export function unknownSource(resource: string): SourceObject {
-  const [kind = '', namespace = '', name = ''] = resource.split('/');
-  const ref: ObjectRef =
-    kind === 'ingress'
-      ? { kind: 'Ingress', apiVersion: 'networking.k8s.io/v1', namespace, name }
-      : { kind: 'Service', apiVersion: 'v1', namespace, name };
-  return { ref, kind, namespace, labels: {}, annotations: {} };
+/** The record's object as the snapshot has it, or a stand-in known only by its reference. */
+export function sourceOf(sources: ReadonlyMap<string, SourceObject>, ref: ObjectRef): SourceObject {
+  return (
+    sources.get(resourceId(ref)) ?? {
+      ref,
+      kind: ref.kind.toLowerCase(),
+      namespace: ref.namespace,
+      labels: {},
+      annotations: {},
+    }
+  );
 }

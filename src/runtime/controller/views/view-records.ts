@@ -3,12 +3,12 @@
 // external view's refusal of private addresses. Pure; every decision is kept for /debug/views.
 import { canonicalName, isInZone } from '../../shared/dns-name.ts';
 import { EXTERNAL_TARGET_ANNOTATION, VIEWS_ANNOTATION, type ViewConfig } from '../../../config/view-config.ts';
-import type { DesiredRecord, Problem } from '../desired-record.ts';
+import { resourceId, type DesiredRecord, type ObjectRef, type Problem } from '../desired-record.ts';
 import { splitList } from '../sources/annotations.ts';
 import { classifyTarget, type Target } from '../sources/targets.ts';
 import { privateAddressKind } from './private-address.ts';
 import { compileRule, evaluateRules, type CompiledRule } from './rewrite-rule.ts';
-import { unknownSource, type SourceObject } from './source-object.ts';
+import { sourceOf, type SourceObject } from './source-object.ts';
 import { annotatedViews, selectedForView } from './view-selection.ts';
 
 export interface CompiledView {
@@ -61,11 +61,12 @@ export function viewRecords(
   sources: ReadonlyMap<string, SourceObject>,
 ): { views: ViewRecords[]; problems: Problem[] } {
   const problems: Problem[] = [];
-  const sourceOf = (resource: string) => sources.get(resource) ?? unknownSource(resource);
+  const objects = new Map<string, ObjectRef>();
+  for (const r of desired) objects.set(resourceId(r.object), r.object);
 
   const names = views.map((v) => v.config.name);
-  for (const resource of new Set(desired.map((r) => r.resource))) {
-    const source = sourceOf(resource);
+  for (const ref of objects.values()) {
+    const source = sourceOf(sources, ref);
     const unknown = (annotatedViews(source) ?? []).filter((n) => !names.includes(n));
     if (unknown.length > 0) {
       problems.push({
@@ -80,13 +81,14 @@ export function viewRecords(
     const result: ViewRecords = { view: view.config, records: [], decisions: [] };
     const explicit = new Map<string, Target[] | undefined>();
     for (const record of desired) {
-      const source = sourceOf(record.resource);
+      const resource = resourceId(record.object);
+      const source = sourceOf(sources, record.object);
       const decision = (outcome: Outcome, published: DesiredRecord[] = [], rule?: string): void => {
         result.decisions.push({
           name: record.name,
           type: record.type,
           target: record.target,
-          resource: record.resource,
+          resource,
           outcome,
           ...(rule !== undefined ? { rule } : {}),
           published: published.map((r) => ({ type: r.type, target: r.target })),
@@ -107,9 +109,8 @@ export function viewRecords(
       const annotation = source.annotations[EXTERNAL_TARGET_ANNOTATION];
       if (external && annotation !== undefined && REWRITABLE.has(record.type)) {
         // The object says what the outside should see: that wins over the view's rules.
-        if (!explicit.has(record.resource))
-          explicit.set(record.resource, explicitTargets(annotation, view, source, problems));
-        const targets = explicit.get(record.resource);
+        if (!explicit.has(resource)) explicit.set(resource, explicitTargets(annotation, view, source, problems));
+        const targets = explicit.get(resource);
         if (!targets) {
           decision('refused', [], EXPLICIT_TARGET_RULE);
           continue;
