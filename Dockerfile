@@ -8,7 +8,8 @@
 #   npm run image                                                (here: buildah, no registry)
 #
 # NODE_IMAGE is any image with node 24 on PATH; the default is the official one, same Node as the
-# project pins (package.json devDependency "node"). The release workflow pins it by digest.
+# project pins (package.json devDependency "node"). Pin it by digest where you build for real
+# (--build-arg NODE_IMAGE=node:24.21.0-bookworm-slim@sha256:...).
 ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
 # Production dependencies, exactly as locked. All of them are plain JavaScript (no native
