@@ -6,13 +6,19 @@
 // with exactly the synthesized RBAC; a killed controller pod is replaced without rewriting
 // records; a config change rolls the server pods with no failed query.
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
-import { startCluster, type Cluster, LB_CIDR } from '../support/cluster.ts';
+import { Etcd3 } from 'etcd3';
+import { writeManifests } from '../../src/constructs/manifest-writer.ts';
+import { synthStack } from '../../src/constructs/synth-stack.ts';
+import { dev } from '../../src/environments/dev.ts';
+import { assertLocalRoute, startCluster, type Cluster, LB_CIDR } from '../support/cluster.ts';
 import { clusterImages, type ClusterImages } from '../support/cluster-images.ts';
 import { answerData } from '../support/dig.ts';
 import { createIngress, createLoadBalancerService } from '../support/kube-objects.ts';
-import { stopAll } from '../support/process.ts';
+import { stopAll, waitFor } from '../support/process.ts';
+import { tempDir } from '../support/temp-dir.ts';
 import {
   applyKustomization,
   component,
@@ -23,12 +29,12 @@ import {
   distDir,
   dnsService,
   NAMESPACE,
+  pods,
   timeUntil,
   waitPodsReady,
   writeOverlay,
   type DnsService,
 } from './stack-support.ts';
-import { join } from 'node:path';
 
 const ZONE = 'dev.example.org';
 const HOSTNAME = 'external-dns.alpha.kubernetes.io/hostname';
@@ -45,6 +51,10 @@ const figures: string[] = [];
 async function soaAnswered(server: string, port: number, tcp = false): Promise<boolean> {
   const r = await digAt(server, port, ZONE, 'SOA', { tcp });
   return r.status === 'NOERROR' && r.flags.includes('aa') && r.answer.some((a) => a.type === 'SOA');
+}
+
+function digAtCheck(address: string): void {
+  assertLocalRoute(address);
 }
 
 async function aRecords(name: string): Promise<{ status: string; data: string[] }> {
@@ -154,4 +164,165 @@ describe('dist/dev on a real single-node cluster', { timeout: 1_200_000 }, () =>
     assert.ok(serviceGone < 1000, `Service NXDOMAIN after ${serviceGone} ms`);
     assert.ok(ingressGone < 1000, `Ingress NXDOMAIN after ${ingressGone} ms`);
   });
+
+  test('(6) the controller runs as its ServiceAccount with exactly the synthesized RBAC', async () => {
+    const sa = `system:serviceaccount:${NAMESPACE}:etcdns-controller`;
+    const rbac = cluster.admin.makeApiClient(k8s.RbacAuthorizationV1Api);
+    const names = (b: { metadata?: { name?: string; namespace?: string }; subjects?: k8s.RbacV1Subject[] }) =>
+      b.subjects?.some(
+        (s) =>
+          (s.kind === 'ServiceAccount' && s.namespace === NAMESPACE && s.name === 'etcdns-controller') ||
+          (s.kind === 'Group' && s.name === `system:serviceaccounts:${NAMESPACE}`),
+      );
+    const bindings = [
+      ...(await rbac.listClusterRoleBinding()).items.filter(names).map((b) => `ClusterRoleBinding/${b.metadata!.name}`),
+      ...(await rbac.listRoleBindingForAllNamespaces()).items
+        .filter(names)
+        .map((b) => `RoleBinding/${b.metadata!.namespace}/${b.metadata!.name}`),
+    ];
+    assert.deepEqual(bindings, ['ClusterRoleBinding/etcdns-controller'], 'only the binding dist/dev holds');
+    const deployment = await cluster.admin
+      .makeApiClient(k8s.AppsV1Api)
+      .readNamespacedDeployment({ name: 'etcdns-controller', namespace: NAMESPACE });
+    assert.equal(deployment.spec?.template.spec?.serviceAccountName, 'etcdns-controller');
+    const can = (verb: string, resource: string) =>
+      cluster.kubectl(['auth', 'can-i', '--as', sa, verb, resource], undefined, true).trim();
+    for (const [verb, resource] of [
+      ['watch', 'services'],
+      ['watch', 'ingresses.networking.k8s.io'],
+      ['watch', 'endpointslices.discovery.k8s.io'],
+      ['list', 'nodes'],
+    ] as const)
+      assert.equal(can(verb, resource), 'yes', `${verb} ${resource}`);
+    for (const [verb, resource] of [
+      ['get', 'secrets'],
+      ['update', 'services'],
+      ['create', 'pods'],
+    ] as const)
+      assert.equal(can(verb, resource), 'no', `${verb} ${resource}`);
+    // It did its work in (2) with these permissions, and was never refused.
+    const logs = cluster.kubectl(['logs', '-n', NAMESPACE, 'deployment/etcdns-controller']);
+    assert.doesNotMatch(logs, /forbidden|\b403\b/i);
+  });
+
+  test('(4) a killed controller pod is replaced; a change made meanwhile is published; nothing is written twice', async () => {
+    await createLoadBalancerService(cluster.admin, {
+      name: 'before',
+      annotations: { [HOSTNAME]: `before.${ZONE}` },
+      addresses: [{ ip: '10.213.200.90' }],
+    });
+    await timeUntil('before answered', async () => (await aRecords(`before.${ZONE}`)).data.length === 1, 10_000);
+    const [etcdPod] = await pods(cluster.admin, component('etcd'));
+    const endpoint = `${etcdPod!.ip}:2379`;
+    digAtCheck(etcdPod!.ip!);
+    const etcd = new Etcd3({ hosts: [`http://${endpoint}`] });
+    const snapshot = async () => {
+      const r = await etcd.getAll().prefix('/skydns/').exec();
+      return new Map(r.kvs.map((kv) => [kv.key.toString(), { mod: kv.mod_revision, version: kv.version }]));
+    };
+    try {
+      const before = await snapshot();
+      assert.ok(
+        [...before.keys()].some((k) => k.includes('/before')),
+        `records of before: ${[...before.keys()]}`,
+      );
+      const [old] = await pods(cluster.admin, component('controller'));
+      const t0 = performance.now();
+      cluster.kubectl(['delete', 'pod', '-n', NAMESPACE, old!.name, '--grace-period=0', '--force', '--wait=false']);
+      // A change while no controller runs (or while the replacement starts).
+      await createLoadBalancerService(cluster.admin, {
+        name: 'during',
+        annotations: { [HOSTNAME]: `during.${ZONE}` },
+        addresses: [{ ip: '10.213.200.91' }],
+      });
+      await timeUntil(
+        'during answered after the replacement started',
+        async () => (await aRecords(`during.${ZONE}`)).data.join() === '10.213.200.91',
+        120_000,
+        100,
+      );
+      figures.push(`controller killed -> change published ${Math.round(performance.now() - t0)} ms`);
+      const [replacement] = await waitPodsReady(cluster.admin, component('controller'), 1);
+      assert.notEqual(replacement!.name, old!.name);
+      // Let the replacement finish its first full sync, then compare.
+      await new Promise((r) => setTimeout(r, 3000));
+      const after = await snapshot();
+      for (const [key, v] of before) {
+        const now = after.get(key);
+        assert.ok(now, `${key} was removed`);
+        assert.equal(now.mod, v.mod, `${key} was rewritten by the replacement (mod revision ${v.mod} -> ${now.mod})`);
+      }
+      for (const [key, v] of after) assert.equal(v.version, '1', `${key} written ${v.version} times`);
+      assert.equal(after.size, before.size + [...after.keys()].filter((k) => k.includes('/during')).length);
+    } finally {
+      etcd.close();
+    }
+  });
+
+  // Known to fail: the server closes its sockets at SIGTERM while kube-proxy still sends it
+  // queries (7 of 137 lost here). With `lifecycle.preStop.sleep: { seconds: 5 }` on the server
+  // container (an overlay patch, tried here: 0 of 204 lost) it passes; the constructs have no such
+  // setting yet. Remove the todo when they do.
+  const drainTodo = 'the server Deployment has no drain before SIGTERM (preStop sleep); see the comment above';
+  test(
+    '(5) a config change (a new zone) rolls the server pods through the config hash with no failed query',
+    { todo: drainTodo },
+    async () => {
+      const dir = tempDir('dist-dev-lab');
+      const zones = [...dev.zones, { name: 'lab.example.net' }];
+      writeManifests(join(dir, 'dev'), synthStack({ ...dev, zones }));
+      const apps = cluster.admin.makeApiClient(k8s.AppsV1Api);
+      const core = cluster.admin.makeApiClient(k8s.CoreV1Api);
+      const read = () => apps.readNamespacedDeployment({ name: SERVER, namespace: NAMESPACE });
+      const hashBefore = (await read()).spec?.template.metadata?.annotations?.['etcdns.io/config-hash'];
+      const [oldServer] = await pods(cluster.admin, component('server-internal'));
+
+      let rolled = false;
+      let queries = 0;
+      const failures: string[] = [];
+      const load = (async () => {
+        const deadline = Date.now() + 240_000;
+        // Until the rollout is done and 3 s more; bounded in count and time.
+        let doneAt = 0;
+        while (Date.now() < deadline && queries < 20_000) {
+          if (rolled && !doneAt) doneAt = Date.now();
+          if (doneAt && Date.now() - doneAt > 3000) break;
+          queries++;
+          const r = await digAt(dns.clusterIp, 53, ZONE, 'SOA').catch((e: Error) => ({ status: e.message, flags: [] }));
+          if (r.status !== 'NOERROR') failures.push(`${new Date().toISOString()} ${r.status || 'no answer'}`);
+        }
+      })();
+      const t0 = performance.now();
+      applyKustomization(cluster, writeOverlay(join(dir, 'dev'), images));
+      await waitFor(
+        'the server rollout',
+        async () => {
+          const d = await read();
+          const s = d.status;
+          const done =
+            (s?.observedGeneration ?? 0) >= (d.metadata?.generation ?? 1) &&
+            s?.updatedReplicas === d.spec?.replicas &&
+            s?.availableReplicas === d.spec?.replicas &&
+            s?.replicas === d.spec?.replicas;
+          // Done when the old pod is gone for good, not only terminating.
+          const oldGone = await core
+            .readNamespacedPod({ name: oldServer!.name, namespace: NAMESPACE })
+            .then(() => false)
+            .catch((e: { code?: number }) => e.code === 404);
+          return done && oldGone ? d : undefined;
+        },
+        180_000,
+        250,
+      );
+      rolled = true;
+      const rolloutMs = Math.round(performance.now() - t0);
+      await load;
+      const hashAfter = (await read()).spec?.template.metadata?.annotations?.['etcdns.io/config-hash'];
+      assert.notEqual(hashAfter, hashBefore, 'the config hash changed');
+      figures.push(`config change rollout ${rolloutMs} ms, ${queries} queries, ${failures.length} failed`);
+      assert.deepEqual(failures, [], `${failures.length} of ${queries} queries failed during the rollout`);
+      const lab = await digAt(dns.clusterIp, 53, 'lab.example.net', 'SOA');
+      assert.equal(lab.status, 'NOERROR', 'the new zone answers');
+    },
+  );
 });

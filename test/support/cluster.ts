@@ -52,8 +52,8 @@ export interface Cluster {
   nodeIp: string;
   /** Milliseconds from start() to a Ready node. */
   startMs: number;
-  /** Runs the real kubectl with the admin kubeconfig; throws with its stderr on failure. */
-  kubectl(args: string[], input?: string): string;
+  /** Runs the real kubectl with the admin kubeconfig; throws with its stderr on failure (unless allowFail). */
+  kubectl(args: string[], input?: string, allowFail?: boolean): string;
   /** Imports an image archive (OCI or docker) into the kubelet's containerd namespace. */
   importImage(archive: string): void;
   /** The logs of a component (kubelet, containerd, ...), for failure messages. */
@@ -441,13 +441,13 @@ disabled_plugins = ["io.containerd.tracing.processor.v1.otlp", "io.containerd.in
       nodeName,
       nodeIp: GATEWAY,
       startMs: Date.now() - started,
-      kubectl: (args, input) => {
+      kubectl: (args, input, allowFail) => {
         const r = spawnSync('kubectl', ['--kubeconfig', adminFile, ...args], {
           encoding: 'utf8',
           input,
           timeout: 120_000,
         });
-        if (r.status !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr || r.error?.message}`);
+        if (r.status !== 0 && !allowFail) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr || r.error?.message}`);
         return r.stdout;
       },
       importImage,
