@@ -121,6 +121,11 @@ export async function startCluster(options: { images?: string[] } = {}): Promise
 
     // --- control plane --------------------------------------------------------------------------
     etcd = await startEtcd();
+    for (const m of etcd.members) {
+      if (m.process) record.pids.push(m.process.pid);
+      record.dirs.push(m.dataDir);
+    }
+    saveRecord(record);
     const apiPort = await freePort();
     const server = `https://${GATEWAY}:${apiPort}`;
     const serving = pki.issue(
