@@ -8,6 +8,10 @@ const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcomm
     summary: 'Publish Service and Ingress records into etcd (replaces external-dns)',
     load: async () => (await import('./controller/controller-command.ts')).default,
   },
+  'etcd-member': {
+    summary: 'Prepare an etcd member before etcd starts: bootstrap, join, or replace a lost member',
+    load: async () => (await import('./etcd-member/etcd-member-command.ts')).default,
+  },
   init: {
     summary: 'Scaffold a GitOps repository that synthesizes etcdns per environment (etcdns init DIR)',
     load: async () => (await import('../scaffold/init-command.ts')).default,

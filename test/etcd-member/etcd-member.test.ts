@@ -1,0 +1,183 @@
+// `etcdns etcd-member` (src/runtime/etcd-member/): the plan for each situation, etcd's flags as
+// its config file, and for real against a 3-member etcd on loopback: a new member joins through
+// member add and starts from the written config file; the same member with its data directory
+// wiped (a lost volume) is removed and added again and rejoins under a new ID; with its data it
+// just restarts; with no cluster answering, a bootstrap member bootstraps and any other waits.
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { load } from 'js-yaml';
+import { etcdConfig } from '../../src/runtime/etcd-member/etcd-config.ts';
+import { prepareMember, type EtcdMemberOptions } from '../../src/runtime/etcd-member/etcd-member-command.ts';
+import { planMember, type ClusterMember } from '../../src/runtime/etcd-member/member-plan.ts';
+import { startEtcdCluster, type EtcdHandle } from '../support/etcd.ts';
+import { freePort } from '../support/ports.ts';
+import { startProcess, stopAll, waitReady, type ManagedProcess } from '../support/process.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { tool } from '../support/tools.ts';
+
+const bootstrap = new Map([
+  ['e-0', 'http://e-0:2380'],
+  ['e-1', 'http://e-1:2380'],
+]);
+const member = (id: string, name: string, peer: string, started = true): ClusterMember => ({
+  id,
+  name,
+  peerUrls: [peer],
+  clientUrls: started ? [peer.replace('2380', '2379')] : [],
+});
+
+describe('etcd-member plan', () => {
+  const base = { name: 'e-1', peerUrl: 'http://e-1:2380', bootstrap };
+  test('data present: restart', () => {
+    assert.deepEqual(planMember({ ...base, hasData: true, members: [] }), { action: 'restart' });
+  });
+  test('no cluster answers: bootstrap members bootstrap, others wait', () => {
+    assert.deepEqual(planMember({ ...base, hasData: false, members: undefined }), {
+      action: 'bootstrap',
+      initialCluster: 'e-0=http://e-0:2380,e-1=http://e-1:2380',
+    });
+    const extra = planMember({ ...base, name: 'e-5', peerUrl: 'http://e-5:2380', hasData: false, members: undefined });
+    assert.equal(extra.action, 'wait');
+  });
+  test('a cluster answers: join, replace a lost member, start a listed member that never ran', () => {
+    const others = [member('1', 'e-0', 'http://e-0:2380')];
+    assert.equal(planMember({ ...base, hasData: false, members: others }).action, 'join');
+    const lost = planMember({ ...base, hasData: false, members: [...others, member('2', 'e-1', 'http://e-1:2380')] });
+    assert.deepEqual(
+      { action: lost.action, removeId: 'removeId' in lost && lost.removeId },
+      { action: 'join', removeId: '2' },
+    );
+    const slow = planMember({
+      ...base,
+      hasData: false,
+      members: [...others, member('2', '', 'http://e-1:2380', false)],
+    });
+    assert.equal(
+      slow.action,
+      'bootstrap',
+      'a bootstrap member the others started without joins with the static cluster',
+    );
+  });
+});
+
+describe('etcd flags as its config file', () => {
+  test('TLS flags go to the transport sections; booleans and numbers are typed; overrides win', () => {
+    const config = etcdConfig(
+      [
+        '--name=e-0',
+        '--data-dir=/var/lib/etcd/data',
+        '--client-cert-auth=true',
+        '--cert-file=/tls/server/tls.crt',
+        '--peer-trusted-ca-file=/tls/peer/ca.crt',
+        '--quota-backend-bytes=2147483648',
+        '--auto-compaction-retention=1h',
+        '--initial-cluster-state=new',
+      ],
+      { 'initial-cluster-state': 'existing' },
+    );
+    assert.deepEqual(config, {
+      name: 'e-0',
+      'data-dir': '/var/lib/etcd/data',
+      'client-transport-security': { 'client-cert-auth': true, 'cert-file': '/tls/server/tls.crt' },
+      'peer-transport-security': { 'trusted-ca-file': '/tls/peer/ca.crt' },
+      'quota-backend-bytes': 2147483648,
+      'auto-compaction-retention': '1h',
+      'initial-cluster-state': 'existing',
+    });
+  });
+});
+
+describe('etcd-member against a real 3-member etcd', { timeout: 180_000 }, () => {
+  let etcd: EtcdHandle;
+  let extra: ManagedProcess | undefined;
+  after(async () => {
+    await extra?.stop();
+    await etcd?.stop();
+    await stopAll();
+  });
+
+  const memberList = async () => {
+    const list = await etcd.client().cluster.memberList({});
+    return list.members.map((m) => ({ id: m.ID, name: m.name })).sort((a, b) => a.name.localeCompare(b.name));
+  };
+
+  test('join, lost volume, restart; bootstrap and wait with no cluster', async () => {
+    etcd = await startEtcdCluster(3);
+    const dir = tempDir('etcd-member');
+    const clientUrl = `http://127.0.0.1:${await freePort()}`;
+    const peerUrl = `http://127.0.0.1:${await freePort()}`;
+    const dataDir = join(dir, 'data');
+    const configOut = join(dir, 'etcd.yaml');
+    const options: EtcdMemberOptions = {
+      name: 'etcd-3',
+      peerUrl,
+      dataDir,
+      initialCluster: etcd.members.map((m) => `${m.name}=${m.peerUrl}`).join(','),
+      endpoints: etcd.endpoints,
+      configOut,
+      timeoutMs: 60_000,
+      etcdFlags: [
+        '--name=etcd-3',
+        `--data-dir=${dataDir}`,
+        `--listen-client-urls=${clientUrl}`,
+        `--advertise-client-urls=${clientUrl}`,
+        `--listen-peer-urls=${peerUrl}`,
+        `--initial-advertise-peer-urls=${peerUrl}`,
+        '--initial-cluster-state=new',
+        '--log-level=warn',
+        '--logger=zap',
+      ],
+    };
+    const startExtra = async () => {
+      extra = startProcess('etcd-3', tool('etcd'), ['--config-file', configOut]);
+      await waitReady(extra, 'healthy', async () => {
+        const r = await fetch(`${clientUrl}/health`, { signal: AbortSignal.timeout(1000) });
+        return r.ok && ((await r.json()) as { health?: string }).health === 'true';
+      });
+    };
+
+    // A new member: member add, then etcd from the written config joins.
+    assert.equal((await prepareMember(options)).plan.action, 'join');
+    const written = load(readFileSync(configOut, 'utf8')) as Record<string, string>;
+    assert.equal(written['initial-cluster-state'], 'existing');
+    assert.equal(written['initial-cluster']!.split(',').length, 4);
+    await startExtra();
+    const four = await memberList();
+    assert.deepEqual(
+      four.map((m) => m.name),
+      ['etcd-0', 'etcd-1', 'etcd-2', 'etcd-3'],
+    );
+    const firstId = four.find((m) => m.name === 'etcd-3')!.id;
+
+    // Its data kept: restart.
+    await extra!.stop();
+    assert.equal((await prepareMember(options)).plan.action, 'restart');
+    await startExtra();
+
+    // Its volume lost: the old entry is removed, a new one added, and it rejoins as a new member.
+    await extra!.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    const outcome = await prepareMember(options);
+    assert.equal(outcome.plan.action, 'join');
+    assert.equal(outcome.removed, firstId, 'the lost member was removed');
+    await startExtra();
+    const again = await memberList();
+    assert.deepEqual(
+      again.map((m) => m.name),
+      ['etcd-0', 'etcd-1', 'etcd-2', 'etcd-3'],
+    );
+    assert.notEqual(again.find((m) => m.name === 'etcd-3')!.id, firstId, 'a new member ID');
+
+    // No cluster answering: a bootstrap member bootstraps the static cluster, another waits.
+    const nowhere = [`http://127.0.0.1:${await freePort()}`];
+    const lone = { ...options, endpoints: nowhere, dataDir: join(dir, 'empty'), timeoutMs: 1 };
+    assert.equal(
+      (await prepareMember({ ...lone, name: 'etcd-0', peerUrl: etcd.members[0]!.peerUrl })).plan.action,
+      'bootstrap',
+    );
+    assert.equal((load(readFileSync(configOut, 'utf8')) as Record<string, string>)['initial-cluster-state'], 'new');
+    await assert.rejects(prepareMember(lone), /not in the bootstrap cluster/);
+  });
+});
