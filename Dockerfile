@@ -21,7 +21,8 @@ FROM --platform=$BUILDPLATFORM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 # (npm's cache stays behind in this stage; only node_modules is copied on.)
-RUN npm ci --omit=dev --omit=peer --ignore-scripts --no-audit --no-fund
+# --omit=optional: typescript, an optional peer of valibot, is also a dev dependency ("devOptional").
+RUN npm ci --omit=dev --omit=optional --omit=peer --ignore-scripts --no-audit --no-fund
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production

@@ -8,7 +8,7 @@
 #      links, copied from Debian's packages, Debian's CA bundle, an /etc/passwd with the uid 1000
 #      user, a /tmp. No shell, no npm. Tagged localhost/etcdns-base:<hash of that content>, so a
 #      rerun finds it (seconds) and a changed Node or library makes a new one.
-#   2. the production node_modules, installed here by the same `npm ci --omit=dev --omit=peer`
+#   2. the production node_modules, installed here by the same `npm ci --omit=dev|optional|peer`
 #      the Dockerfile's deps stage runs (host npm, its cache and registry settings), kept under
 #      .cache/image/deps/<hash of package.json and package-lock.json>/app/node_modules, and given
 #      to the build as the named context `deps`, which takes the place of that stage.
@@ -129,18 +129,21 @@ else
 fi
 
 # --- 2. the production node_modules -------------------------------------------------------------
-deps_key=$(cat package.json package-lock.json | sha)
+# As the Dockerfile's deps stage installs them. --omit=optional too: an optional peer of a
+# production package that is also a dev dependency (typescript, of valibot) is "devOptional".
+omit=(--omit=dev --omit=optional --omit=peer)
+deps_key=$({ cat package.json package-lock.json; echo "${omit[*]}"; } | sha)
 deps="$cache/deps/$deps_key"
 if [ -d "$deps/app/node_modules" ]; then
   log "node_modules $deps_key (cached)"
 else
-  log "npm ci --omit=dev --omit=peer into .cache/image/deps/$deps_key"
+  log "npm ci ${omit[*]} into .cache/image/deps/$deps_key"
   mkdir -p "$cache/deps"
   tmp=$(mktemp -d "$cache/deps/.new.XXXXXX")
   temps+=("$tmp")
   mkdir -p "$tmp/app"
   cp package.json package-lock.json "$tmp/app/"
-  (cd "$tmp/app" && npm ci --omit=dev --omit=peer --ignore-scripts --prefer-offline \
+  (cd "$tmp/app" && npm ci "${omit[@]}" --ignore-scripts --prefer-offline \
     --no-audit --no-fund --loglevel=error >&2)
   # Other versions' trees are stale now; the new one appears whole or not at all.
   find "$cache/deps" -mindepth 1 -maxdepth 1 -not -name '.new.*' -exec rm -rf {} +

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { repoRoot } from '../support/tools.ts';
 
 interface OwnPackage {
+  dependencies: Record<string, string>;
   peerDependencies: Record<string, string>;
   devDependencies: Record<string, string>;
 }
