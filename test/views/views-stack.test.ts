@@ -18,11 +18,26 @@ const dir = tempDir('views-stack');
 const configOf = (list: Json[], name: string) =>
   JSON.parse(list.find((o) => o.kind === 'ConfigMap' && o.metadata.name === name)!.data['config.json']) as Json;
 
-/** The controller's views as the controller itself loads them from the synthesized ConfigMap. */
+/**
+ * The controller container's environment as its pod sees it: literal values, and the downward API's
+ * fieldRefs resolved against a pod of the Deployment (its namespace is the Deployment's).
+ */
+function podEnv(list: Json[]): NodeJS.ProcessEnv {
+  const deployment = list.find((o) => o.kind === 'Deployment' && o.metadata.name === 'etcdns-controller')!;
+  const pod: Json = { metadata: { name: 'etcdns-controller-7d9f-abcde', namespace: deployment.metadata.namespace } };
+  const env: NodeJS.ProcessEnv = {};
+  for (const item of deployment.spec.template.spec.containers[0].env ?? []) {
+    const fieldPath = item.valueFrom?.fieldRef?.fieldPath as string | undefined;
+    env[item.name] = fieldPath ? fieldPath.split('.').reduce((at: Json, key) => at?.[key], pod) : item.value;
+  }
+  return env;
+}
+
+/** The controller's views as the controller itself loads them from the synthesized ConfigMap, in its pod. */
 function loadedViews(list: Json[]) {
   const file = join(dir, `controller-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(file, JSON.stringify(configOf(list, 'etcdns-controller')));
-  return controllerViews(parseControllerOptions(['--config', file], {}).config);
+  return controllerViews(parseControllerOptions(['--config', file], podEnv(list)).config);
 }
 
 test('prod: every view has its own server and Service, serving the prefix the controller writes', () => {
