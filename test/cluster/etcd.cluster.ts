@@ -4,17 +4,14 @@
 // pod under a steady dig load loses no query and the member rejoins with its data; the
 // PodDisruptionBudget lets one eviction through and refuses a second.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
-import { Etcd3 } from 'etcd3';
 import { writeManifests } from '../../src/constructs/manifest-writer.ts';
 import { synthStack } from '../../src/constructs/synth-stack.ts';
 import { dev } from '../../src/environments/dev.ts';
-import { assertLocalRoute, CLUSTER_DOMAIN, startCluster, type Cluster } from '../support/cluster.ts';
+import { startCluster, type Cluster } from '../support/cluster.ts';
 import { clusterImages, type ClusterImages } from '../support/cluster-images.ts';
-import { makeClusterPki, type CertFiles } from '../support/cluster-pki.ts';
 import { answerData } from '../support/dig.ts';
 import { createLoadBalancerService } from '../support/kube-objects.ts';
 import { stopAll } from '../support/process.ts';
@@ -34,105 +31,15 @@ import {
   writeOverlay,
   type DnsService,
 } from './stack-support.ts';
+import { digLoad, ETCD_TLS_PROPS as TLS, etcdTls, members, STS, type EtcdTls } from './etcd-support.ts';
 
 const ZONE = 'dev.example.org';
-const TLS = {
-  serverSecret: 'etcdns-etcd-server-tls',
-  peerSecret: 'etcdns-etcd-peer-tls',
-  clientSecret: 'etcdns-etcd-client-tls',
-};
-const STS = 'etcdns-etcd';
 
 let cluster: Cluster;
 let images: ClusterImages;
 let dns: DnsService;
-let client: CertFiles;
-let caCert: string;
+let tls: EtcdTls;
 const figures: string[] = [];
-
-/** The Secrets an operator (or cert-manager, etcd-certificates.ts) provides: the names the stack dials. */
-function tlsSecrets(): k8s.V1Secret[] {
-  const pki = makeClusterPki(tempDir('etcd-pki'));
-  caCert = pki.caCert;
-  // The names etcd-certificates.ts gives the issued certificates, plus the members' full names
-  // under the cluster domain: etcd checks a peer's client certificate against the peer's address
-  // by a reverse lookup, which answers <pod>.<peer service>.<ns>.svc.cluster.local. Without it
-  // the members refuse each other ('tls: "10.213.0.5" does not match any of DNSNames
-  // ["*.etcdns-etcd-peer" "*.etcdns-etcd-peer.etcdns.svc"]') and never elect a leader.
-  const peers = [`*.${STS}-peer`, `*.${STS}-peer.${NAMESPACE}.svc`, `*.${STS}-peer.${NAMESPACE}.svc.${CLUSTER_DOMAIN}`];
-  const server = pki.issue(
-    'server',
-    { cn: STS },
-    { dns: [STS, `${STS}.${NAMESPACE}`, `${STS}.${NAMESPACE}.svc`, ...peers, 'localhost'], ips: ['127.0.0.1'] },
-  );
-  const peer = pki.issue('peer', { cn: `${STS}-peer` }, { dns: peers });
-  client = pki.issue('client', { cn: 'etcdns' });
-  const secret = (name: string, files: CertFiles): k8s.V1Secret => ({
-    metadata: { name, namespace: NAMESPACE },
-    type: 'kubernetes.io/tls',
-    data: {
-      'ca.crt': readFileSync(pki.caCert).toString('base64'),
-      'tls.crt': readFileSync(files.cert).toString('base64'),
-      'tls.key': readFileSync(files.key).toString('base64'),
-    },
-  });
-  return [secret(TLS.serverSecret, server), secret(TLS.peerSecret, peer), secret(TLS.clientSecret, client)];
-}
-
-/** An etcd client over TLS to one member's pod address (the certificate names the client Service). */
-function memberClient(ip: string): Etcd3 {
-  assertLocalRoute(ip);
-  return new Etcd3({
-    hosts: [`https://${ip}:2379`],
-    credentials: {
-      rootCertificate: readFileSync(caCert),
-      privateKey: readFileSync(client.key),
-      certChain: readFileSync(client.cert),
-    },
-    grpcOptions: { 'grpc.ssl_target_name_override': STS, 'grpc.default_authority': STS },
-    dialTimeout: 3000,
-  });
-}
-
-async function members(ip: string): Promise<{ name: string; id: string }[]> {
-  const etcd = memberClient(ip);
-  try {
-    const list = await etcd.cluster.memberList({});
-    return list.members.map((m) => ({ name: m.name, id: m.ID })).sort((a, b) => a.name.localeCompare(b.name));
-  } finally {
-    etcd.close();
-  }
-}
-
-/** Sequential dig queries through the ClusterIP until `stop()` resolves; bounded in count and time. */
-function digLoad(name: string, expected: string) {
-  let stopped = false;
-  let queries = 0;
-  const failures: string[] = [];
-  const done = (async () => {
-    const deadline = Date.now() + 300_000;
-    while (!stopped && Date.now() < deadline && queries < 30_000) {
-      queries++;
-      const r = await digAt(dns.clusterIp, 53, name, 'A').catch((e: Error) => ({
-        status: e.message,
-        answer: [],
-        flags: [],
-        authority: [],
-        additional: [],
-        raw: '',
-      }));
-      if (r.status !== 'NOERROR' || answerData(r, 'A').join() !== expected)
-        failures.push(`${new Date().toISOString()} ${r.status || 'no answer'}`);
-    }
-  })();
-  return {
-    stop: async () => {
-      stopped = true;
-      await done;
-      return { queries, failures };
-    },
-  };
-}
 
 describe('a 3-member etcd with TLS (the prod shape) on a real single-node cluster', { timeout: 1_200_000 }, () => {
   before(async () => {
@@ -157,7 +64,8 @@ describe('a 3-member etcd with TLS (the prod shape) on a real single-node cluste
     );
     const core = cluster.admin.makeApiClient(k8s.CoreV1Api);
     await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
-    for (const body of tlsSecrets()) await core.createNamespacedSecret({ namespace: NAMESPACE, body });
+    tls = etcdTls();
+    for (const body of tls.secrets) await core.createNamespacedSecret({ namespace: NAMESPACE, body });
     await createEtcdVolumes(cluster.admin, { statefulSet: STS, ordinals: [0, 1, 2], size: '1Gi' });
     const t0 = performance.now();
     applyKustomization(cluster, writeOverlay(join(dir, 'etcd3'), images));
@@ -177,7 +85,7 @@ describe('a 3-member etcd with TLS (the prod shape) on a real single-node cluste
       const etcdPods = await waitPodsReady(cluster.admin, component('etcd'), 3, 240_000);
       figures.push(`apply -> 3 members Ready ${Math.round(performance.now() - t0)} ms`);
       for (const p of etcdPods) assert.equal(p.restarts, 0, `${p.name} restarted`);
-      const list = await members(etcdPods[0]!.ip!);
+      const list = await members(tls, etcdPods[0]!.ip!);
       assert.deepEqual(
         list.map((m) => m.name),
         [`${STS}-0`, `${STS}-1`, `${STS}-2`],
@@ -201,8 +109,8 @@ describe('a 3-member etcd with TLS (the prod shape) on a real single-node cluste
       30_000,
     );
     const [first] = await pods(cluster.admin, `${component('etcd')},statefulset.kubernetes.io/pod-name=${STS}-1`);
-    const before = await members(first!.ip!);
-    const load = digLoad(`steady.${ZONE}`, '10.213.200.70');
+    const before = await members(tls, first!.ip!);
+    const load = digLoad(dns, `steady.${ZONE}`, '10.213.200.70');
     const t0 = performance.now();
     cluster.kubectl(['delete', 'pod', '-n', NAMESPACE, `${STS}-1`, '--wait=false']);
     await new Promise((r) => setTimeout(r, 2000));
@@ -212,7 +120,7 @@ describe('a 3-member etcd with TLS (the prod shape) on a real single-node cluste
     const { queries, failures } = await load.stop();
     figures.push(`member pod deleted -> Ready again ${rejoinMs} ms; ${queries} queries, ${failures.length} failed`);
     assert.deepEqual(failures, [], `${failures.length} of ${queries} queries failed`);
-    const after = await members(back.find((p) => p.name === `${STS}-0`)!.ip!);
+    const after = await members(tls, back.find((p) => p.name === `${STS}-0`)!.ip!);
     assert.deepEqual(after, before, 'the same three members (same IDs): the member rejoined with its data');
     const restarted = back.find((p) => p.name === `${STS}-1`)!;
     assert.equal(restarted.restarts, 0);

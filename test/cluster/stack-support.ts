@@ -19,7 +19,12 @@ export const distDir = join(repoRoot, 'dist');
  * A kustomization over `base` (a dist/<env> folder) that points the stack at the local images and
  * never pulls, as a user's overlay for an air-gapped cluster would. Returns its folder.
  */
-export function writeOverlay(base: string, images: ClusterImages): string {
+export function writeOverlay(
+  base: string,
+  images: ClusterImages,
+  /** More JSON 6902 patches, e.g. the etcd-member init container (membership.cluster.ts). */
+  patches: { kind: string; name: string; ops: object[] }[] = [],
+): string {
   const dir = tempDir('overlay');
   const neverPull = (kind: string) =>
     [
@@ -47,6 +52,12 @@ export function writeOverlay(base: string, images: ClusterImages): string {
       'patches:',
       neverPull('Deployment'),
       neverPull('StatefulSet'),
+      ...patches.map((p) =>
+        [
+          `  - target: { kind: ${p.kind}, name: ${p.name} }`,
+          `    patch: '${JSON.stringify(p.ops).replace(/'/g, "''")}'`,
+        ].join('\n'),
+      ),
       '',
     ].join('\n'),
   );

@@ -160,13 +160,17 @@ const command: Subcommand = {
       process.stdout.write(USAGE);
       return 0;
     }
+    let code = 0;
     try {
       await prepareMember(options);
-      return 0;
     } catch (e) {
       process.stderr.write(`etcdns etcd-member: ${(e as Error).message}\n`);
-      return 1;
+      code = 1;
     }
+    // A one-shot init container ends here: the etcd3 client keeps retrying a member list that
+    // nobody answered in the background after close() (seen: the init container stayed up for
+    // two and a half minutes after writing the config at bootstrap).
+    process.exit(code);
   },
 };
 export default command;

@@ -1,0 +1,114 @@
+// etcd in the cluster tests: the TLS Secrets the constructs expect (made with openssl), a member
+// list over TLS from the host to a member's pod address, and a bounded dig load.
+import { readFileSync } from 'node:fs';
+import * as k8s from '@kubernetes/client-node';
+import { Etcd3 } from 'etcd3';
+import { assertLocalRoute, CLUSTER_DOMAIN } from '../support/cluster.ts';
+import { makeClusterPki, type CertFiles } from '../support/cluster-pki.ts';
+import { answerData } from '../support/dig.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { digAt, NAMESPACE, type DnsService } from './stack-support.ts';
+
+export const STS = 'etcdns-etcd';
+export const ETCD_TLS_PROPS = {
+  serverSecret: 'etcdns-etcd-server-tls',
+  peerSecret: 'etcdns-etcd-peer-tls',
+  clientSecret: 'etcdns-etcd-client-tls',
+};
+
+export interface EtcdTls {
+  secrets: k8s.V1Secret[];
+  caCert: string;
+  client: CertFiles;
+}
+
+/** The Secrets an operator (or cert-manager, etcd-certificates.ts) provides: the names the stack dials. */
+export function etcdTls(): EtcdTls {
+  const pki = makeClusterPki(tempDir('etcd-pki'));
+  // The names etcd-certificates.ts gives the issued certificates, plus the members' full names
+  // under the cluster domain: etcd checks a peer's client certificate against the peer's address
+  // by a reverse lookup, which answers <pod>.<peer service>.<ns>.svc.cluster.local. Without it
+  // the members refuse each other ('tls: "10.213.0.5" does not match any of DNSNames
+  // ["*.etcdns-etcd-peer" "*.etcdns-etcd-peer.etcdns.svc"]') and never elect a leader.
+  const peers = [`*.${STS}-peer`, `*.${STS}-peer.${NAMESPACE}.svc`, `*.${STS}-peer.${NAMESPACE}.svc.${CLUSTER_DOMAIN}`];
+  const server = pki.issue(
+    'server',
+    { cn: STS },
+    { dns: [STS, `${STS}.${NAMESPACE}`, `${STS}.${NAMESPACE}.svc`, ...peers, 'localhost'], ips: ['127.0.0.1'] },
+  );
+  const peer = pki.issue('peer', { cn: `${STS}-peer` }, { dns: peers });
+  const client = pki.issue('client', { cn: 'etcdns' });
+  const secret = (name: string, files: CertFiles): k8s.V1Secret => ({
+    metadata: { name, namespace: NAMESPACE },
+    type: 'kubernetes.io/tls',
+    data: {
+      'ca.crt': readFileSync(pki.caCert).toString('base64'),
+      'tls.crt': readFileSync(files.cert).toString('base64'),
+      'tls.key': readFileSync(files.key).toString('base64'),
+    },
+  });
+  return {
+    secrets: [
+      secret(ETCD_TLS_PROPS.serverSecret, server),
+      secret(ETCD_TLS_PROPS.peerSecret, peer),
+      secret(ETCD_TLS_PROPS.clientSecret, client),
+    ],
+    caCert: pki.caCert,
+    client,
+  };
+}
+
+/** An etcd client over TLS to one member's pod address (the certificate names the client Service). */
+function memberClient(tls: EtcdTls, ip: string): Etcd3 {
+  assertLocalRoute(ip);
+  return new Etcd3({
+    hosts: [`https://${ip}:2379`],
+    credentials: {
+      rootCertificate: readFileSync(tls.caCert),
+      privateKey: readFileSync(tls.client.key),
+      certChain: readFileSync(tls.client.cert),
+    },
+    grpcOptions: { 'grpc.ssl_target_name_override': STS, 'grpc.default_authority': STS },
+    dialTimeout: 3000,
+  });
+}
+
+export async function members(tls: EtcdTls, ip: string): Promise<{ name: string; id: string }[]> {
+  const etcd = memberClient(tls, ip);
+  try {
+    const list = await etcd.cluster.memberList({});
+    return list.members.map((m) => ({ name: m.name, id: m.ID })).sort((a, b) => a.name.localeCompare(b.name));
+  } finally {
+    etcd.close();
+  }
+}
+
+/** Sequential dig queries through the ClusterIP until `stop()` resolves; bounded in count and time. */
+export function digLoad(dns: DnsService, name: string, expected: string) {
+  let stopped = false;
+  let queries = 0;
+  const failures: string[] = [];
+  const done = (async () => {
+    const deadline = Date.now() + 300_000;
+    while (!stopped && Date.now() < deadline && queries < 30_000) {
+      queries++;
+      const r = await digAt(dns.clusterIp, 53, name, 'A').catch((e: Error) => ({
+        status: e.message,
+        answer: [],
+        flags: [],
+        authority: [],
+        additional: [],
+        raw: '',
+      }));
+      if (r.status !== 'NOERROR' || answerData(r, 'A').join() !== expected)
+        failures.push(`${new Date().toISOString()} ${r.status || 'no answer'}`);
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await done;
+      return { queries, failures };
+    },
+  };
+}
