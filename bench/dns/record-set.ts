@@ -2,7 +2,7 @@
 // child entry per target) for etcd, and the same names as a zone file for Knot, plus the
 // dnsperf query list (~90% existing names, ~10% names that do not exist).
 import { createHash } from 'node:crypto';
-import { canonicalName } from '../../src/runtime/shared/dns-name.ts';
+import { canonicalName } from '../../src/dns/dns-name.ts';
 import { nameToKey } from '../../src/runtime/shared/skydns-key.ts';
 import { encodeEntry } from '../../src/runtime/shared/skydns-entry.ts';
 

@@ -1,7 +1,7 @@
 // The controller's configuration (rendered by the DnsController construct into a ConfigMap, or
 // written by hand); flags and environment variables override it (controller-options.ts).
 import * as v from 'valibot';
-import { parseSelector } from '../runtime/controller/sources/selector.ts';
+import { parseSelector } from './label-selector.ts';
 import { etcdConnectionSchema } from './etcd-connection.ts';
 import {
   dnsName,
@@ -94,7 +94,8 @@ export const controllerEntries = {
   adoptExternalDnsOwner: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
   /** Milliseconds to gather watch events into one sync; default 5. */
   debounceMs: v.optional(integer(0, 60_000, 'a number of milliseconds')),
-  httpListen: v.optional(hostPort),
+  /** Health, metrics and /debug listen address, "host:port". */
+  httpListen: v.optional(hostPort, '0.0.0.0:8080'),
   logLevel: v.optional(logLevel),
 };
 
@@ -109,4 +110,7 @@ export const controllerConfigSchema = v.pipe(
   ),
 );
 
+/** As the controller runs with it (listen address parsed). */
 export type ControllerConfig = v.InferOutput<typeof controllerConfigSchema>;
+/** As written in the config file (rendered by the DnsController construct). */
+export type ControllerConfigInput = v.InferInput<typeof controllerConfigSchema>;

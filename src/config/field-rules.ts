@@ -3,7 +3,8 @@
 // constructs check their props with the same ones, so a value is judged alike wherever it is given.
 import { isIP } from 'node:net';
 import * as v from 'valibot';
-import { canonicalName, dnsNameProblem } from '../runtime/shared/dns-name.ts';
+import { parseCidr } from '../dns/cidr.ts';
+import { canonicalName, dnsNameProblem } from '../dns/dns-name.ts';
 
 const got = (issue: { input: unknown }) => `(got ${JSON.stringify(issue.input)})`;
 
@@ -70,19 +71,47 @@ export const cidr = text('a CIDR such as "10.0.0.0/8"', (s) => {
   );
 });
 
-/** "host:port", "[v6]:port" or ":port" (all addresses). */
-export const HOST_PORT = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/;
-export const hostPort = text('host:port, e.g. "127.0.0.1:5353"', (s) => {
-  const m = HOST_PORT.exec(s);
-  return m !== null && Number(m[3]) <= 65535;
-});
+/** A network of a rewrite rule, "10.9.176.0/24": host bits set are refused (a likely typo). */
+export const network = v.pipe(
+  v.string((i) => `must be a CIDR such as "10.9.176.0/24" ${got(i)}`),
+  v.rawCheck(({ dataset, addIssue }) => {
+    const parsed = parseCidr(dataset.value as string);
+    if (!parsed.ok) addIssue({ message: parsed.error });
+  }),
+);
 
-/** A DNS upstream: "ip", "ip:port" or "[ipv6]:port". */
-export const upstream = text('"ip", "ip:port" or "[ipv6]:port"', (s) => {
-  const m = /^(?:\[([^\]]+)\]|([^:]+)|([^[\]]*:[^[\]]*))(?::(\d{1,5}))?$/.exec(s);
-  const host = m?.[1] ?? m?.[2] ?? m?.[3];
-  return host !== undefined && isIP(host) !== 0 && (m?.[4] === undefined || Number(m[4]) <= 65535);
-});
+/** A listen or upstream address as the runtime uses it. */
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+/** "host:port", "[v6]:port" or ":port" (all IPv4 addresses); the output is parsed. */
+const HOST_PORT = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/;
+export const hostPort = v.pipe(
+  text('host:port, e.g. "127.0.0.1:5353"', (s) => {
+    const m = HOST_PORT.exec(s);
+    return m !== null && Number(m[3]) <= 65535;
+  }),
+  v.transform((s): HostPort => {
+    const m = HOST_PORT.exec(s)!;
+    return { host: m[1] ?? (m[2] || '0.0.0.0'), port: Number(m[3]) };
+  }),
+);
+
+/** A DNS upstream: "ip", "ip:port" or "[ipv6]:port" (port 53 when absent); the output is parsed. */
+const UPSTREAM = /^(?:\[([^\]]+)\]|([^:]+)|([^[\]]*:[^[\]]*))(?::(\d{1,5}))?$/;
+export const upstream = v.pipe(
+  text('"ip", "ip:port" or "[ipv6]:port"', (s) => {
+    const m = UPSTREAM.exec(s);
+    const host = m?.[1] ?? m?.[2] ?? m?.[3];
+    return host !== undefined && isIP(host) !== 0 && (m?.[4] === undefined || Number(m[4]) <= 65535);
+  }),
+  v.transform((s): HostPort => {
+    const m = UPSTREAM.exec(s)!;
+    return { host: (m[1] ?? m[2] ?? m[3])!, port: m[4] === undefined ? 53 : Number(m[4]) };
+  }),
+);
 
 /** An etcd client URL: http(s)://host:port, nothing after the authority. */
 export const etcdUrl = text('an etcd client URL, http(s)://host:port', (s) => /^https?:\/\/[^/\s]+\/?$/.test(s));

@@ -6,11 +6,14 @@ import { cidr, hostPort, integer, keyPrefix, list, logLevel, oneOf, upstream } f
 import { serverZoneSchema, zonesSchema } from './zone-config.ts';
 
 export const forwardSchema = v.object({
-  /** Upstream resolvers, "ip" or "ip:port". */
+  /** Upstream resolvers, "ip" or "ip:port" (port 53 when absent). */
   upstreams: list(upstream, 'upstream resolvers, "ip" or "ip:port"'),
   /** Only clients in these CIDRs are forwarded; everyone else gets REFUSED. */
   clientCidrs: list(cidr, 'client CIDRs'),
 });
+
+export const DEFAULT_LISTEN = '0.0.0.0:5353';
+export const DEFAULT_HTTP_LISTEN = '0.0.0.0:8080';
 
 /** Each setting of the server, for checking one at a time (the constructs' props). */
 export const serverEntries = {
@@ -18,10 +21,10 @@ export const serverEntries = {
   /** etcd key prefix of the served view; default "/skydns". */
   prefix: v.optional(keyPrefix),
   zones: zonesSchema(serverZoneSchema),
-  /** DNS listen address, "host:port"; default "0.0.0.0:5353". */
-  listen: v.optional(hostPort),
-  /** Health and metrics listen address; default "0.0.0.0:8080". */
-  httpListen: v.optional(hostPort),
+  /** DNS listen address, "host:port". */
+  listen: v.optional(hostPort, DEFAULT_LISTEN),
+  /** Health and metrics listen address, "host:port". */
+  httpListen: v.optional(hostPort, DEFAULT_HTTP_LISTEN),
   /** "own" (default): a name answers with its own entries; "subtree": CoreDNS's union. */
   lookup: v.optional(oneOf(['own', 'subtree'])),
   /** Off when absent: the server is never an open resolver. */
@@ -49,5 +52,9 @@ export const serverConfigSchema = v.pipe(
   ),
 );
 
+/** As the server runs with it: addresses parsed, defaults filled. */
 export type ForwardConfig = v.InferOutput<typeof forwardSchema>;
 export type ServerConfig = v.InferOutput<typeof serverConfigSchema>;
+/** As written in the config file (and in the constructs' props). */
+export type ForwardInput = v.InferInput<typeof forwardSchema>;
+export type ServerConfigInput = v.InferInput<typeof serverConfigSchema>;

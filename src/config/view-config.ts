@@ -1,8 +1,8 @@
 // Split horizon: a view is one set of answers (one etcd prefix) for a set of zones, fed by
 // chosen resources, with addresses rewritten by typed rules when the controller plans.
 import * as v from 'valibot';
-import { dnsNameProblem } from '../runtime/shared/dns-name.ts';
-import { cidr, dnsName, ipAddress, keyPrefix, list, oneOf, stringMap, text } from './field-rules.ts';
+import { dnsNameProblem } from '../dns/dns-name.ts';
+import { dnsName, ipAddress, keyPrefix, list, network, oneOf, stringMap, text } from './field-rules.ts';
 
 const RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'SRV', 'TXT', 'PTR'] as const;
 export type RecordType = (typeof RECORD_TYPES)[number];
@@ -30,7 +30,7 @@ const ruleMatchSchema = v.strictObject(
     /** All must be present with these values on the source object. */
     labels: v.optional(stringMap),
     /** The record's target address lies in one of these CIDRs. */
-    targetCidrs: v.optional(list(cidr, 'CIDRs')),
+    targetCidrs: v.optional(list(network, 'CIDRs')),
   },
   `unknown field; known: names, types, kinds, namespaces, ingressClasses, labels, targetCidrs`,
 );
@@ -48,7 +48,7 @@ const ruleActionSchema = v.union(
     /** 1:1 mapping: the host part of the address is kept, the network replaced (same prefix length). */
     v.strictObject({
       mapCidr: v.pipe(
-        v.object({ from: cidr, to: cidr }),
+        v.object({ from: network, to: network }),
         v.forward(
           v.check((m) => bits(m.from) === bits(m.to), 'must have the family and prefix length of from (a 1:1 mapping)'),
           ['to'],

@@ -1,6 +1,6 @@
 // A zone the DNS server is authoritative for. Defaults match CoreDNS's etcd plugin.
 import * as v from 'valibot';
-import { canonicalName } from '../runtime/shared/dns-name.ts';
+import { canonicalName } from '../dns/dns-name.ts';
 import { dnsName, ipAddress, list, soaTimer, ttl, zoneName } from './field-rules.ts';
 
 export const soaSchema = v.object({

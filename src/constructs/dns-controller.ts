@@ -4,7 +4,12 @@
 // elects a leader through a Lease; with one it is replaced with Recreate, so two never write.
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
-import { controllerEntries, type ControllerConfig, type Policy, type SourceKind } from '../config/controller-config.ts';
+import {
+  controllerEntries,
+  type ControllerConfigInput,
+  type Policy,
+  type SourceKind,
+} from '../config/controller-config.ts';
 import type { ViewConfig } from '../config/view-config.ts';
 import { CONFIG_DIR, CONFIG_FILE, renderConfigFile } from './config-file.ts';
 import { ControllerRbac } from './controller-rbac.ts';
@@ -95,7 +100,8 @@ export const CONTROLLER_DEFAULTS = {
 } as const satisfies { kinds: SourceKind[] } & Record<string, unknown>;
 
 export class DnsController extends Construct {
-  readonly config: ControllerConfig;
+  /** The config file it renders into the ConfigMap. */
+  readonly config: ControllerConfigInput;
   readonly serviceAccountName: string;
 
   constructor(scope: Construct, id: string, props: DnsControllerProps) {

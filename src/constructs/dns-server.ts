@@ -3,7 +3,7 @@
 // unprivileged port 5353 inside the pod, exposed on 53 by DnsService; PDB and optional HPA.
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
-import { serverEntries, type ForwardConfig, type ServerConfig } from '../config/server-config.ts';
+import { serverEntries, type ForwardInput, type ServerConfigInput } from '../config/server-config.ts';
 import { keyPrefix } from '../config/field-rules.ts';
 import { problemsOf } from '../config/schema-problems.ts';
 import type { Exposure } from '../config/view-config.ts';
@@ -54,7 +54,7 @@ export interface ServerProps extends WorkloadProps {
   /** "own" (default) or "subtree" (CoreDNS's union of the subtree). */
   lookup?: 'own' | 'subtree';
   /** Forwarding for listed client networks; default: off (never an open resolver). */
-  forward?: ForwardConfig;
+  forward?: ForwardInput;
   /** Worker processes per pod sharing the socket; default 1. */
   workers?: number;
   /** Default "info". */
@@ -95,7 +95,8 @@ export const SERVER_DEFAULTS = {
 export class DnsServer extends Construct {
   /** Names of the Services exposing port 53. */
   readonly serviceNames: string[];
-  readonly config: ServerConfig;
+  /** The config file it renders into the ConfigMap. */
+  readonly config: ServerConfigInput;
 
   constructor(scope: Construct, id: string, props: DnsServerProps) {
     super(scope, id);

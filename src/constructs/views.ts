@@ -12,7 +12,7 @@ import {
   type ViewSelection,
 } from '../config/view-config.ts';
 import type { ZoneConfig } from '../config/zone-config.ts';
-import { canonicalName, dnsNameProblem } from '../runtime/shared/dns-name.ts';
+import { canonicalName, dnsNameProblem } from '../dns/dns-name.ts';
 import { dnsServiceProblems, type DnsServiceProps } from './dns-service.ts';
 
 export interface ViewProps {

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import * as v from 'valibot';
 import assert from 'node:assert/strict';
 import { problemsOf } from '../../src/config/schema-problems.ts';
-import { viewsSchema, withViewDefaults } from '../../src/config/view-config.ts';
+import { rewriteRuleSchema, viewsSchema, withViewDefaults } from '../../src/config/view-config.ts';
 
 const ok = { name: 'internal', prefix: '/skydns' };
 const ext = { name: 'external', prefix: '/skydns-external', exposure: 'external', selection: { mode: 'opt-in' } };
@@ -102,3 +102,101 @@ test('defaults: every zone, internal, all resources; an external view is opt-in'
     ],
   );
 });
+
+// What the controller compiles (rewrite-rule.ts) is only what passed these.
+const badRules: [string, unknown, RegExp][] = [
+  ['no name', { match: {}, action: { keep: true } }, /^r\.name: is required/],
+  ['no match', { name: 'x', action: { keep: true } }, /^r\.match: is required/],
+  [
+    'empty names',
+    { name: 'x', match: { names: [] }, action: { keep: true } },
+    /^r\.match\.names: must list at least one/,
+  ],
+  [
+    'unknown match field',
+    { name: 'x', match: { name: ['a'] }, action: { keep: true } },
+    /^r\.match\.name: unknown field/,
+  ],
+  [
+    'bad name',
+    { name: 'x', match: { names: ['bad name'] }, action: { keep: true } },
+    /^r\.match\.names\[0\]: must be a name suffix or glob .*\(got "bad name"\)/,
+  ],
+  [
+    'bad type',
+    { name: 'x', match: { types: ['MX'] }, action: { keep: true } },
+    /^r\.match\.types\[0\]: must be one of "A"/,
+  ],
+  [
+    'bad kind',
+    { name: 'x', match: { kinds: ['pod'] }, action: { keep: true } },
+    /^r\.match\.kinds\[0\]: must be "service" or "ingress"/,
+  ],
+  [
+    'network with host bits',
+    { name: 'x', match: { targetCidrs: ['10.0.0.1/8'] }, action: { keep: true } },
+    /^r\.match\.targetCidrs\[0\]: "10\.0\.0\.1\/8" has host bits set; did you mean 10\.0\.0\.0\/8\?/,
+  ],
+  [
+    'not a network',
+    { name: 'x', match: { targetCidrs: ['10.0.0.0'] }, action: { keep: true } },
+    /^r\.match\.targetCidrs\[0\]: "10\.0\.0\.0" is not a CIDR/,
+  ],
+  [
+    'labels not strings',
+    { name: 'x', match: { labels: { a: 1 } }, action: { keep: true } },
+    /^r\.match\.labels\.a: must map/,
+  ],
+  [
+    'no action',
+    { name: 'x', match: {}, action: {} },
+    /^r\.action: must have exactly one of replace, mapCidr, cname, drop, keep/,
+  ],
+  ['two actions', { name: 'x', match: {}, action: { drop: true, keep: true } }, /^r\.action: must have exactly one/],
+  ['unknown action', { name: 'x', match: {}, action: { rewrite: '1.2.3.4' } }, /^r\.action: must have exactly one/],
+  [
+    'replace with nothing',
+    { name: 'x', match: {}, action: { replace: [] } },
+    /^r\.action\.replace: must list at least one/,
+  ],
+  [
+    'replace with a name',
+    { name: 'x', match: {}, action: { replace: ['1.2.3.4', 'web'] } },
+    /^r\.action\.replace\[1\]: must be an IPv4 or IPv6 address \(got "web"\)/,
+  ],
+  [
+    'mapCidr to another length',
+    { name: 'x', match: {}, action: { mapCidr: { from: '10.0.0.0/8', to: '203.0.113.0/24' } } },
+    /^r\.action\.mapCidr\.to: must have the family and prefix length of from/,
+  ],
+  [
+    'mapCidr to another family',
+    { name: 'x', match: {}, action: { mapCidr: { from: '10.0.0.0/8', to: 'fd00::/8' } } },
+    /^r\.action\.mapCidr\.to: must have the family/,
+  ],
+  [
+    'mapCidr from a network with host bits',
+    { name: 'x', match: {}, action: { mapCidr: { from: '10.0.0.1/8', to: '11.0.0.0/8' } } },
+    /^r\.action\.mapCidr\.from: "10\.0\.0\.1\/8" has host bits set/,
+  ],
+  [
+    'cname to a wildcard',
+    { name: 'x', match: {}, action: { cname: '*.example.org' } },
+    /^r\.action\.cname: must be a host name \(no wildcard\)/,
+  ],
+  [
+    'cname to a bad name',
+    { name: 'x', match: {}, action: { cname: 'a..b' } },
+    /^r\.action\.cname: must be a host name/,
+  ],
+  ['drop not true', { name: 'x', match: {}, action: { drop: 'yes' } }, /^r\.action: must have exactly one/],
+  [
+    'allowPrivate not a boolean',
+    { name: 'x', match: {}, action: { keep: true }, allowPrivate: 'yes' },
+    /^r\.allowPrivate: must be true or false/,
+  ],
+];
+for (const [name, input, want] of badRules)
+  test(`rewrite rule refused, naming the field: ${name}`, () => {
+    assert.match(problemsOf(rewriteRuleSchema, input, 'r').join('\n'), want);
+  });

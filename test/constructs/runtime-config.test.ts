@@ -45,7 +45,7 @@ for (const [env, props] of Object.entries(ENVIRONMENTS)) {
     );
     assert.equal(config.prefix, '/skydns');
     const dual = props.server?.service?.ipFamilyPolicy === 'PreferDualStack';
-    assert.equal(config.listen, dual ? '[::]:5353' : '0.0.0.0:5353');
+    assert.deepEqual(config.listen, { host: dual ? '::' : '0.0.0.0', port: 5353 });
     assert.deepEqual(config.etcd.endpoints, [`${props.etcd?.tls ? 'https' : 'http'}://etcdns-etcd:2379`]);
     assert.equal(config.etcd.tls?.caFile, props.etcd?.tls ? '/etc/etcdns/etcd-tls/ca.crt' : undefined);
   });

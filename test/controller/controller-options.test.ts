@@ -21,7 +21,7 @@ test('defaults', () => {
     policy: 'sync',
     resyncSeconds: 300,
     debounceMs: 5,
-    httpListen: '0.0.0.0:8080',
+    httpListen: { host: '0.0.0.0', port: 8080 },
     logLevel: 'info',
   });
   assert.deepEqual([once, dryRun], [false, false]);

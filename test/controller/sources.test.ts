@@ -6,7 +6,7 @@ import { resourceId } from '../../src/runtime/controller/desired-record.ts';
 import { desiredRecords, type ClusterSnapshot } from '../../src/runtime/controller/sources/desired-records.ts';
 import { sourceOptions } from '../../src/runtime/controller/sources/source-options.ts';
 import { parseTtl } from '../../src/runtime/controller/sources/annotations.ts';
-import { matchesSelector, parseSelector } from '../../src/runtime/controller/sources/selector.ts';
+import { matchesSelector, parseSelector } from '../../src/config/label-selector.ts';
 
 const A = 'external-dns.alpha.kubernetes.io/';
 const N = 'external-dns.kubernetes.io/';

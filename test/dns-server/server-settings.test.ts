@@ -26,7 +26,7 @@ describe('accepted settings', () => {
         etcd: { endpoints: ['http://127.0.0.1:2379'] },
         zones: [{ name: 'example.org' }, { name: 'example.net' }],
         prefix: '/dns',
-        listen: '127.0.0.1:5353',
+        listen: { host: '127.0.0.1', port: 5353 },
         lookup: 'subtree',
       },
     },
@@ -89,8 +89,14 @@ describe('accepted settings', () => {
             nameServers: [{ name: 'ns1.example.org', addresses: ['192.0.2.53'] }],
           },
         ],
-        forward: { upstreams: ['10.0.0.53', '[fd00::53]:5353'], clientCidrs: ['10.0.0.0/8'] },
-        listen: '127.0.0.1:5300',
+        forward: {
+          upstreams: [
+            { host: '10.0.0.53', port: 53 },
+            { host: 'fd00::53', port: 5353 },
+          ],
+          clientCidrs: ['10.0.0.0/8'],
+        },
+        listen: { host: '127.0.0.1', port: 5300 },
       },
     },
     {

@@ -12,7 +12,8 @@ import { RecordIndex } from '../../src/runtime/dns-server/record-index.ts';
 import { ServerMetrics } from '../../src/runtime/dns-server/server-metrics.ts';
 import { startWireServer, type WireServer } from '../../src/runtime/dns-server/wire-server.ts';
 import { ZoneTable } from '../../src/runtime/dns-server/zones.ts';
-import type { ForwardConfig } from '../../src/config/server-config.ts';
+import { parseConfig } from '../../src/config/schema-problems.ts';
+import { forwardSchema, type ForwardInput } from '../../src/config/server-config.ts';
 import { dig } from '../support/dig.ts';
 
 const MANY = 60;
@@ -31,7 +32,8 @@ function content(zone: string): Record<string, string> {
   return out;
 }
 
-async function serve(zone: string, forward?: ForwardConfig, tcpIdleMs = 10_000): Promise<WireServer> {
+/** A server on loopback; `forward` as written in a config file. */
+async function serve(zone: string, forward?: ForwardInput, tcpIdleMs = 10_000): Promise<WireServer> {
   const zones = new ZoneTable([{ name: zone }]);
   const kvs = Object.entries(content(zone)).map(([key, value]) => ({ key, value, modRevision: 5 }));
   const index = RecordIndex.fromSnapshot('/skydns', zones.names, kvs, 5);
@@ -39,7 +41,7 @@ async function serve(zone: string, forward?: ForwardConfig, tcpIdleMs = 10_000):
     data: () => ({ index, zones, lookup: 'own' }),
     cache: new AnswerCache(),
     metrics: new ServerMetrics(),
-    forwarder: forward ? new Forwarder(forward) : undefined,
+    forwarder: forward ? new Forwarder(parseConfig(forwardSchema, forward)) : undefined,
   });
   return startWireServer({ host: '127.0.0.1', port: 0, handler, tcpIdleMs });
 }

@@ -1,13 +1,7 @@
 // Table tests of the address arithmetic behind rewrite rules and of the private-address check.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  cidrContains,
-  formatAddress,
-  mapAddress,
-  parseAddress,
-  parseCidr,
-} from '../../src/runtime/controller/views/cidr.ts';
+import { cidrContains, formatAddress, mapAddress, parseAddress, parseCidr } from '../../src/dns/cidr.ts';
 import { privateAddressKind } from '../../src/runtime/controller/views/private-address.ts';
 
 const cidr = (text: string) => {

@@ -45,6 +45,6 @@ test('exposure: external refuses forwarding from flags, environment or file; int
   assert.equal(external.exposure, 'external');
   assert.equal(external.forward, undefined);
   const internal = loadServerSettings([...BASE, '--exposure', 'internal', ...FORWARD], {}).config;
-  assert.deepEqual(internal.forward, { upstreams: ['192.0.2.53'], clientCidrs: ['10.0.0.0/8'] });
+  assert.deepEqual(internal.forward, { upstreams: [{ host: '192.0.2.53', port: 53 }], clientCidrs: ['10.0.0.0/8'] });
   assert.equal(loadServerSettings(BASE, {}).config.exposure, undefined);
 });

@@ -60,7 +60,7 @@ const subcommand: Subcommand = {
     }
 
     const http = await startHttpServer({
-      listen: config.httpListen!,
+      listen: config.httpListen,
       metrics: p.metrics.registry,
       readiness: () => p.controller.readiness(),
       routes: {

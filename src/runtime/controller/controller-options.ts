@@ -221,7 +221,6 @@ function withControllerDefaults(config: ControllerConfig, env: NodeJS.ProcessEnv
     policy: config.policy ?? 'sync',
     resyncSeconds: config.resyncSeconds ?? 300,
     debounceMs: config.debounceMs ?? 5,
-    httpListen: config.httpListen ?? '0.0.0.0:8080',
     logLevel: config.logLevel ?? 'info',
     ...(leaderElection ? { leaderElection } : {}),
   };

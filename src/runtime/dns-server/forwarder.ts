@@ -3,29 +3,10 @@
 import { createSocket } from 'node:dgram';
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { randomInt } from 'node:crypto';
-import { parseHostPort } from '../shared/http-server.ts';
+import type { HostPort } from '../../config/field-rules.ts';
 import type { ForwardConfig } from '../../config/server-config.ts';
 
 const TIMEOUT_MS = 2000;
-
-export interface Upstream {
-  host: string;
-  port: number;
-}
-
-/** "ip" or "ip:port" or "[v6]:port" -> host and port (53 by default). */
-export function parseUpstream(text: string): Upstream {
-  if (isIPv4(text) || isIPv6(text)) return { host: text, port: 53 };
-  const problem = `"${text}" is not an IP address with an optional port, e.g. 10.0.0.53 or [fd00::53]:5353`;
-  let parsed: Upstream;
-  try {
-    parsed = parseHostPort(text);
-  } catch {
-    throw new Error(problem);
-  }
-  if (!isIPv4(parsed.host) && !isIPv6(parsed.host)) throw new Error(problem);
-  return parsed;
-}
 
 /** A client-address check over CIDRs ("10.0.0.0/8", "::1/128"); IPv4-mapped clients count as IPv4. */
 export function cidrMatcher(cidrs: string[]): (address: string) => boolean {
@@ -49,10 +30,10 @@ export function cidrMatcher(cidrs: string[]): (address: string) => boolean {
 
 export class Forwarder {
   readonly allows: (client: string) => boolean;
-  private readonly upstreams: Upstream[];
+  private readonly upstreams: readonly HostPort[];
 
   constructor(config: ForwardConfig) {
-    this.upstreams = config.upstreams.map(parseUpstream);
+    this.upstreams = config.upstreams;
     this.allows = cidrMatcher(config.clientCidrs);
   }
 
@@ -67,7 +48,7 @@ export class Forwarder {
 }
 
 /** One UDP exchange with a fresh ID and source port (RFC 5452), restored to the client's ID. */
-function ask(upstream: Upstream, msg: Buffer): Promise<Buffer | undefined> {
+function ask(upstream: HostPort, msg: Buffer): Promise<Buffer | undefined> {
   const query = Buffer.from(msg);
   const id = randomInt(0x10000);
   query.writeUInt16BE(id, 0);

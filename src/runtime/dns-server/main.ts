@@ -21,6 +21,11 @@ function untilSignal(): Promise<string> {
 const V8_FLAGS = ['--max-semi-space-size=32'];
 
 async function run(args: string[]): Promise<number> {
+  // As the controller: help before the settings, which need etcd and a zone.
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
   reexecWithV8Flags(V8_FLAGS);
   let settings;
   try {
@@ -29,10 +34,6 @@ async function run(args: string[]): Promise<number> {
     if (!(e instanceof ConfigError)) throw e;
     process.stderr.write(`etcdns server: ${e.message}\n\nRun "etcdns server --help" for the options.\n`);
     return 2;
-  }
-  if (settings.help) {
-    process.stdout.write(USAGE);
-    return 0;
   }
   const logger = createLogger(settings.config.logLevel ?? 'info', {
     component: 'dns-server',

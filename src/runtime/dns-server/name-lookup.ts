@@ -10,7 +10,7 @@
 //   matches any label at that position (CoreDNS's query wildcards). CoreDNS reads a query label
 //   "any" as "*" too: so does "subtree"; in "own" mode "any" is an ordinary label, because it is
 //   a valid name of its own (a Service called "any") that must answer its own records.
-import { labelsOf } from '../shared/dns-name.ts';
+import { labelsOf } from '../../dns/dns-name.ts';
 import { byKey, childrenOf, type IndexNode, type RecordIndex, type StoredEntry } from './record-index.ts';
 import type { Zone } from './zones.ts';
 

@@ -1,7 +1,7 @@
 // The resolver: a pure function from a question and the in-memory records to a response.
 // It answers like CoreDNS's etcd plugin (plugin/backend_lookup.go) except for the deviations
 // listed in docs/skydns-layout.md; where NXDOMAIN, NODATA, REFUSED and referrals are decided.
-import { canonicalName, isInZone, labelsOf } from '../shared/dns-name.ts';
+import { canonicalName, isInZone, labelsOf } from '../../dns/dns-name.ts';
 import type { SkyDnsEntry } from '../shared/skydns-entry.ts';
 import { CLASS, RCODE, TYPE } from './dns-constants.ts';
 import type { Answer, Question, ResourceRecord } from './dns-message.ts';

@@ -3,7 +3,7 @@
 import type { Server } from 'node:http';
 import { normalizePrefix, DEFAULT_PREFIX } from '../shared/skydns-key.ts';
 import { etcdClientOptions } from '../shared/etcd-client.ts';
-import { parseHostPort, startHttpServer } from '../shared/http-server.ts';
+import { startHttpServer } from '../shared/http-server.ts';
 import { createLogger, type Logger } from '../shared/log.ts';
 import { Etcd3, type IOptions } from 'etcd3';
 import { AnswerCache } from './answer-cache.ts';
@@ -12,7 +12,7 @@ import { createQueryHandler } from './query-handler.ts';
 import { RecordStore } from './record-store.ts';
 import type { ResolverData } from './resolver.ts';
 import { ServerMetrics } from './server-metrics.ts';
-import { DEFAULT_HTTP_LISTEN, DEFAULT_LISTEN, type ServerSettings } from './server-settings.ts';
+import type { ServerSettings } from './server-settings.ts';
 import type { WorkerStatus } from './worker-pool.ts';
 import { startWireServer, type WireServer } from './wire-server.ts';
 import { ZoneTable } from './zones.ts';
@@ -80,7 +80,7 @@ export async function startDnsServer(
     metrics.sinceContact.set(store.secondsSinceContact());
   });
 
-  const { host, port } = parseHostPort(config.listen ?? DEFAULT_LISTEN);
+  const { host, port } = config.listen;
   // Sockets first, so a taken port fails start-up before anything else runs; on any failure
   // close what was opened, so the process can exit.
   let wire: WireServer | undefined;
@@ -89,7 +89,7 @@ export async function startDnsServer(
     wire = await startWireServer({ host, port, handler, tcpIdleMs: (config.tcpIdleSeconds ?? 10) * 1000 });
     if (!options.worker) {
       http = await startHttpServer({
-        listen: config.httpListen ?? DEFAULT_HTTP_LISTEN,
+        listen: config.httpListen,
         metrics: metrics.registry,
         readiness: () => store.readiness(),
       });
@@ -102,7 +102,7 @@ export async function startDnsServer(
   store.start();
   logger.info('dns server listening', {
     listen: `${host}:${port}`,
-    http: options.worker ? 'primary' : (config.httpListen ?? DEFAULT_HTTP_LISTEN),
+    http: options.worker ? 'primary' : `${config.httpListen.host}:${config.httpListen.port}`,
     prefix,
     zones: zones.names,
     lookup,

@@ -4,15 +4,16 @@
 import { loadOptions, usage, type CommandTable } from '../../config/command-options.ts';
 import { ETCD_OPTIONS } from '../../config/etcd-options.ts';
 import { parseConfig } from '../../config/schema-problems.ts';
-import { serverConfigSchema, type ServerConfig } from '../../config/server-config.ts';
+import {
+  DEFAULT_HTTP_LISTEN,
+  DEFAULT_LISTEN,
+  serverConfigSchema,
+  type ServerConfig,
+} from '../../config/server-config.ts';
 
 export interface ServerSettings {
   config: ServerConfig;
-  help: boolean;
 }
-
-export const DEFAULT_LISTEN = '0.0.0.0:5353';
-export const DEFAULT_HTTP_LISTEN = '0.0.0.0:8080';
 
 export const SERVER_OPTIONS: CommandTable = {
   command: 'server',
@@ -93,7 +94,6 @@ export function loadServerSettings(
   env: NodeJS.ProcessEnv,
   warn: (message: string) => void = (m) => process.stderr.write(`etcdns server: ${m}\n`),
 ): ServerSettings {
-  const { raw, sourceOf, switches } = loadOptions(SERVER_OPTIONS, args, env, warn);
-  if (switches.get('help') === true) return { config: { etcd: { endpoints: [] }, zones: [] }, help: true };
-  return { config: parseConfig(serverConfigSchema, raw, sourceOf), help: false };
+  const { raw, sourceOf } = loadOptions(SERVER_OPTIONS, args, env, warn);
+  return { config: parseConfig(serverConfigSchema, raw, sourceOf) };
 }

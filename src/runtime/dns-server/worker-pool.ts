@@ -6,7 +6,7 @@ import { startHttpServer } from '../shared/http-server.ts';
 import type { Logger } from '../shared/log.ts';
 import { Registry } from '../shared/metrics.ts';
 import { mergeMetricPages } from './metrics-merge.ts';
-import { DEFAULT_HTTP_LISTEN, type ServerSettings } from './server-settings.ts';
+import type { ServerSettings } from './server-settings.ts';
 import type { Readiness } from '../shared/http-server.ts';
 
 /** What a worker reports to its primary, which serves HTTP for all of them. */
@@ -72,7 +72,7 @@ export async function runWorkerPool(settings: ServerSettings, logger: Logger): P
   const pages = () =>
     new Map([...seen].filter(([, s]) => s.status).map(([slot, s]) => [String(slot), s.status!.metrics]));
   const http = await startHttpServer({
-    listen: settings.config.httpListen ?? DEFAULT_HTTP_LISTEN,
+    listen: settings.config.httpListen,
     metrics: new PoolRegistry(pages),
     readiness,
   });

@@ -1,6 +1,6 @@
 // The zones the server is authoritative for, with their SOA fields resolved against CoreDNS's
 // defaults, and the longest-match lookup that decides which zone (if any) owns a name.
-import { canonicalName, isInZone } from '../shared/dns-name.ts';
+import { canonicalName, isInZone } from '../../dns/dns-name.ts';
 import { ZONE_DEFAULTS } from '../../config/zone-config.ts';
 import type { ServerZoneConfig } from '../../config/zone-config.ts';
 

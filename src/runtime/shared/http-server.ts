@@ -1,6 +1,7 @@
 // The HTTP edge every runtime component exposes: /healthz, /readyz (with its reason), /metrics,
 // plus any extra routes the component adds (e.g. /debug).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { HostPort } from '../../config/field-rules.ts';
 import type { Registry } from './metrics.ts';
 
 export interface Readiness {
@@ -10,23 +11,14 @@ export interface Readiness {
 }
 
 export interface HttpOptions {
-  listen: string;
+  listen: HostPort;
   metrics: Registry;
   readiness: () => Readiness;
   routes?: Record<string, (req: IncomingMessage, url: URL) => { status: number; body: string; type?: string }>;
 }
 
-/** "host:port" -> [host, port]; "[::1]:80" and ":8080" work too. */
-export function parseHostPort(value: string, defaultHost = '0.0.0.0'): { host: string; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(value);
-  if (!m) throw new Error(`"${value}" is not host:port`);
-  const port = Number(m[3]);
-  if (port > 65535) throw new Error(`"${value}": port out of range`);
-  return { host: m[1] ?? (m[2] || defaultHost), port };
-}
-
 export async function startHttpServer(options: HttpOptions): Promise<Server> {
-  const { host, port } = parseHostPort(options.listen);
+  const { host, port } = options.listen;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const reply = (status: number, body: string, type = 'text/plain; charset=utf-8') => {

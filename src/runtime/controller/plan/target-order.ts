@@ -2,7 +2,7 @@
 // which source's record set a name gets when no resource owns it yet: fewer targets first; else,
 // both sorted as text, the first differing pair decides: two IPs by address, an IP before a name,
 // two names as text.
-import { parseAddress } from '../views/cidr.ts';
+import { parseAddress } from '../../../dns/cidr.ts';
 
 export function compareTargetSets(a: readonly string[], b: readonly string[]): number {
   if (a.length !== b.length) return a.length - b.length;

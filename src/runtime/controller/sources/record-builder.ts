@@ -1,6 +1,6 @@
 // Turns hostnames and targets into desired records for one object, reporting what it skips.
 // Shared by the Service and Ingress sources: validation happens here, once.
-import { canonicalName, dnsNameProblem } from '../../shared/dns-name.ts';
+import { canonicalName, dnsNameProblem } from '../../../dns/dns-name.ts';
 import type { DesiredRecord, ObjectRef, Problem } from '../desired-record.ts';
 import { parseTtl, readAnnotation, splitList, type Annotations } from './annotations.ts';
 import { domainVerdict, type SourceOptions } from './source-options.ts';

@@ -1,8 +1,8 @@
 // Which objects and names the sources consider: the filters of the command line, parsed once.
-import { canonicalName, isInZone } from '../../shared/dns-name.ts';
+import { canonicalName, isInZone } from '../../../dns/dns-name.ts';
 import type { SourceKind } from '../../../config/controller-config.ts';
 import { readAnnotation, type Annotations } from './annotations.ts';
-import { matchesSelector, parseSelector, type Selector } from './selector.ts';
+import { matchesSelector, parseSelector, type Selector } from '../../../config/label-selector.ts';
 
 export interface SourceOptions {
   sources: SourceKind[];

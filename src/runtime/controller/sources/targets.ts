@@ -1,6 +1,6 @@
 // A target is what a name points at: an IP address (A or AAAA) or another name (CNAME).
 import { isIPv4, isIPv6 } from 'node:net';
-import { canonicalName, dnsNameProblem } from '../../shared/dns-name.ts';
+import { canonicalName, dnsNameProblem } from '../../../dns/dns-name.ts';
 import type { RecordType } from '../desired-record.ts';
 
 export type Target = { type: RecordType; target: string };

@@ -1,6 +1,6 @@
 // The views a controller writes: its configured views, or the one default view at its prefix
 // (today's behaviour), and what /debug/views tells about a name in each of them.
-import { canonicalName } from '../../shared/dns-name.ts';
+import { canonicalName } from '../../../dns/dns-name.ts';
 import type { ControllerConfig } from '../../../config/controller-config.ts';
 import { DEFAULT_VIEW, withViewDefaults, type ViewConfig } from '../../../config/view-config.ts';
 import { DEFAULT_PREFIX, normalizePrefix } from '../../shared/skydns-key.ts';

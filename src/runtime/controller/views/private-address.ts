@@ -1,6 +1,6 @@
 // Addresses that must not be published to the outside: they are meaningless there at best, and
 // a map of the inside at worst. An external view refuses them unless a rule allows it.
-import { cidrContains, parseAddress, parseCidr, type Cidr } from './cidr.ts';
+import { cidrContains, parseAddress, parseCidr, type Cidr } from '../../../dns/cidr.ts';
 
 const RANGES: [string, string][] = [
   ['0.0.0.0/8', 'this network (RFC 791)'],

@@ -1,10 +1,10 @@
 // One rewrite rule: compiled once from config (CIDRs parsed, names canonical), then matched
 // against a desired record and its source object, and applied. Pure. A rule only ever changes
 // what a record answers (name, type, target); owner and resource stay as they are.
-import { canonicalName, dnsNameProblem, isInZone } from '../../shared/dns-name.ts';
+import { canonicalName, isInZone } from '../../../dns/dns-name.ts';
 import type { RewriteRule } from '../../../config/view-config.ts';
 import type { DesiredRecord } from '../desired-record.ts';
-import { cidrContains, formatAddress, mapAddress, parseAddress, parseCidr, type Cidr } from './cidr.ts';
+import { cidrContains, formatAddress, mapAddress, parseAddress, parseCidr, type Cidr } from '../../../dns/cidr.ts';
 import type { SourceObject } from './source-object.ts';
 
 export interface CompiledRule {
@@ -20,106 +20,38 @@ export interface CompiledRule {
 }
 
 const REWRITABLE = new Set(['A', 'AAAA', 'CNAME']);
-const ACTIONS = ['replace', 'mapCidr', 'cname', 'drop', 'keep'] as const;
-const TYPES = ['A', 'AAAA', 'CNAME', 'SRV', 'TXT', 'PTR'];
 
-/** Compiles a rule, or lists what is wrong with it, each message starting with the field (`path`.…). */
-export function compileRule(
-  rule: RewriteRule,
-  path: string,
-): { ok: true; rule: CompiledRule } | { ok: false; errors: string[] } {
-  const errors: string[] = [];
-  const at = (field: string, message: string) => errors.push(`${path}.${field}: ${message}`);
-  if (typeof rule?.name !== 'string' || rule.name === '') at('name', 'required (shown in plans, logs and Events)');
-  const m = rule?.match;
-  if (m === null || typeof m !== 'object' || Array.isArray(m)) {
-    at('match', 'must be an object ({} matches every record)');
-    return { ok: false, errors };
-  }
-  const lists = ['names', 'types', 'kinds', 'namespaces', 'ingressClasses', 'targetCidrs'] as const;
-  for (const field of lists) {
-    const v = m[field];
-    if (v !== undefined && (!Array.isArray(v) || v.length === 0 || v.some((x) => typeof x !== 'string')))
-      at(`match.${field}`, 'must be a non-empty list of strings (leave it out to match any)');
-  }
-  if (m.labels !== undefined && !isStringMap(m.labels)) at('match.labels', 'must map label names to values');
-  const unknown = Object.keys(m).filter((k) => !(lists as readonly string[]).includes(k) && k !== 'labels');
-  if (unknown.length > 0)
-    at('match', `unknown field(s) ${unknown.join(', ')}; known: ${[...lists, 'labels'].join(', ')}`);
-  if (errors.length > 0) return { ok: false, errors };
-
-  const compiled: Partial<CompiledRule> & { rule: RewriteRule } = { rule };
-  if (m.names) {
-    compiled.names = m.names.map((n, i) => {
-      const problem = dnsNameProblem(n.replace(/\*/g, 'x'));
-      if (problem) at(`match.names[${i}]`, `"${n}" ${problem}`);
-      return nameMatcher(n);
-    });
-  }
-  for (const [i, t] of (m.types ?? []).entries())
-    if (!TYPES.includes(t)) at(`match.types[${i}]`, `"${t}" is not one of ${TYPES.join(', ')}`);
-  for (const [i, k] of (m.kinds ?? []).entries())
-    if (k !== 'service' && k !== 'ingress') at(`match.kinds[${i}]`, `"${k}" is not one of service, ingress`);
-  if (m.targetCidrs) {
-    compiled.cidrs = [];
-    for (const [i, text] of m.targetCidrs.entries()) {
-      const c = parseCidr(text);
-      if (c.ok) compiled.cidrs.push(c.cidr);
-      else at(`match.targetCidrs[${i}]`, c.error);
-    }
-  }
-
-  const a = rule.action as Record<string, unknown> | undefined;
-  const kinds = a && typeof a === 'object' ? Object.keys(a) : [];
-  if (kinds.length !== 1 || !(ACTIONS as readonly string[]).includes(kinds[0]!)) {
-    at('action', `must have exactly one of ${ACTIONS.join(', ')} (got ${JSON.stringify(rule.action)})`);
-    return { ok: false, errors };
-  }
-  const action = rule.action;
-  if ('replace' in action) {
-    const targets: Pick<DesiredRecord, 'type' | 'target'>[] = [];
-    if (!Array.isArray(action.replace) || action.replace.length === 0)
-      at('action.replace', 'must list at least one IP address');
-    for (const [i, text] of (Array.isArray(action.replace) ? action.replace : []).entries()) {
-      const address = typeof text === 'string' ? parseAddress(text) : undefined;
-      if (!address) at(`action.replace[${i}]`, `"${String(text)}" is not an IP address`);
-      else targets.push({ type: address.family === 4 ? 'A' : 'AAAA', target: formatAddress(address) });
-    }
-    compiled.action = { kind: 'replace', targets };
-  } else if ('mapCidr' in action) {
-    const from = parseCidr(String(action.mapCidr?.from));
-    const to = parseCidr(String(action.mapCidr?.to));
-    if (!from.ok) at('action.mapCidr.from', from.error);
-    if (!to.ok) at('action.mapCidr.to', to.error);
-    if (from.ok && to.ok) {
-      if (from.cidr.family !== to.cidr.family || from.cidr.bits !== to.cidr.bits)
-        at(
-          'action.mapCidr.to',
-          `must have the family and prefix length of from (${action.mapCidr.from}) for a 1:1 mapping`,
-        );
-      compiled.action = { kind: 'mapCidr', from: from.cidr, to: to.cidr };
-    }
-  } else if ('cname' in action) {
-    const problem = typeof action.cname === 'string' ? dnsNameProblem(action.cname) : 'is not a string';
-    if (problem || action.cname.includes('*'))
-      at('action.cname', `"${String(action.cname)}" ${problem ?? 'is a wildcard'}`);
-    compiled.action = { kind: 'cname', target: canonicalName(String(action.cname)) };
-  } else if ('drop' in action) {
-    if (action.drop !== true) at('action.drop', 'must be true');
-    compiled.action = { kind: 'drop' };
-  } else {
-    if (action.keep !== true) at('action.keep', 'must be true');
-    compiled.action = { kind: 'keep' };
-  }
-  if (rule.allowPrivate !== undefined && typeof rule.allowPrivate !== 'boolean')
-    at('allowPrivate', 'must be true or false');
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, rule: compiled as CompiledRule };
+/** A network of a rule the schema accepted (src/config/view-config.ts checks every field). */
+function networkOf(text: string): Cidr {
+  const parsed = parseCidr(text);
+  if (!parsed.ok) throw new Error(`rewrite rule not validated by the view schema: ${parsed.error}`);
+  return parsed.cidr;
 }
 
-export function isStringMap(v: unknown): v is Record<string, string> {
-  return (
-    v !== null && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string')
-  );
+/** Compiles a rule the view schema validated: name matchers, parsed networks and addresses. */
+export function compileRule(rule: RewriteRule): CompiledRule {
+  const m = rule.match;
+  return {
+    rule,
+    ...(m.names ? { names: m.names.map(nameMatcher) } : {}),
+    ...(m.targetCidrs ? { cidrs: m.targetCidrs.map(networkOf) } : {}),
+    action: compileAction(rule.action),
+  };
+}
+
+function compileAction(action: RewriteRule['action']): CompiledRule['action'] {
+  if ('replace' in action)
+    return {
+      kind: 'replace',
+      targets: action.replace.map((text) => {
+        const address = parseAddress(text)!;
+        return { type: address.family === 4 ? 'A' : 'AAAA', target: formatAddress(address) };
+      }),
+    };
+  if ('mapCidr' in action)
+    return { kind: 'mapCidr', from: networkOf(action.mapCidr.from), to: networkOf(action.mapCidr.to) };
+  if ('cname' in action) return { kind: 'cname', target: canonicalName(action.cname) };
+  return 'drop' in action ? { kind: 'drop' } : { kind: 'keep' };
 }
 
 /** "example.org": the name and below; with "*": a glob over the whole name, "*" within one label. */

@@ -1,7 +1,7 @@
 // The records each view publishes, from the records the sources want: selection (which
 // resources feed the view), zones, the explicit external target, the rewrite rules, and the
 // external view's refusal of private addresses. Pure; every decision is kept for /debug/views.
-import { canonicalName, isInZone } from '../../shared/dns-name.ts';
+import { canonicalName, isInZone } from '../../../dns/dns-name.ts';
 import { EXTERNAL_TARGET_ANNOTATION, VIEWS_ANNOTATION, type ViewConfig } from '../../../config/view-config.ts';
 import { resourceId, type DesiredRecord, type ObjectRef, type Problem } from '../desired-record.ts';
 import { splitList } from '../sources/annotations.ts';
@@ -42,16 +42,12 @@ export interface ViewRecords {
 const EXPLICIT_TARGET_RULE = `annotation ${EXTERNAL_TARGET_ANNOTATION}`;
 const REWRITABLE = new Set(['A', 'AAAA', 'CNAME']);
 
-/** Compiles validated view configs (see src/config/view-config.ts); throws on a rule that does not compile. */
+/** Compiles view configs validated by src/config/view-config.ts. */
 export function compileViews(views: readonly ViewConfig[]): CompiledView[] {
-  return views.map((config, v) => ({
+  return views.map((config) => ({
     config,
     zones: config.zones.map(canonicalName),
-    rules: config.rules.map((rule, r) => {
-      const c = compileRule(rule, `views[${v}].rules[${r}]`);
-      if (!c.ok) throw new Error(c.errors.join('; '));
-      return c.rule;
-    }),
+    rules: config.rules.map(compileRule),
   }));
 }
 
