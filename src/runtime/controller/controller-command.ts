@@ -2,6 +2,7 @@
 import type { Subcommand } from '../subcommand.ts';
 import { startHttpServer } from '../shared/http-server.ts';
 import { reexecWithV8Flags } from '../shared/v8-memory-flags.ts';
+import type { ControllerProcess } from './controller-process.ts';
 import { ConfigError, controllerUsage, parseControllerOptions, type CommandOptions } from './controller-options.ts';
 
 /**
@@ -31,6 +32,18 @@ export function orConfigError<T>(command: string, make: () => T): T | number {
   }
 }
 
+/**
+ * `--once`: one sync, and its exit code: 1 when anything it should have written was not (etcd
+ * failed, or names changed concurrently and were left as they are), else 0.
+ */
+export async function syncOnceAndStop(p: ControllerProcess): Promise<number> {
+  await p.cache.start();
+  const outcome = p.cache.synced() ? await p.controller.syncOnce() : 'error';
+  await p.stop();
+  if (!p.cache.synced()) p.log.error('caches did not sync', { kinds: p.cache.unsynced() });
+  return outcome === 'error' || outcome === 'conflicted' ? 1 : 0;
+}
+
 const subcommand: Subcommand = {
   async run(args) {
     const options = parseOrReport('controller', args);
@@ -51,13 +64,7 @@ const subcommand: Subcommand = {
       leaderElection: config.leaderElection?.enabled ?? false,
     });
 
-    if (options.once) {
-      await p.cache.start();
-      const outcome = p.cache.synced() ? await p.controller.syncOnce() : 'error';
-      await p.stop();
-      if (!p.cache.synced()) p.log.error('caches did not sync', { kinds: p.cache.unsynced() });
-      return outcome === 'error' ? 1 : 0;
-    }
+    if (options.once) return syncOnceAndStop(p);
 
     const http = await startHttpServer({
       listen: config.httpListen,

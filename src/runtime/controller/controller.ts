@@ -33,7 +33,8 @@ export interface ControllerDeps {
   metrics: ControllerMetrics;
 }
 
-export type SyncOutcome = 'applied' | 'unchanged' | 'skipped' | 'dry-run' | 'error';
+/** 'conflicted': written, except the names someone else changed after the read (their changes wait). */
+export type SyncOutcome = 'applied' | 'conflicted' | 'unchanged' | 'skipped' | 'dry-run' | 'error';
 
 const FIRST_RETRY_MS = 200;
 /** etcd calls are cheap; a short cap means catching up within seconds of etcd's return. */
@@ -203,13 +204,15 @@ export class Controller {
         if (!isEmptyPlan(plan)) log.info('dry run: changes not written', { view, plan: formatPlan(plan) });
       return this.count('dry-run', started);
     }
+    let conflicted = false;
     for (const [i, plan] of plans.entries()) {
       if (isEmptyPlan(plan)) continue;
       const outcome = await this.applyPlan(this.views[i]!.view.config.name, this.views[i]!.store, plan, started);
-      if (outcome !== 'ok') return this.etcdFailed(outcome.error, eventAt);
+      if (typeof outcome === 'object') return this.etcdFailed(outcome.error, eventAt);
+      conflicted ||= outcome === 'conflicted';
     }
     if (eventAt !== undefined) metrics.eventToEtcd.observe((performance.now() - eventAt) / 1000);
-    return this.count('applied', started);
+    return this.count(conflicted ? 'conflicted' : 'applied', started);
   }
 
   /** Writes one view's plan; names someone else changed meanwhile are planned again next round. */
@@ -218,7 +221,7 @@ export class Controller {
     store: EtcdStore,
     plan: Plan,
     started: number,
-  ): Promise<{ error: unknown } | 'ok'> {
+  ): Promise<{ error: unknown } | 'ok' | 'conflicted'> {
     const { log, metrics } = this.d;
     let result;
     try {
@@ -238,13 +241,18 @@ export class Controller {
       transactions: result.transactions,
       ms: Math.round(performance.now() - started),
     });
-    if (result.conflicted.length > 0) {
-      // Someone wrote there since we read: read again and re-plan (their entries stay untouched).
-      metrics.errors.inc({ kind: 'conflict' }, result.conflicted.length);
-      log.warn('names changed concurrently; planning them again', { view, names: result.conflicted.slice(0, 20) });
-      this.again = true;
-    }
-    return 'ok';
+    if (result.conflicted.length === 0) return 'ok';
+    // Someone wrote there since we read: their entries stay untouched; the loop reads again and
+    // re-plans, a single sync (--once) leaves these names as they are and says so.
+    metrics.errors.inc({ kind: 'conflict' }, result.conflicted.length);
+    log.warn(
+      this.looping
+        ? 'names changed concurrently; planning them again'
+        : 'names changed concurrently; their changes were not applied',
+      { view, count: result.conflicted.length, names: result.conflicted.slice(0, 20) },
+    );
+    this.again = true;
+    return 'conflicted';
   }
 
   private etcdFailed(err: unknown, eventAt: number | undefined): SyncOutcome {
@@ -252,7 +260,7 @@ export class Controller {
     this.etcdDetail = (err as Error).message;
     this.pendingSince ??= eventAt;
     this.d.metrics.errors.inc({ kind: 'etcd' });
-    this.d.log.error('etcd unavailable; retrying', { error: (err as Error).message, retryMs: this.retryMs });
+    this.d.log.error('etcd unavailable; retrying', { error: err, retryMs: this.retryMs });
     return this.count('error');
   }
 

@@ -89,7 +89,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
         }
         this.o.log.warn('list or watch failed; retrying', {
           path: this.o.path,
-          error: (err as Error).message,
+          error: err,
           retryMs: this.retryMs,
         });
         await delay(this.retryMs, undefined, { signal: this.abort.signal }).catch(() => undefined);

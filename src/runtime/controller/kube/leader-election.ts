@@ -73,7 +73,7 @@ export class LeaderElector {
       lease.spec.leaseDurationSeconds = 1;
       await this.client.request('PUT', this.path, lease);
     } catch (err) {
-      this.log.warn('could not release the lease', { error: (err as Error).message });
+      this.log.warn('could not release the lease', { error: err });
     }
   }
 
@@ -82,7 +82,7 @@ export class LeaderElector {
     try {
       if (await this.tryAcquireOrRenew()) this.lastRenew = Date.now();
     } catch (err) {
-      this.log.warn('lease update failed', { error: (err as Error).message });
+      this.log.warn('lease update failed', { error: err });
     }
     if (this.leading && Date.now() - this.lastRenew > this.o.renewDeadlineSeconds * 1000) this.setLeading(false);
     if (!this.stopped) this.timer = setTimeout(() => void this.tick(), this.o.retryPeriodSeconds * 1000);

@@ -72,7 +72,7 @@ export class ProblemReporter {
       this.log.warn('could not record event', {
         object: `${p.object.namespace}/${p.object.name}`,
         reason: p.reason,
-        error: (err as Error).message,
+        error: err,
       });
     }
   }
