@@ -66,7 +66,7 @@ describe('a 3-member etcd with TLS (the prod shape) on a real single-node cluste
     await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
     tls = etcdTls();
     for (const body of tls.secrets) await core.createNamespacedSecret({ namespace: NAMESPACE, body });
-    await createEtcdVolumes(cluster.admin, { statefulSet: STS, ordinals: [0, 1, 2], size: '1Gi' });
+    await createEtcdVolumes(cluster, { statefulSet: STS, ordinals: [0, 1, 2], size: '1Gi' });
     const t0 = performance.now();
     applyKustomization(cluster, writeOverlay(join(dir, 'etcd3'), images));
     dns = await dnsService(cluster.admin, 'etcdns-server-internal');

@@ -147,7 +147,7 @@ describe('etcd membership through etcdns etcd-member on a real single-node clust
     await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
     tls = etcdTls();
     for (const body of tls.secrets) await core.createNamespacedSecret({ namespace: NAMESPACE, body });
-    await createEtcdVolumes(cluster.admin, { statefulSet: STS, ordinals: [0, 1, 2, 3, 4], size: '1Gi' });
+    await createEtcdVolumes(cluster, { statefulSet: STS, ordinals: [0, 1, 2, 3, 4], size: '1Gi' });
     const t0 = performance.now();
     applyWithReplicas(3);
     dns = await dnsService(cluster.admin, 'etcdns-server-internal');
@@ -205,7 +205,7 @@ describe('etcd membership through etcdns etcd-member on a real single-node clust
       60_000,
       250,
     );
-    await createEtcdVolumes(cluster.admin, { statefulSet: STS, ordinals: [1], size: '1Gi' });
+    await createEtcdVolumes(cluster, { statefulSet: STS, ordinals: [1], size: '1Gi' });
     try {
       await waitFor(
         'three members, etcdns-etcd-1 under a new ID',

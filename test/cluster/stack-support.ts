@@ -74,11 +74,12 @@ export function applyKustomization(cluster: Cluster, dir: string): string {
  * provisioner runs here). The directories are writable by etcd's non-root user.
  */
 export async function createEtcdVolumes(
-  kc: k8s.KubeConfig,
+  cluster: Cluster,
   o: { statefulSet: string; ordinals: number[]; size: string; namespace?: string },
 ): Promise<string[]> {
-  const core = kc.makeApiClient(k8s.CoreV1Api);
-  const root = tempDir('pv');
+  const core = cluster.admin.makeApiClient(k8s.CoreV1Api);
+  // In the cluster's own directory: removed with it, also after a run that died.
+  const root = cluster.workDir('pv');
   const names: string[] = [];
   for (const i of o.ordinals) {
     const claim = `data-${o.statefulSet}-${i}`;

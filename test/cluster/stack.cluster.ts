@@ -79,7 +79,7 @@ describe('dist/dev on a real single-node cluster', { timeout: 1_200_000 }, () =>
   });
 
   test('(1) applied through its kustomization: every pod Ready; dig answers through the ClusterIP, the NodePort and the load-balancer address', async () => {
-    await createEtcdVolumes(cluster.admin, { statefulSet: 'etcdns-etcd', ordinals: [0], size: '1Gi' });
+    await createEtcdVolumes(cluster, { statefulSet: 'etcdns-etcd', ordinals: [0], size: '1Gi' });
     const t0 = performance.now();
     applyKustomization(cluster, writeOverlay(join(distDir, 'dev'), images));
     dns = await dnsService(cluster.admin, SERVER);

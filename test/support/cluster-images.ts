@@ -4,9 +4,8 @@
 // ETCDNS_CLUSTER_IMAGE=<reference in buildah's storage> runs that image instead of building one
 // (a release candidate, or an image built from another tree).
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from './temp-dir.ts';
 import { repoRoot } from './tools.ts';
 
 export interface ClusterImages {
@@ -20,7 +19,9 @@ export interface ClusterImages {
 
 function archiveOf(name: string): string {
   const dir = join(repoRoot, '.cache', 'cluster-images');
-  const file = readdirSync(dir).find((f) => f.startsWith(`${name}-`) && f.endsWith('.oci.tar'));
+  const file = readdirSync(dir).find(
+    (f) => f.startsWith(`${name}-`) && f.endsWith('.oci.tar') && f !== 'etcdns-current.oci.tar',
+  );
   if (!file) throw new Error(`no ${name} image in ${dir}: run scripts/setup-cluster-env.sh`);
   return join(dir, file);
 }
@@ -41,7 +42,9 @@ export function clusterImages(): ClusterImages {
       .pop()!;
   const buildMs = Date.now() - started;
   const [repository, tag] = image.split(/:(?=[^:]+$)/) as [string, string];
-  const archive = join(tempDir('etcdns-image'), 'etcdns.oci.tar');
+  // One file, replaced by each run (nothing left in /tmp by a run that dies).
+  const archive = join(repoRoot, '.cache', 'cluster-images', 'etcdns-current.oci.tar');
+  rmSync(archive, { force: true });
   execFileSync('buildah', ['push', '--quiet', image, `oci-archive:${archive}:${image}`], {
     stdio: ['ignore', 'ignore', 'pipe'],
     timeout: 300_000,

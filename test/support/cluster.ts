@@ -10,7 +10,7 @@
 // 10.213.128.0/24; load-balancer addresses 10.213.200.0/24. All of 10.213.0.0/16 is blackholed.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
@@ -56,6 +56,8 @@ export interface Cluster {
   kubectl(args: string[], input?: string, allowFail?: boolean): string;
   /** Imports an image archive (OCI or docker) into the kubelet's containerd namespace. */
   importImage(archive: string): void;
+  /** A new directory inside the cluster's own (removed at teardown, or by the next start after a crash). */
+  workDir(prefix: string): string;
   /** The logs of a component (kubelet, containerd, ...), for failure messages. */
   logs(component: string): string;
   stop(): Promise<string[]>;
@@ -456,6 +458,7 @@ disabled_plugins = ["io.containerd.tracing.processor.v1.otlp", "io.containerd.in
         return r.stdout;
       },
       importImage,
+      workDir: (prefix) => mkdtempSync(join(dir, `${prefix}-`)),
       logs: logsOf,
       stop,
     };
