@@ -33,21 +33,27 @@ export function leaderElectionRules(leaseName: string): k8s.PolicyRule[] {
 
 export interface ControllerRbacProps {
   /** Name, namespace and GitOps switches of the stack. */
-  stack: StackContext;
+  readonly stack: StackContext;
   /** Name of the roles and bindings. */
-  name: string;
+  readonly name: string;
   /** app.kubernetes.io/component and version of the objects. */
-  component: string;
+  readonly component: string;
   /** app.kubernetes.io/version: the image tag. */
-  version: string;
+  readonly version: string;
   /** The ServiceAccount the bindings grant to (in the stack's namespace). */
-  serviceAccountName: string;
+  readonly serviceAccountName: string;
   /** Enabled sources: what the controller reads. */
-  sources: SourceKind[];
-  /** The Lease the Role allows, when leader election is on; default: no Role. */
-  leaseName?: string;
-  /** Extra labels; default none. */
-  labels?: Record<string, string>;
+  readonly sources: SourceKind[];
+  /**
+   * The Lease the Role allows, when leader election is on.
+   * @default - no Role
+   */
+  readonly leaseName?: string;
+  /**
+   * Extra labels.
+   * @default - none
+   */
+  readonly labels?: Record<string, string>;
 }
 
 export class ControllerRbac extends Construct {

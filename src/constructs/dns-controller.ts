@@ -35,59 +35,104 @@ import {
 } from './workload.ts';
 
 export interface SourcesProps {
-  /** What is turned into records; default ["ingress", "service"]. */
-  kinds?: SourceKind[];
-  /** Watch one namespace only; default: all namespaces. */
-  namespace?: string;
-  /** Only Ingresses of these classes; default: all. */
-  ingressClasses?: string[];
-  /** Label selector on watched resources; default: none. */
-  labelSelector?: string;
-  /** Annotation filter in label-selector syntax (external-dns's --annotation-filter); default: none. */
-  annotationFilter?: string;
-  /** Also publish ClusterIP Services; default false. */
-  publishClusterIp?: boolean;
-  /** Names in these domains are never published; default none. */
-  excludeDomains?: string[];
+  /**
+   * What is turned into records.
+   * @default ["ingress", "service"]
+   */
+  readonly kinds?: SourceKind[];
+  /**
+   * Watch one namespace only.
+   * @default - all namespaces
+   */
+  readonly namespace?: string;
+  /**
+   * Only Ingresses of these classes.
+   * @default - all
+   */
+  readonly ingressClasses?: string[];
+  /**
+   * Label selector on watched resources.
+   * @default - none
+   */
+  readonly labelSelector?: string;
+  /**
+   * Annotation filter in label-selector syntax (external-dns's --annotation-filter).
+   * @default - none
+   */
+  readonly annotationFilter?: string;
+  /**
+   * Also publish ClusterIP Services.
+   * @default false
+   */
+  readonly publishClusterIp?: boolean;
+  /**
+   * Names in these domains are never published.
+   * @default - none
+   */
+  readonly excludeDomains?: string[];
 }
 
 export interface OwnershipProps {
-  /** Written into every entry the controller owns; default: the stack name. */
-  ownerId?: string;
-  /** "sync" (default: create, update, delete), "upsert-only" or "create-only". */
-  policy?: Policy;
+  /**
+   * Written into every entry the controller owns.
+   * @default - the stack name
+   */
+  readonly ownerId?: string;
+  /**
+   * "sync" (create, update, delete), "upsert-only" or "create-only".
+   * @default "sync"
+   */
+  readonly policy?: Policy;
 }
 
 export interface ControllerProps extends WorkloadProps {
-  /** Pods; default 1. More than one elects a leader. */
-  replicas?: number;
-  /** Full resync period in seconds (events drive changes; this is a safety net); default 300. */
-  resyncSeconds?: number;
-  /** Default "info". */
-  logLevel?: LogLevel;
+  /**
+   * Pods. More than one elects a leader.
+   * @default 1
+   */
+  readonly replicas?: number;
+  /**
+   * Full resync period in seconds (events drive changes; this is a safety net).
+   * @default 300
+   */
+  readonly resyncSeconds?: number;
+  /**
+   * Log level of the controller.
+   * @default "info"
+   */
+  readonly logLevel?: LogLevel;
 }
 
 export interface DnsControllerProps extends ControllerProps {
   /** Name, namespace and GitOps switches of the stack. */
-  stack: StackContext;
+  readonly stack: StackContext;
   /** Where etcd is: EtcdCluster.clientAccess. */
-  etcd: EtcdClientAccess;
+  readonly etcd: EtcdClientAccess;
   /** etcd prefix the controller writes (without split horizon). */
-  prefix: string;
-  /** Split horizon: every view the controller writes, instead of `prefix`; default none (one view at `prefix`). */
-  views?: ViewConfig[];
+  readonly prefix: string;
+  /**
+   * Split horizon: every view the controller writes, instead of `prefix`.
+   * @default - none (one view at `prefix`)
+   */
+  readonly views?: ViewConfig[];
   /** Zone names: only names inside them are published. */
-  domains: string[];
-  /** Defaults: see SourcesProps. */
-  sources?: SourcesProps;
-  /** Defaults: see OwnershipProps. */
-  ownership?: OwnershipProps;
+  readonly domains: string[];
+  /**
+   * What the controller publishes.
+   * @default - see SourcesProps
+   */
+  readonly sources?: SourcesProps;
+  /**
+   * Whose records the controller may change.
+   * @default - see OwnershipProps
+   */
+  readonly ownership?: OwnershipProps;
   /** Port of /healthz, /readyz and /metrics. */
-  httpPort: number;
+  readonly httpPort: number;
   /** Add Prometheus scrape annotations to the pods. */
-  prometheusAnnotations: boolean;
+  readonly prometheusAnnotations: boolean;
   /** Emit a metrics Service for a ServiceMonitor. */
-  metricsService: boolean;
+  readonly metricsService: boolean;
 }
 
 export const CONTROLLER_DEFAULTS = {

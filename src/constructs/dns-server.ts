@@ -34,52 +34,88 @@ import {
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export interface ServerProps extends WorkloadProps {
-  /** Pods; default 2 (ignored when autoscaling is on: the HPA owns the count). */
-  replicas?: number;
-  /** HorizontalPodAutoscaler on CPU; default: off. */
-  autoscaling?: {
-    /** Default: replicas. */
-    minReplicas?: number;
+  /**
+   * Pods.
+   * @default 2 (ignored when autoscaling is on: the HPA owns the count)
+   */
+  readonly replicas?: number;
+  /**
+   * HorizontalPodAutoscaler on CPU.
+   * @default - off
+   */
+  readonly autoscaling?: {
+    /**
+     * Fewest pods the autoscaler keeps.
+     * @default - replicas
+     */
+    readonly minReplicas?: number;
     /** Required with autoscaling. */
-    maxReplicas: number;
-    /** Target average CPU utilization in percent of requests; default 70. */
-    targetCpuUtilization?: number;
+    readonly maxReplicas: number;
+    /**
+     * Target average CPU utilization in percent of requests.
+     * @default 70
+     */
+    readonly targetCpuUtilization?: number;
   };
-  /** PodDisruptionBudget allowing one pod down at a time; default: on. */
-  podDisruptionBudget?: boolean;
-  /** Spread pods across nodes; default "preferred". */
-  antiAffinity?: AntiAffinity;
-  /** Service settings shared by every view (a view may override them); defaults: see DnsServiceProps. */
-  service?: DnsServiceProps;
-  /** "own" (default) or "subtree" (CoreDNS's union of the subtree). */
-  lookup?: 'own' | 'subtree';
-  /** Forwarding for listed client networks; default: off (never an open resolver). */
-  forward?: ForwardInput;
-  /** Worker processes per pod sharing the socket; default 1. */
-  workers?: number;
-  /** Default "info". */
-  logLevel?: LogLevel;
+  /**
+   * PodDisruptionBudget allowing one pod down at a time.
+   * @default - on
+   */
+  readonly podDisruptionBudget?: boolean;
+  /**
+   * Spread pods across nodes.
+   * @default "preferred"
+   */
+  readonly antiAffinity?: AntiAffinity;
+  /**
+   * Service settings shared by every view (a view may override them).
+   * @default - see DnsServiceProps
+   */
+  readonly service?: DnsServiceProps;
+  /**
+   * "own" or "subtree" (CoreDNS's union of the subtree).
+   * @default "own"
+   */
+  readonly lookup?: 'own' | 'subtree';
+  /**
+   * Forwarding for listed client networks.
+   * @default - off (never an open resolver)
+   */
+  readonly forward?: ForwardInput;
+  /**
+   * Worker processes per pod sharing the socket.
+   * @default 1
+   */
+  readonly workers?: number;
+  /**
+   * Log level of the DNS server.
+   * @default "info"
+   */
+  readonly logLevel?: LogLevel;
 }
 
 export interface DnsServerProps extends ServerProps {
   /** Name, namespace and GitOps switches of the stack. */
-  stack: StackContext;
+  readonly stack: StackContext;
   /** The view this server answers; part of every object name. */
-  view: string;
+  readonly view: string;
   /** etcd prefix of the view. */
-  prefix: string;
-  /** "external": authoritative only, `forward` is not rendered (default "internal"). */
-  exposure?: Exposure;
+  readonly prefix: string;
+  /**
+   * "external": authoritative only, `forward` is not rendered.
+   * @default "internal"
+   */
+  readonly exposure?: Exposure;
   /** Zones the view answers. */
-  zones: ZoneConfig[];
+  readonly zones: ZoneConfig[];
   /** Where etcd is: EtcdCluster.clientAccess. */
-  etcd: EtcdClientAccess;
+  readonly etcd: EtcdClientAccess;
   /** Port of /healthz, /readyz and /metrics. */
-  httpPort: number;
+  readonly httpPort: number;
   /** Add Prometheus scrape annotations to the pods. */
-  prometheusAnnotations: boolean;
+  readonly prometheusAnnotations: boolean;
   /** Emit a metrics Service for a ServiceMonitor. */
-  metricsService: boolean;
+  readonly metricsService: boolean;
 }
 
 export const SERVER_DEFAULTS = {

@@ -11,45 +11,67 @@ import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 export type IpFamily = 'IPv4' | 'IPv6';
 
 export interface DnsServiceProps {
-  /** Service type; default "LoadBalancer". */
-  type?: 'LoadBalancer' | 'NodePort' | 'ClusterIP';
   /**
-   * "mixed" (default): one Service with UDP and TCP 53. "split": `<name>-udp` and `<name>-tcp`;
-   * to share one address with MetalLB, give both the same loadBalancerIP and the
+   * Service type.
+   * @default "LoadBalancer"
+   */
+  readonly type?: 'LoadBalancer' | 'NodePort' | 'ClusterIP';
+  /**
+   * "mixed": one Service with UDP and TCP 53. "split": `<name>-udp` and `<name>-tcp`; to share
+   * one address with MetalLB, give both the same loadBalancerIP and the
    * metallb.universe.tf/allow-shared-ip annotation.
+   * @default "mixed"
    */
-  protocols?: 'mixed' | 'split';
-  /** Requested load-balancer address; default: assigned by the load balancer. */
-  loadBalancerIP?: string;
-  /** Load-balancer implementation (spec.loadBalancerClass); default: the cluster's default. */
-  loadBalancerClass?: string;
-  /** Annotations for the load balancer (e.g. metallb.universe.tf/address-pool); default none. */
-  annotations?: Record<string, string>;
-  /** "Cluster" (default) or "Local" (keeps client source addresses; only nodes running a server answer). */
-  externalTrafficPolicy?: 'Cluster' | 'Local';
+  readonly protocols?: 'mixed' | 'split';
   /**
-   * Address families of the Service, primary first; default: the cluster's. The API refuses a
-   * family the cluster is not configured for: for "dual-stack where the cluster has it", set
-   * only ipFamilyPolicy "PreferDualStack".
+   * Requested load-balancer address.
+   * @default - assigned by the load balancer
    */
-  ipFamilies?: IpFamily[];
-  /** Default: "SingleStack" for one family, "PreferDualStack" for two, the cluster's without ipFamilies. */
-  ipFamilyPolicy?: 'SingleStack' | 'PreferDualStack' | 'RequireDualStack';
+  readonly loadBalancerIP?: string;
+  /**
+   * Load-balancer implementation (spec.loadBalancerClass).
+   * @default - the cluster's default
+   */
+  readonly loadBalancerClass?: string;
+  /**
+   * Annotations for the load balancer (e.g. metallb.universe.tf/address-pool).
+   * @default - none
+   */
+  readonly annotations?: Record<string, string>;
+  /**
+   * "Cluster" or "Local" (keeps client source addresses; only nodes running a server answer).
+   * @default "Cluster"
+   */
+  readonly externalTrafficPolicy?: 'Cluster' | 'Local';
+  /**
+   * Address families of the Service, primary first. The API refuses a family the cluster is not configured
+   * for: for "dual-stack where the cluster has it", set only ipFamilyPolicy "PreferDualStack".
+   * @default - the cluster's
+   */
+  readonly ipFamilies?: IpFamily[];
+  /**
+   * Single or dual stack (spec.ipFamilyPolicy).
+   * @default "SingleStack" for one family, "PreferDualStack" for two, the cluster's without ipFamilies
+   */
+  readonly ipFamilyPolicy?: 'SingleStack' | 'PreferDualStack' | 'RequireDualStack';
 }
 
 export interface DnsServiceConstructProps extends DnsServiceProps {
   /** Name, namespace and GitOps switches of the stack. */
-  stack: StackContext;
+  readonly stack: StackContext;
   /** Service name; "split" appends -udp and -tcp. */
-  name: string;
+  readonly name: string;
   /** app.kubernetes.io/component and version of the Services. */
-  component: string;
+  readonly component: string;
   /** app.kubernetes.io/version: the image tag. */
-  version: string;
+  readonly version: string;
   /** The DNS server pods' fixed selector. */
-  selector: Record<string, string>;
-  /** Extra labels; default none. */
-  labels?: Record<string, string>;
+  readonly selector: Record<string, string>;
+  /**
+   * Extra labels.
+   * @default - none
+   */
+  readonly labels?: Record<string, string>;
 }
 
 export const DNS_PORT = 53;

@@ -23,66 +23,111 @@ import { DURATION, assertNoProblems, intProblem, k8sName, mapProblems, show } fr
 import { controllerViewConfigs, isPlainView, resolveViews, viewsProblems, type ViewProps } from './views.ts';
 
 export interface NamespaceProps {
-  /** Namespace of every namespaced object; default "etcdns". */
-  name?: string;
   /**
-   * Emit the Namespace object; default true. Turn off when Argo CD or Flux creates it. Careful:
-   * when a GitOps tool prunes a Namespace it owns, etcd's volumes go with it.
+   * Namespace of every namespaced object.
+   * @default "etcdns"
    */
-  create?: boolean;
+  readonly name?: string;
   /**
-   * Annotate the emitted Namespace so that Argo CD and Flux never delete it, neither by pruning
-   * nor with their Application or Kustomization (see prune-protection.ts); default true. Turn
-   * off only if deleting the Namespace, etcd's volumes and every record with it, is intended.
+   * Emit the Namespace object. Turn off when Argo CD or Flux creates it. Careful: when a GitOps tool prunes a
+   * Namespace it owns, etcd's volumes go with it.
+   * @default true
    */
-  pruneProtection?: boolean;
+  readonly create?: boolean;
   /**
-   * Labels of the Namespace object; default: Pod Security "restricted" enforced
-   * (every pod of the stack complies). Given labels replace the default.
+   * Annotate the emitted Namespace so that Argo CD and Flux never delete it, neither by pruning nor with
+   * their Application or Kustomization (see prune-protection.ts). Turn off only if deleting the Namespace,
+   * etcd's volumes and every record with it, is intended.
+   * @default true
    */
-  labels?: Record<string, string>;
+  readonly pruneProtection?: boolean;
+  /**
+   * Labels of the Namespace object. Given labels replace the default.
+   * @default - Pod Security "restricted" enforced (every pod of the stack complies)
+   */
+  readonly labels?: Record<string, string>;
 }
 
 export interface ObservabilityProps {
-  /** Port of /healthz, /readyz and /metrics on the DNS server and the controller; default 8080. */
-  metricsPort?: number;
-  /** prometheus.io/* scrape annotations on the pods; default true. */
-  prometheusAnnotations?: boolean;
-  /** Prometheus Operator ServiceMonitor (needs its CRD); default: off. */
-  serviceMonitor?: ServiceMonitorProps;
+  /**
+   * Port of /healthz, /readyz and /metrics on the DNS server and the controller.
+   * @default 8080
+   */
+  readonly metricsPort?: number;
+  /**
+   * prometheus.io/* scrape annotations on the pods.
+   * @default true
+   */
+  readonly prometheusAnnotations?: boolean;
+  /**
+   * Prometheus Operator ServiceMonitor (needs its CRD).
+   * @default - off
+   */
+  readonly serviceMonitor?: ServiceMonitorProps;
 }
 
 export interface GitOpsProps {
-  /** Argo CD sync waves: Namespace, etcd, workloads, DNS Service last; default false. */
-  syncWaves?: boolean;
+  /**
+   * Argo CD sync waves: Namespace, etcd, workloads, DNS Service last.
+   * @default false
+   */
+  readonly syncWaves?: boolean;
 }
 
 export interface DnsStackProps {
   /**
-   * Prefix of every object name and the app.kubernetes.io/name label; default "etcdns". The
-   * ClusterRole and ClusterRoleBinding carry it too: use one name per cluster.
+   * Prefix of every object name and the app.kubernetes.io/name label. The ClusterRole and ClusterRoleBinding
+   * carry it too: use one name per cluster.
+   * @default "etcdns"
    */
-  name?: string;
-  /** Default: namespace "etcdns", created, protected from pruning. */
-  namespace?: NamespaceProps;
+  readonly name?: string;
+  /**
+   * The namespace of the stack.
+   * @default - namespace "etcdns", created, protected from pruning
+   */
+  readonly namespace?: NamespaceProps;
   /** Zones the DNS server is authoritative for and the controller publishes into (at least one). */
-  zones: ZoneConfig[];
-  /** Default: one view "internal" on "/skydns" answering every zone. */
-  views?: ViewProps[];
-  /** What the controller publishes; defaults: see SourcesProps. */
-  sources?: SourcesProps;
-  /** Whose records the controller may change; defaults: see OwnershipProps. */
-  ownership?: OwnershipProps;
-  /** Defaults: see EtcdProps (3 members). */
-  etcd?: EtcdProps;
-  /** Defaults: see ServerProps (2 replicas, mixed-protocol LoadBalancer). */
-  server?: ServerProps;
-  /** Defaults: see ControllerProps (1 replica). */
-  controller?: ControllerProps;
-  /** Defaults: see ObservabilityProps. */
-  observability?: ObservabilityProps;
-  /** Defaults: see GitOpsProps. */
-  gitops?: GitOpsProps;
+  readonly zones: ZoneConfig[];
+  /**
+   * Views (split horizon): one DNS server and Service each, one etcd prefix each.
+   * @default - one view "internal" on "/skydns" answering every zone
+   */
+  readonly views?: ViewProps[];
+  /**
+   * What the controller publishes.
+   * @default - see SourcesProps
+   */
+  readonly sources?: SourcesProps;
+  /**
+   * Whose records the controller may change.
+   * @default - see OwnershipProps
+   */
+  readonly ownership?: OwnershipProps;
+  /**
+   * The etcd cluster that stores the records.
+   * @default - see EtcdProps (3 members)
+   */
+  readonly etcd?: EtcdProps;
+  /**
+   * The DNS server Deployment(s) and their Service(s).
+   * @default - see ServerProps (2 replicas, mixed-protocol LoadBalancer)
+   */
+  readonly server?: ServerProps;
+  /**
+   * The controller Deployment.
+   * @default - see ControllerProps (1 replica)
+   */
+  readonly controller?: ControllerProps;
+  /**
+   * Health, readiness and metrics endpoints; Prometheus scraping.
+   * @default - see ObservabilityProps
+   */
+  readonly observability?: ObservabilityProps;
+  /**
+   * Argo CD and Flux specifics.
+   * @default - see GitOpsProps
+   */
+  readonly gitops?: GitOpsProps;
 }
 
 export const STACK_DEFAULTS = {

@@ -10,39 +10,51 @@ import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 
 export interface CertManagerProps {
   /** Name of the cert-manager issuer that signs all three certificates (one CA). */
-  issuerName: string;
-  /** Default "ClusterIssuer". */
-  issuerKind?: 'Issuer' | 'ClusterIssuer';
-  /** Certificate lifetime; default "2160h" (90 days). */
-  duration?: string;
-  /** Renew this long before expiry; default "360h" (15 days). */
-  renewBefore?: string;
+  readonly issuerName: string;
+  /**
+   * Kind of the issuer.
+   * @default "ClusterIssuer"
+   */
+  readonly issuerKind?: 'Issuer' | 'ClusterIssuer';
+  /**
+   * Certificate lifetime.
+   * @default "2160h" (90 days)
+   */
+  readonly duration?: string;
+  /**
+   * Renew this long before expiry.
+   * @default "360h" (15 days)
+   */
+  readonly renewBefore?: string;
 }
 
 export interface EtcdCertificatesProps {
   /** Name, namespace and GitOps switches of the stack. */
-  stack: StackContext;
+  readonly stack: StackContext;
   /** app.kubernetes.io/version: the etcd image tag. */
-  version: string;
+  readonly version: string;
   /** The client Service of the cluster. */
-  clientService: string;
+  readonly clientService: string;
   /** The headless peer Service: members are `<pod>.<peerService>`. */
-  peerService: string;
+  readonly peerService: string;
   /** Secrets to issue. */
-  secrets: {
+  readonly secrets: {
     /** What etcd serves to clients. */
-    server: string;
+    readonly server: string;
     /** What members present to each other; the server Secret again means one certificate for both. */
-    peer: string;
+    readonly peer: string;
     /** What the DNS server and the controller present. */
-    client: string;
+    readonly client: string;
   };
   /** Common name of the client certificate: the etcd user when etcd maps certificates to users. */
-  clientCommonName: string;
+  readonly clientCommonName: string;
   /** Who signs. */
-  issuer: CertManagerProps;
-  /** Extra labels; default none. */
-  labels?: Record<string, string>;
+  readonly issuer: CertManagerProps;
+  /**
+   * Extra labels.
+   * @default - none
+   */
+  readonly labels?: Record<string, string>;
 }
 
 export class EtcdCertificates extends Construct {

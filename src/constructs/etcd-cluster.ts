@@ -34,76 +34,128 @@ export interface EtcdTlsProps {
    * DNS server and the controller dial) and `*.<stack>-etcd-peer` (the members), plus
    * `*.<stack>-etcd-peer.<ns>.svc` while members bootstrapped by etcdns 0.1.0 keep those peer URLs.
    */
-  serverSecret: string;
-  /** Existing Secret with the peer certificate (SANs as serverSecret's for peers); default: serverSecret. */
-  peerSecret?: string;
-  /** Existing Secret with the client certificate the DNS server and the controller present. */
-  clientSecret: string;
-  /** Key of the CA bundle in each Secret; default "ca.crt" (cert-manager's layout). */
-  caKey?: string;
-  /** Key of the certificate; default "tls.crt". */
-  certKey?: string;
-  /** Key of the private key; default "tls.key". */
-  keyKey?: string;
+  readonly serverSecret: string;
   /**
-   * Have cert-manager issue the Secrets above (opt-in: needs cert-manager); default: off, the
-   * Secrets exist already. With it, the key names are cert-manager's (the defaults).
+   * Existing Secret with the peer certificate (SANs as serverSecret's for peers).
+   * @default - serverSecret
    */
-  certManager?: CertManagerProps;
+  readonly peerSecret?: string;
+  /** Existing Secret with the client certificate the DNS server and the controller present. */
+  readonly clientSecret: string;
+  /**
+   * Key of the CA bundle in each Secret.
+   * @default "ca.crt" (cert-manager's layout)
+   */
+  readonly caKey?: string;
+  /**
+   * Key of the certificate.
+   * @default "tls.crt"
+   */
+  readonly certKey?: string;
+  /**
+   * Key of the private key.
+   * @default "tls.key"
+   */
+  readonly keyKey?: string;
+  /**
+   * Have cert-manager issue the Secrets above (opt-in: needs cert-manager). With it, the key names are
+   * cert-manager's (the defaults).
+   * @default - off, the Secrets exist already
+   */
+  readonly certManager?: CertManagerProps;
 }
 
 export interface EtcdAuthProps {
   /**
-   * etcd user the DNS server and the controller log in as; default "etcdns". Authentication is
-   * switched on in etcd by an operator (`etcdctl user add`, `etcdctl auth enable`), not by synth.
+   * etcd user the DNS server and the controller log in as. Authentication is switched on in etcd by an
+   * operator (`etcdctl user add`, `etcdctl auth enable`), not by synth.
+   * @default "etcdns"
    */
-  username?: string;
+  readonly username?: string;
   /** Secret key holding that user's password (an existing Secret unless externalSecret is set). */
-  password: SecretKeyRef;
+  readonly password: SecretKeyRef;
   /**
-   * Have the External Secrets Operator create that Secret from an external store (opt-in: needs
-   * the operator); default: off, the Secret exists.
+   * Have the External Secrets Operator create that Secret from an external store (opt-in: needs the
+   * operator).
+   * @default - off, the Secret exists
    */
-  externalSecret?: ExternalSecretProps;
+  readonly externalSecret?: ExternalSecretProps;
 }
 
 export interface EtcdProps extends WorkloadProps {
   /**
-   * Members; odd so a majority survives a failure. Default 3; 1 for development. Changing it
-   * after bootstrap needs `etcdctl member add/remove` as well: the StatefulSet only adds pods.
+   * Members; odd so a majority survives a failure. Changing it after bootstrap needs `etcdctl member
+   * add/remove` as well: the StatefulSet only adds pods.
+   * @default 3; 1 for development
    */
-  replicas?: number;
-  /** Per-member volume; defaults below. */
-  storage?: {
-    /** Volume size per member; default "8Gi". */
-    size?: string;
-    /** Storage class; default: the cluster's default class. */
-    storageClassName?: string;
+  readonly replicas?: number;
+  /**
+   * Per-member volume.
+   * @default - see the fields below
+   */
+  readonly storage?: {
+    /**
+     * Volume size per member.
+     * @default "8Gi"
+     */
+    readonly size?: string;
+    /**
+     * Storage class.
+     * @default - the cluster's default class
+     */
+    readonly storageClassName?: string;
   };
-  /** History compaction; defaults below. */
-  compaction?: {
-    /** etcd --auto-compaction-mode; default "periodic". */
-    mode?: 'periodic' | 'revision';
-    /** etcd --auto-compaction-retention; default "1h" (periodic) or "1000" (revision). */
-    retention?: string;
+  /**
+   * History compaction.
+   * @default - see the fields below
+   */
+  readonly compaction?: {
+    /**
+     * etcd --auto-compaction-mode.
+     * @default "periodic"
+     */
+    readonly mode?: 'periodic' | 'revision';
+    /**
+     * etcd --auto-compaction-retention.
+     * @default "1h" (periodic) or "1000" (revision)
+     */
+    readonly retention?: string;
   };
-  /** etcd --quota-backend-bytes; default 2 GiB (etcd's own default), at most 8 GiB. */
-  quotaBackendBytes?: number;
-  /** TLS on client and peer ports, from existing Secrets; default: off (plain HTTP inside the cluster). */
-  tls?: EtcdTlsProps;
-  /** Password authentication of the clients; default: off. */
-  auth?: EtcdAuthProps;
-  /** PodDisruptionBudget keeping a quorum available; default: on when replicas > 1. */
-  podDisruptionBudget?: boolean;
-  /** Spread members across nodes; default "preferred" ("required" needs a node per member). */
-  antiAffinity?: AntiAffinity;
+  /**
+   * etcd --quota-backend-bytes.
+   * @default 2 GiB (etcd's own default), at most 8 GiB
+   */
+  readonly quotaBackendBytes?: number;
+  /**
+   * TLS on client and peer ports, from existing Secrets.
+   * @default - off (plain HTTP inside the cluster)
+   */
+  readonly tls?: EtcdTlsProps;
+  /**
+   * Password authentication of the clients.
+   * @default - off
+   */
+  readonly auth?: EtcdAuthProps;
+  /**
+   * PodDisruptionBudget keeping a quorum available.
+   * @default - on when replicas > 1
+   */
+  readonly podDisruptionBudget?: boolean;
+  /**
+   * Spread members across nodes.
+   * @default "preferred" ("required" needs a node per member)
+   */
+  readonly antiAffinity?: AntiAffinity;
 }
 
 export interface EtcdClusterProps extends EtcdProps {
   /** Name, namespace and GitOps switches of the stack. */
-  stack: StackContext;
-  /** Emit a metrics Service for a ServiceMonitor; default false. */
-  metricsService?: boolean;
+  readonly stack: StackContext;
+  /**
+   * Emit a metrics Service for a ServiceMonitor.
+   * @default false
+   */
+  readonly metricsService?: boolean;
 }
 
 export const ETCD_DEFAULTS = {

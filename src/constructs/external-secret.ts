@@ -9,15 +9,24 @@ import { objectMeta, type StackContext } from './stack-context.ts';
 
 export interface ExternalSecretProps {
   /** The SecretStore or ClusterSecretStore to read from. */
-  storeName: string;
-  /** Default "ClusterSecretStore". */
-  storeKind?: 'SecretStore' | 'ClusterSecretStore';
+  readonly storeName: string;
+  /**
+   * Kind of the secret store.
+   * @default "ClusterSecretStore"
+   */
+  readonly storeKind?: 'SecretStore' | 'ClusterSecretStore';
   /** Key of the value in the external store. */
-  remoteKey: string;
-  /** Property inside that value (e.g. a JSON field); default: the whole value. */
-  remoteProperty?: string;
-  /** How often the operator re-reads it; default "1h". */
-  refreshInterval?: string;
+  readonly remoteKey: string;
+  /**
+   * Property inside that value (e.g. a JSON field).
+   * @default - the whole value
+   */
+  readonly remoteProperty?: string;
+  /**
+   * How often the operator re-reads it.
+   * @default "1h"
+   */
+  readonly refreshInterval?: string;
 }
 
 export interface ExternalSecretIdentity {

@@ -11,11 +11,17 @@ import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 
 export interface ServiceMonitorProps {
   /** Emit the metrics Services and the ServiceMonitor; default false. */
-  enabled: boolean;
-  /** Scrape interval; default "30s". */
-  interval?: string;
-  /** Labels the Prometheus instance selects ServiceMonitors by (e.g. release: prometheus); default none. */
-  labels?: Record<string, string>;
+  readonly enabled: boolean;
+  /**
+   * Scrape interval.
+   * @default "30s"
+   */
+  readonly interval?: string;
+  /**
+   * Labels the Prometheus instance selects ServiceMonitors by (e.g. release: prometheus).
+   * @default - none
+   */
+  readonly labels?: Record<string, string>;
 }
 
 /** Label that marks metrics Services; the ServiceMonitor selects on it. */
@@ -25,23 +31,26 @@ export const SKIP_DRY_RUN = { 'argocd.argoproj.io/sync-options': 'SkipDryRunOnMi
 
 export interface MetricsServiceProps {
   /** Name, namespace and GitOps switches of the stack. */
-  stack: StackContext;
+  readonly stack: StackContext;
   /** Service name, conventionally `<workload>-metrics`. */
-  name: string;
+  readonly name: string;
   /** app.kubernetes.io/component and version of the Service. */
-  component: string;
+  readonly component: string;
   /** app.kubernetes.io/version: the image tag. */
-  version: string;
+  readonly version: string;
   /** Argo CD sync wave of the component. */
-  wave: number;
+  readonly wave: number;
   /** The component's fixed pod selector. */
-  selector: Record<string, string>;
+  readonly selector: Record<string, string>;
   /** Service port of /metrics. */
-  port: number;
+  readonly port: number;
   /** Name of the container port serving /metrics. */
-  targetPort: string;
-  /** Extra labels; default none. */
-  labels?: Record<string, string>;
+  readonly targetPort: string;
+  /**
+   * Extra labels.
+   * @default - none
+   */
+  readonly labels?: Record<string, string>;
 }
 
 /** A ClusterIP Service in front of a component's metrics port. */

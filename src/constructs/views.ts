@@ -17,19 +17,38 @@ import { dnsServiceProblems, type DnsServiceProps } from './dns-service.ts';
 
 export interface ViewProps {
   /** Part of the server's object names and of its component label; a DNS-1123 label. */
-  name: string;
-  /** etcd prefix the view is served from; default "/skydns". */
-  prefix?: string;
-  /** Names of the zones the view answers; default: every zone of the stack. */
-  zones?: string[];
-  /** Exposure of this view, field by field over `server.service`; default: `server.service`. */
-  service?: DnsServiceProps;
-  /** "internal" (default) may forward (`server.forward`); "external" answers authoritatively only and never publishes private addresses. */
-  exposure?: Exposure;
-  /** Resources feeding the view; default: all for an internal view, opt-in for an external one. */
-  selection?: ViewSelection;
-  /** Rewrite rules, first match decides; default none (records as the sources give them). */
-  rules?: RewriteRule[];
+  readonly name: string;
+  /**
+   * etcd prefix the view is served from.
+   * @default "/skydns"
+   */
+  readonly prefix?: string;
+  /**
+   * Names of the zones the view answers.
+   * @default - every zone of the stack
+   */
+  readonly zones?: string[];
+  /**
+   * Exposure of this view, field by field over `server.service`.
+   * @default - `server.service`
+   */
+  readonly service?: DnsServiceProps;
+  /**
+   * "internal" may forward (`server.forward`); "external" answers authoritatively only and never
+   * publishes private addresses.
+   * @default "internal"
+   */
+  readonly exposure?: Exposure;
+  /**
+   * Resources feeding the view.
+   * @default - all for an internal view, opt-in for an external one
+   */
+  readonly selection?: ViewSelection;
+  /**
+   * Rewrite rules, first match decides.
+   * @default - none (records as the sources give them)
+   */
+  readonly rules?: RewriteRule[];
 }
 
 export const DEFAULT_VIEWS: ViewProps[] = [{ name: 'internal' }];

@@ -10,49 +10,98 @@ import { LABEL_COMPONENT, LABEL_NAME } from './labels.ts';
 
 /** Kubernetes quantities, e.g. cpu "100m", memory "128Mi"; a field left out keeps the component's default. */
 export interface ResourceProps {
-  /** Default: the component's requests. */
-  requests?: {
-    /** Default: the component's. */
-    cpu?: string;
-    /** Default: the component's. */
-    memory?: string;
+  /**
+   * Requests (what the scheduler reserves).
+   * @default - the component's requests
+   */
+  readonly requests?: {
+    /**
+     * CPU request.
+     * @default - the component's
+     */
+    readonly cpu?: string;
+    /**
+     * Memory request.
+     * @default - the component's
+     */
+    readonly memory?: string;
   };
-  /** Default: the component's limits (memory only). */
-  limits?: {
-    /** Default: none (no CPU throttling). */
-    cpu?: string;
-    /** Default: the component's. */
-    memory?: string;
+  /**
+   * Limits.
+   * @default - the component's limits (memory only)
+   */
+  readonly limits?: {
+    /**
+     * CPU limit.
+     * @default - none (no CPU throttling)
+     */
+    readonly cpu?: string;
+    /**
+     * Memory limit.
+     * @default - the component's
+     */
+    readonly memory?: string;
   };
 }
 
 export interface WorkloadProps {
-  /** Container image; default: the component's entry in DEFAULT_IMAGES. */
-  image?: ImageRef;
   /**
-   * Requests and limits, merged field by field over the component's defaults (see its
-   * construct). No CPU limit by default: CPU throttling shows up as DNS latency.
+   * Container image.
+   * @default - the component's entry in DEFAULT_IMAGES
    */
-  resources?: ResourceProps;
-  /** Default: none. */
-  nodeSelector?: Record<string, string>;
-  /** Default: none. */
-  tolerations?: k8s.Toleration[];
-  /** Default: none (the cluster's default priority). */
-  priorityClassName?: string;
-  /** Numeric identity of the pod (defaults below); the rest is fixed to "restricted". */
-  securityContext?: {
-    /** Non-root user id; default: the component's (1000 for etcdns, 65532 for etcd). */
-    runAsUser?: number;
-    /** Default: the component's (1000 for etcdns, 65532 for etcd). */
-    runAsGroup?: number;
-    /** Group owning mounted volumes and Secret files; default: the component's (1000 for etcdns, 65532 for etcd). */
-    fsGroup?: number;
+  readonly image?: ImageRef;
+  /**
+   * Requests and limits, merged field by field over the component's defaults. No CPU limit by
+   * default: CPU throttling shows up as DNS latency.
+   * @default - the component's (see its construct)
+   */
+  readonly resources?: ResourceProps;
+  /**
+   * Node labels the pods must match (spec.nodeSelector).
+   * @default - none
+   */
+  readonly nodeSelector?: Record<string, string>;
+  /**
+   * Tolerations of the pods.
+   * @default - none
+   */
+  readonly tolerations?: k8s.Toleration[];
+  /**
+   * PriorityClass of the pods.
+   * @default - none (the cluster's default priority)
+   */
+  readonly priorityClassName?: string;
+  /**
+   * Numeric identity of the pod; the rest is fixed to "restricted".
+   * @default - see the fields below
+   */
+  readonly securityContext?: {
+    /**
+     * Non-root user id.
+     * @default - the component's (1000 for etcdns, 65532 for etcd)
+     */
+    readonly runAsUser?: number;
+    /**
+     * Primary group id.
+     * @default - the component's (1000 for etcdns, 65532 for etcd)
+     */
+    readonly runAsGroup?: number;
+    /**
+     * Group owning mounted volumes and Secret files.
+     * @default - the component's (1000 for etcdns, 65532 for etcd)
+     */
+    readonly fsGroup?: number;
   };
-  /** Extra labels on every object of the component; never part of a selector. Default: none. */
-  labels?: Record<string, string>;
-  /** Extra annotations on the component's pods. Default: none. */
-  podAnnotations?: Record<string, string>;
+  /**
+   * Extra labels on every object of the component; never part of a selector.
+   * @default - none
+   */
+  readonly labels?: Record<string, string>;
+  /**
+   * Extra annotations on the component's pods.
+   * @default - none
+   */
+  readonly podAnnotations?: Record<string, string>;
 }
 
 export interface PodIdentity {

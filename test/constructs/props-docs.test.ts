@@ -1,5 +1,6 @@
-// Every prop is documented, and every optional prop says what its default is: read from the
-// construct sources with the TypeScript parser, so a new undocumented prop fails here.
+// Every prop is documented and readonly, and every optional prop has an @default tag (a value, or
+// "- what happens"), as construct libraries document props: read from the construct sources with
+// the TypeScript parser, so a new undocumented or mutable prop fails here.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,8 +22,10 @@ function undocumented(): string[] {
           .map((d) => d.getText(source))
           .join(' ');
         if (!docs) missing.push(`${name}: no doc comment`);
-        else if (member.questionToken && !/default/i.test(docs))
-          missing.push(`${name}: optional, but no default given`);
+        else if (member.questionToken && !ts.getJSDocTags(member).some((t) => t.tagName.text === 'default'))
+          missing.push(`${name}: optional, but no @default tag`);
+        if (!member.modifiers?.some((m) => m.kind === ts.SyntaxKind.ReadonlyKeyword))
+          missing.push(`${name}: not readonly`);
         if (member.type && ts.isTypeLiteralNode(member.type)) check(member.type.members, name);
       }
     };
@@ -34,6 +37,6 @@ function undocumented(): string[] {
   return missing;
 }
 
-test('every prop is documented with its default', () => {
+test('every prop is documented and readonly, every optional one with an @default tag', () => {
   assert.deepEqual(undocumented(), []);
 });
