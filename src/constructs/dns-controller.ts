@@ -22,6 +22,7 @@ import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 import { assertNoProblems, intProblem, settingProblems } from './kubernetes-rules.ts';
 import {
   RESTRICTED_CONTAINER,
+  imagePullPolicy,
   TMP_MOUNT,
   TMP_VOLUME,
   podSecurityContext,
@@ -227,7 +228,7 @@ export class DnsController extends Construct {
               {
                 name: 'controller',
                 image: imageReference(image),
-                imagePullPolicy: 'IfNotPresent',
+                imagePullPolicy: imagePullPolicy(props),
                 args: ['controller', '--config', `${CONFIG_DIR}/${CONFIG_FILE}`],
                 // The leader-election identity and the namespace of its Lease.
                 env: sortedEnv({

@@ -1,6 +1,7 @@
 // DnsServer: the authoritative DNS server of one view. A Deployment of `etcdns server` reading
 // its ServerConfig from a ConfigMap (content hash on the pod template), listening on the
 // unprivileged port 5353 inside the pod, exposed on 53 by DnsService; PDB and optional HPA.
+import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import { serverEntries, type ForwardInput, type ServerConfigInput } from '../config/server-config.ts';
@@ -18,6 +19,7 @@ import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 import { assertNoProblems, intProblem, oneOf, settingProblems } from './kubernetes-rules.ts';
 import {
   RESTRICTED_CONTAINER,
+  imagePullPolicy,
   TMP_MOUNT,
   TMP_VOLUME,
   nodeAntiAffinity,
@@ -92,6 +94,14 @@ export interface ServerProps extends WorkloadProps {
    * @default "info"
    */
   readonly logLevel?: LogLevel;
+  /**
+   * Seconds a terminating pod goes on answering before it is sent SIGTERM (a preStop sleep): the
+   * Service's endpoints and kube-proxy take a moment to stop sending it queries, and a server
+   * that closed its sockets at once would lose those. 0 turns it off. Needs Kubernetes 1.30+
+   * (the sleep action; the image has no shell).
+   * @default 5
+   */
+  readonly drainSeconds?: number;
 }
 
 export interface DnsServerProps extends ServerProps {
@@ -123,6 +133,7 @@ export const SERVER_DEFAULTS = {
   targetCpuUtilization: 70,
   antiAffinity: 'preferred',
   dnsPort: 5353,
+  drainSeconds: 5,
   resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
   /** The numeric user of the Dockerfile's image; fsGroup makes the 0440 Secret files readable to it. */
   identity: { runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 },
@@ -179,55 +190,64 @@ export class DnsServer extends Construct {
 
     const podAnnotations = runtimePodAnnotations(props, configText);
     const affinity = nodeAntiAffinity(props.antiAffinity ?? SERVER_DEFAULTS.antiAffinity, selector);
-    new k8s.KubeDeployment(this, 'deployment', {
-      metadata: meta(name),
-      spec: {
-        ...(props.autoscaling ? {} : { replicas: props.replicas ?? SERVER_DEFAULTS.replicas }),
-        revisionHistoryLimit: 5,
-        selector: { matchLabels: selector },
-        // Never fewer ready servers than asked for during a rollout.
-        strategy: {
-          type: 'RollingUpdate',
-          rollingUpdate: { maxSurge: k8s.IntOrString.fromNumber(1), maxUnavailable: k8s.IntOrString.fromNumber(0) },
-        },
-        template: {
-          metadata: { labels: podTemplateLabels(meta(name).labels), annotations: podAnnotations },
-          spec: {
-            ...scheduling(props),
-            ...(affinity ? { affinity } : {}),
-            automountServiceAccountToken: false,
-            enableServiceLinks: false,
-            securityContext: podSecurityContext(props, SERVER_DEFAULTS.identity),
-            containers: [
-              {
-                name: 'server',
-                image: imageReference(image),
-                imagePullPolicy: 'IfNotPresent',
-                args: ['server', '--config', `${CONFIG_DIR}/${CONFIG_FILE}`],
-                ports: [
-                  { name: DNS_PORT_NAMES.tcp, containerPort: SERVER_DEFAULTS.dnsPort, protocol: 'TCP' },
-                  { name: DNS_PORT_NAMES.udp, containerPort: SERVER_DEFAULTS.dnsPort, protocol: 'UDP' },
-                  { name: 'http', containerPort: props.httpPort, protocol: 'TCP' },
-                ],
-                livenessProbe: httpProbe('/healthz', 3),
-                readinessProbe: httpProbe('/readyz', 1),
-                resources: resourceRequirements(props, SERVER_DEFAULTS.resources),
-                securityContext: RESTRICTED_CONTAINER,
-                volumeMounts: [
-                  { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
-                  ...etcd.mounts,
-                  TMP_MOUNT,
-                ].sort((a, b) => a.name.localeCompare(b.name)),
-              },
-            ],
-            volumes: [{ name: 'config', configMap: { name } }, ...etcd.volumes, TMP_VOLUME].sort((a, b) =>
-              a.name.localeCompare(b.name),
-            ),
-          },
+    const drainSeconds = props.drainSeconds ?? SERVER_DEFAULTS.drainSeconds;
+    const spec: k8s.DeploymentSpec = {
+      ...(props.autoscaling ? {} : { replicas: props.replicas ?? SERVER_DEFAULTS.replicas }),
+      revisionHistoryLimit: 5,
+      selector: { matchLabels: selector },
+      // Never fewer ready servers than asked for during a rollout.
+      strategy: {
+        type: 'RollingUpdate',
+        rollingUpdate: { maxSurge: k8s.IntOrString.fromNumber(1), maxUnavailable: k8s.IntOrString.fromNumber(0) },
+      },
+      template: {
+        metadata: { labels: podTemplateLabels(meta(name).labels), annotations: podAnnotations },
+        spec: {
+          ...scheduling(props),
+          ...(affinity ? { affinity } : {}),
+          automountServiceAccountToken: false,
+          enableServiceLinks: false,
+          securityContext: podSecurityContext(props, SERVER_DEFAULTS.identity),
+          // The grace period includes the drain: after it the server still has Kubernetes's default 30 s.
+          terminationGracePeriodSeconds: drainSeconds + 30,
+          containers: [
+            {
+              name: 'server',
+              image: imageReference(image),
+              imagePullPolicy: imagePullPolicy(props),
+              args: ['server', '--config', `${CONFIG_DIR}/${CONFIG_FILE}`],
+              ports: [
+                { name: DNS_PORT_NAMES.tcp, containerPort: SERVER_DEFAULTS.dnsPort, protocol: 'TCP' },
+                { name: DNS_PORT_NAMES.udp, containerPort: SERVER_DEFAULTS.dnsPort, protocol: 'UDP' },
+                { name: 'http', containerPort: props.httpPort, protocol: 'TCP' },
+              ],
+              livenessProbe: httpProbe('/healthz', 3),
+              readinessProbe: httpProbe('/readyz', 1),
+              resources: resourceRequirements(props, SERVER_DEFAULTS.resources),
+              securityContext: RESTRICTED_CONTAINER,
+              volumeMounts: [{ name: 'config', mountPath: CONFIG_DIR, readOnly: true }, ...etcd.mounts, TMP_MOUNT].sort(
+                (a, b) => a.name.localeCompare(b.name),
+              ),
+            },
+          ],
+          volumes: [{ name: 'config', configMap: { name } }, ...etcd.volumes, TMP_VOLUME].sort((a, b) =>
+            a.name.localeCompare(b.name),
+          ),
         },
       },
+    };
+    // A plain ApiObject: the typed API (Kubernetes 1.27) has no sleep action and would drop it.
+    const specJson = k8s.toJson_DeploymentSpec(spec)!;
+    if (drainSeconds > 0)
+      Object.assign(specJson.template.spec.containers[0], {
+        lifecycle: { preStop: { sleep: { seconds: drainSeconds } } },
+      });
+    new ApiObject(this, 'deployment', {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: meta(name),
+      spec: specJson,
     });
-
     if (props.podDisruptionBudget !== false) {
       new k8s.KubePodDisruptionBudget(this, 'pdb', {
         metadata: meta(name),
@@ -293,6 +313,7 @@ export function serverProblems(p: ServerProps, path: string): string[] {
     ...settingProblems(serverEntries.logLevel, p.logLevel, `${path}.logLevel`),
     ...settingProblems(serverEntries.workers, p.workers, `${path}.workers`),
     ...settingProblems(serverEntries.forward, p.forward, `${path}.forward`),
+    ...intProblem(p.drainSeconds, `${path}.drainSeconds`, 0, 120, 'a number of seconds'),
     ...dnsServiceProblems(p.service, `${path}.service`),
   ];
   const hpa = p.autoscaling;

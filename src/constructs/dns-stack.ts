@@ -86,6 +86,12 @@ export interface DnsStackProps {
    * @default - namespace "etcdns", created, protected from pruning
    */
   readonly namespace?: NamespaceProps;
+  /**
+   * DNS domain of the cluster (the kubelet's clusterDomain): etcd's certificates name the members
+   * by their full names under it.
+   * @default "cluster.local"
+   */
+  readonly clusterDomain?: string;
   /** Zones the DNS server is authoritative for and the controller publishes into (at least one). */
   readonly zones: ZoneConfig[];
   /**
@@ -179,7 +185,12 @@ export class DnsStack extends Construct {
       });
     }
 
-    this.etcd = new EtcdCluster(this, 'etcd', { ...props.etcd, stack, metricsService: monitor });
+    this.etcd = new EtcdCluster(this, 'etcd', {
+      ...props.etcd,
+      stack,
+      clusterDomain: props.clusterDomain,
+      metricsService: monitor,
+    });
     const views = resolveViews(props.views, props.zones, props.server?.service);
     this.servers = views.map(
       (view) =>
@@ -222,6 +233,7 @@ export function stackProblems(props: DnsStackProps): string[] {
   const problems = [
     ...k8sName(props.name, 'name', 'label', 30),
     ...k8sName(props.namespace?.name, 'namespace.name', 'label', 63),
+    ...k8sName(props.clusterDomain, 'clusterDomain', 'subdomain', 253),
     ...mapProblems(props.namespace?.labels, 'namespace.labels', true),
     ...problemsOf(zonesSchema(zoneSchema), props.zones, 'zones'),
     ...viewsProblems(props.views, props.zones, 'views'),

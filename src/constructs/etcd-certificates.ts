@@ -37,6 +37,8 @@ export interface EtcdCertificatesProps {
   readonly clientService: string;
   /** The headless peer Service: members are `<pod>.<peerService>`. */
   readonly peerService: string;
+  /** DNS domain of the cluster: the full names end in `.svc.<clusterDomain>`. */
+  readonly clusterDomain: string;
   /** Secrets to issue. */
   readonly secrets: {
     /** What etcd serves to clients. */
@@ -57,16 +59,30 @@ export interface EtcdCertificatesProps {
   readonly labels?: Record<string, string>;
 }
 
+/**
+ * The DNS names of etcd's server and peer certificates. The short names are what the stack dials,
+ * valid in any namespace an overlay moves it to. The full names are the synthesized namespace's:
+ * etcd checks a member's client certificate against the names a reverse lookup of its address
+ * gives (`<pod>.<peer>.<ns>.svc.<clusterDomain>`), members bootstrapped by etcdns 0.1.0 keep
+ * `<pod>.<peer>.<ns>.svc` as their peer URLs, and clients elsewhere may dial the client Service's.
+ */
+export function etcdDnsNames(o: {
+  clientService: string;
+  peerService: string;
+  namespace: string;
+  clusterDomain: string;
+}): { server: string[]; peer: string[] } {
+  const svc = `${o.namespace}.svc`;
+  const client = [o.clientService, `${o.clientService}.${o.namespace}`, `${o.clientService}.${svc}`];
+  const peer = [`*.${o.peerService}`, `*.${o.peerService}.${svc}`, `*.${o.peerService}.${svc}.${o.clusterDomain}`];
+  return { server: [...client, `${o.clientService}.${svc}.${o.clusterDomain}`, ...peer, 'localhost'], peer };
+}
+
 export class EtcdCertificates extends Construct {
   constructor(scope: Construct, id: string, props: EtcdCertificatesProps) {
     super(scope, id);
     const { stack, secrets } = props;
-    const ns = stack.namespace;
-    // The short names are what the stack dials, valid in any namespace an overlay moves it to. The
-    // full names of the synthesized namespace stay: members bootstrapped by etcdns 0.1.0 keep
-    // them as their peer URLs, and clients elsewhere in the cluster may dial them.
-    const clientNames = [props.clientService, `${props.clientService}.${ns}`, `${props.clientService}.${ns}.svc`];
-    const memberNames = [`*.${props.peerService}`, `*.${props.peerService}.${ns}.svc`];
+    const names = etcdDnsNames({ ...props, namespace: stack.namespace });
     const certificate = (secretName: string, spec: Record<string, unknown>) =>
       new ApiObject(this, secretName, {
         apiVersion: 'cert-manager.io/v1',
@@ -98,14 +114,14 @@ export class EtcdCertificates extends Construct {
     const serverCoversPeers = secrets.peer === secrets.server;
     certificate(secrets.server, {
       commonName: props.clientService,
-      dnsNames: [...clientNames, ...memberNames, 'localhost'],
+      dnsNames: names.server,
       ipAddresses: ['127.0.0.1'],
       usages: ['server auth', 'client auth', 'digital signature'],
     });
     if (!serverCoversPeers)
       certificate(secrets.peer, {
-        commonName: memberNames[0],
-        dnsNames: memberNames,
+        commonName: names.peer[0],
+        dnsNames: names.peer,
         usages: ['server auth', 'client auth', 'digital signature'],
       });
     certificate(secrets.client, {

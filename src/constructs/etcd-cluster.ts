@@ -17,6 +17,7 @@ import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 import { MEMORY, SECRET_KEY, assertNoProblems, intProblem, isInt, k8sName, oneOf, show } from './kubernetes-rules.ts';
 import {
   RESTRICTED_CONTAINER,
+  imagePullPolicy,
   nodeAntiAffinity,
   podSecurityContext,
   resourceRequirements,
@@ -31,8 +32,11 @@ export interface EtcdTlsProps {
   /**
    * Existing Secret with the certificate etcd serves to clients; its CA also verifies client
    * certificates (client-cert auth is on with TLS). Its SANs must cover `<stack>-etcd` (what the
-   * DNS server and the controller dial) and `*.<stack>-etcd-peer` (the members), plus
-   * `*.<stack>-etcd-peer.<ns>.svc` while members bootstrapped by etcdns 0.1.0 keep those peer URLs.
+   * DNS server and the controller dial), `*.<stack>-etcd-peer` (the members) and
+   * `*.<stack>-etcd-peer.<ns>.svc.<clusterDomain>` (etcd checks a member's client certificate
+   * against the name a reverse lookup of its address gives), plus `*.<stack>-etcd-peer.<ns>.svc`
+   * while members bootstrapped by etcdns 0.1.0 keep those peer URLs (`certManager` issues exactly
+   * these). Moved to another namespace, the certificates must name that one.
    */
   readonly serverSecret: string;
   /**
@@ -152,6 +156,11 @@ export interface EtcdClusterProps extends EtcdProps {
   /** Name, namespace and GitOps switches of the stack. */
   readonly stack: StackContext;
   /**
+   * DNS domain of the cluster (the kubelet's clusterDomain), in the certificates' full names.
+   * @default "cluster.local"
+   */
+  readonly clusterDomain?: string;
+  /**
    * Emit a metrics Service for a ServiceMonitor.
    * @default false
    */
@@ -165,6 +174,7 @@ export const ETCD_DEFAULTS = {
   quotaBackendBytes: 2 * 1024 ** 3,
   antiAffinity: 'preferred',
   username: 'etcdns',
+  clusterDomain: 'cluster.local',
   resources: { requests: { cpu: '100m', memory: '256Mi' }, limits: { memory: '1Gi' } },
   /** The distroless etcd image has no user of its own; any non-root id works with fsGroup. */
   identity: { runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532 },
@@ -184,7 +194,10 @@ export class EtcdCluster extends Construct {
 
   constructor(scope: Construct, id: string, props: EtcdClusterProps) {
     super(scope, id);
-    assertNoProblems(etcdProblems(props, 'etcd'));
+    assertNoProblems([
+      ...etcdProblems(props, 'etcd'),
+      ...k8sName(props.clusterDomain, 'clusterDomain', 'subdomain', 253),
+    ]);
     const { stack } = props;
     const name = `${stack.name}-etcd`;
     const peerService = `${name}-peer`;
@@ -323,7 +336,7 @@ export class EtcdCluster extends Construct {
             {
               name: 'etcd',
               image: imageReference(image),
-              imagePullPolicy: 'IfNotPresent',
+              imagePullPolicy: imagePullPolicy(props),
               command: ['etcd'],
               args: Object.keys(flags)
                 .sort()
@@ -383,6 +396,7 @@ export class EtcdCluster extends Construct {
         version: image.tag,
         clientService: name,
         peerService,
+        clusterDomain: props.clusterDomain ?? ETCD_DEFAULTS.clusterDomain,
         secrets: {
           server: props.tls.serverSecret,
           peer: props.tls.peerSecret ?? props.tls.serverSecret,

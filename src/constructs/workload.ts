@@ -5,7 +5,7 @@
 import { k8s } from 'cdk8s-plus-27';
 import { CONFIG_HASH_ANNOTATION, configHash } from './config-file.ts';
 import { imageProblems, type ImageRef } from './image.ts';
-import { CPU, MAX_ID, MEMORY, intProblem, k8sName, mapProblems, show } from './kubernetes-rules.ts';
+import { CPU, MAX_ID, MEMORY, intProblem, k8sName, mapProblems, oneOf, show } from './kubernetes-rules.ts';
 import { LABEL_COMPONENT, LABEL_NAME } from './labels.ts';
 
 /** Kubernetes quantities, e.g. cpu "100m", memory "128Mi"; a field left out keeps the component's default. */
@@ -50,6 +50,11 @@ export interface WorkloadProps {
    * @default - the component's entry in DEFAULT_IMAGES
    */
   readonly image?: ImageRef;
+  /**
+   * When the kubelet pulls the image; "Never" runs only what the node already has (no registry).
+   * @default "IfNotPresent" (tags are pinned and never "latest": a pulled tag does not change)
+   */
+  readonly imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
   /**
    * Requests and limits, merged field by field over the component's defaults. No CPU limit by
    * default: CPU throttling shows up as DNS latency.
@@ -120,6 +125,8 @@ export function podSecurityContext(props: WorkloadProps, defaults: PodIdentity):
     seccompProfile: { type: 'RuntimeDefault' },
   };
 }
+
+export const imagePullPolicy = (props: WorkloadProps) => props.imagePullPolicy ?? 'IfNotPresent';
 
 /** The "restricted" Pod Security Standard for a container. */
 export const RESTRICTED_CONTAINER: k8s.SecurityContext = {
@@ -211,6 +218,7 @@ export function runtimePodAnnotations(
 export function workloadProblems(props: WorkloadProps, path: string): string[] {
   const problems: string[] = [];
   if (props.image) problems.push(...imageProblems(props.image, `${path}.image`));
+  problems.push(...oneOf(props.imagePullPolicy, `${path}.imagePullPolicy`, ['Always', 'IfNotPresent', 'Never']));
   for (const side of ['requests', 'limits'] as const) {
     const q = props.resources?.[side];
     if (q?.cpu !== undefined && !CPU.test(q.cpu))

@@ -383,6 +383,42 @@ test('variant: a digest-pinned image, etcd auth by Secret reference, no Namespac
   assert.deepEqual(config.etcd.endpoints, ['http://etcdns-etcd:2379']);
 });
 
+// [component, props, the workload whose containers get the policy, the policy]
+const pullPolicyCases: [string, DnsStackProps, string | undefined, string][] = [
+  ['none set: every container', base, undefined, 'IfNotPresent'],
+  ['etcd', { ...base, etcd: { imagePullPolicy: 'Never' } }, 'StatefulSet/etcdns-etcd', 'Never'],
+  ['server', { ...base, server: { imagePullPolicy: 'Always' } }, 'Deployment/etcdns-server-internal', 'Always'],
+  ['controller', { ...base, controller: { imagePullPolicy: 'Never' } }, 'Deployment/etcdns-controller', 'Never'],
+];
+for (const [component, props, target, policy] of pullPolicyCases)
+  test(`variant: imagePullPolicy of ${component}; the other components keep IfNotPresent`, () => {
+    const list = workloads(objects(props));
+    assert.equal(list.length, 3);
+    for (const w of list) {
+      const id = `${w.kind}/${w.metadata.name}`;
+      const expected = target === undefined || id === target ? policy : 'IfNotPresent';
+      for (const c of w.spec.template.spec.containers as Json[]) assert.equal(c.imagePullPolicy, expected, id);
+    }
+  });
+
+// [case, server props, preStop sleep seconds (undefined: no hook)]
+const drainCases: [string, DnsStackProps['server'], number | undefined][] = [
+  ['the default', undefined, 5],
+  ['longer', { drainSeconds: 20 }, 20],
+  ['off', { drainSeconds: 0 }, undefined],
+];
+for (const [name, server, sleep] of drainCases)
+  test(`variant: the server drains before SIGTERM (${name}) within its grace period`, () => {
+    const pod = find(objects({ ...base, server }), 'Deployment', 'etcdns-server-internal').spec.template.spec;
+    const [container] = pod.containers as Json[];
+    assert.deepEqual(
+      container!.lifecycle,
+      sleep === undefined ? undefined : { preStop: { sleep: { seconds: sleep } } },
+    );
+    // Kubernetes counts the hook into the grace period: the server needs its own time after it.
+    assert.equal(pod.terminationGracePeriodSeconds, (sleep ?? 0) + 30);
+  });
+
 test('variant: only the Service source needs no Ingress permission', () => {
   const list = objects({ ...base, sources: { kinds: ['service'] } });
   const resources = (find(list, 'ClusterRole', 'etcdns-controller').rules as Json[]).flatMap((r) => r.resources);
@@ -457,3 +493,26 @@ test('pod templates carry no package version: upgrading the package alone rolls 
     }
   }
 });
+
+/** etcd's check of a member's client certificate against the names a reverse lookup gives: "*.x" matches any name ending in ".x". */
+const etcdAccepts = (dnsNames: string[], name: string) =>
+  dnsNames.some((n) => (n.startsWith('*.') ? name.endsWith(n.slice(1)) : n === name));
+
+// [case, clusterDomain prop, the domain the names end in]
+const clusterDomainCases: [string, string | undefined, string][] = [
+  ['the default', undefined, 'cluster.local'],
+  ['a custom one', 'k8s.example.net', 'k8s.example.net'],
+];
+for (const [name, clusterDomain, domain] of clusterDomainCases)
+  test(`cert-manager certificates cover the members' reverse-lookup names and the client Service's full name (cluster domain: ${name})`, () => {
+    const list = objects({ ...ENVIRONMENTS.staging!, clusterDomain });
+    const ns = ENVIRONMENTS.staging!.namespace!.name!;
+    const dnsNames = find(list, 'Certificate', 'etcd-server-tls').spec.dnsNames as string[];
+    const sts = find(list, 'StatefulSet', 'etcdns-etcd');
+    for (let i = 0; i < sts.spec.replicas; i++) {
+      const reverse = `etcdns-etcd-${i}.${sts.spec.serviceName}.${ns}.svc.${domain}`;
+      assert.ok(etcdAccepts(dnsNames, reverse), reverse);
+      assert.ok(!etcdAccepts(dnsNames, `etcdns-etcd-${i}.${sts.spec.serviceName}.${ns}.svc.other.domain`));
+    }
+    assert.ok(dnsNames.includes(`etcdns-etcd.${ns}.svc.${domain}`));
+  });

@@ -263,6 +263,22 @@ const cases: [string, DnsStackProps, string, string][] = [
     'etcd.antiAffinity',
     '"required", "preferred", "none"',
   ],
+  ['server drain negative', { ...valid, server: { drainSeconds: -1 } }, 'server.drainSeconds', 'from 0 to 120'],
+  ['server drain fractional', { ...valid, server: { drainSeconds: 2.5 } }, 'server.drainSeconds', 'from 0 to 120'],
+  ['server drain above 120 s', { ...valid, server: { drainSeconds: 600 } }, 'server.drainSeconds', 'from 0 to 120'],
+  [
+    'image pull policy',
+    { ...valid, etcd: { imagePullPolicy: 'Sometimes' as 'Never' } },
+    'etcd.imagePullPolicy',
+    '"Always", "IfNotPresent", "Never"',
+  ],
+  [
+    'cluster domain with a trailing dot',
+    { ...valid, clusterDomain: 'cluster.local.' },
+    'clusterDomain',
+    '"-" (and ".")',
+  ],
+  ['cluster domain upper-case', { ...valid, clusterDomain: 'Cluster.Local' }, 'clusterDomain', 'lower-case'],
   ['controller replicas', { ...valid, controller: { replicas: 11 } }, 'controller.replicas', 'from 1 to 10'],
   ['resync zero', { ...valid, controller: { resyncSeconds: 0 } }, 'controller.resyncSeconds', 'from 1 to 86400'],
   [
@@ -415,6 +431,9 @@ test('valid edge values are accepted', () => {
     // SOA timers may be 0, as in the server's own config.
     { zones: [{ name: 'a.org', soa: { refresh: 0, retry: 0, expire: 0, minimum: 0 } }] },
     { ...valid, controller: { resyncSeconds: 1 } },
+    { ...valid, server: { drainSeconds: 0 } },
+    { ...valid, server: { drainSeconds: 120 } },
+    { ...valid, clusterDomain: 'k8s.example.net', etcd: { imagePullPolicy: 'Never' } },
     { ...valid, views: [{ name: 'internal', prefix: '/skydns/' }] },
     { ...valid, views: [{ name: 'internal', zones: ['EXAMPLE.org.'], prefix: '/dns/internal' }] },
     {
