@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import * as k8s from '@kubernetes/client-node';
 import { Etcd3 } from 'etcd3';
+import { etcdDnsNames } from '../../src/constructs/etcd-certificates.ts';
 import { assertLocalRoute, CLUSTER_DOMAIN } from '../support/cluster.ts';
 import { makeClusterPki, type CertFiles } from '../support/cluster-pki.ts';
 import { answerData } from '../support/dig.ts';
@@ -22,21 +23,18 @@ export interface EtcdTls {
   client: CertFiles;
 }
 
-/** The Secrets an operator (or cert-manager, etcd-certificates.ts) provides: the names the stack dials. */
+/** The Secrets an operator (or cert-manager, etcd-certificates.ts) provides. */
 export function etcdTls(): EtcdTls {
   const pki = makeClusterPki(tempDir('etcd-pki'));
-  // The names etcd-certificates.ts gives the issued certificates, plus the members' full names
-  // under the cluster domain: etcd checks a peer's client certificate against the peer's address
-  // by a reverse lookup, which answers <pod>.<peer service>.<ns>.svc.cluster.local. Without it
-  // the members refuse each other ('tls: "10.213.0.5" does not match any of DNSNames
-  // ["*.etcdns-etcd-peer" "*.etcdns-etcd-peer.etcdns.svc"]') and never elect a leader.
-  const peers = [`*.${STS}-peer`, `*.${STS}-peer.${NAMESPACE}.svc`, `*.${STS}-peer.${NAMESPACE}.svc.${CLUSTER_DOMAIN}`];
-  const server = pki.issue(
-    'server',
-    { cn: STS },
-    { dns: [STS, `${STS}.${NAMESPACE}`, `${STS}.${NAMESPACE}.svc`, ...peers, 'localhost'], ips: ['127.0.0.1'] },
-  );
-  const peer = pki.issue('peer', { cn: `${STS}-peer` }, { dns: peers });
+  // Exactly the names the constructs give cert-manager's Certificates (and document for own Secrets).
+  const names = etcdDnsNames({
+    clientService: STS,
+    peerService: `${STS}-peer`,
+    namespace: NAMESPACE,
+    clusterDomain: CLUSTER_DOMAIN,
+  });
+  const server = pki.issue('server', { cn: STS }, { dns: names.server, ips: ['127.0.0.1'] });
+  const peer = pki.issue('peer', { cn: names.peer[0]! }, { dns: names.peer });
   const client = pki.issue('client', { cn: 'etcdns' });
   const secret = (name: string, files: CertFiles): k8s.V1Secret => ({
     metadata: { name, namespace: NAMESPACE },

@@ -1,6 +1,6 @@
 // A 3-member etcd in the prod shape on a real single-node Kubernetes (test/support/cluster.ts):
 // TLS on client and peer ports from the Secrets the constructs expect (made here with openssl,
-// the SANs the stack dials), the cluster formed from the StatefulSet alone; deleting one member's
+// with exactly the SANs the constructs document), the cluster formed from the StatefulSet alone; deleting one member's
 // pod under a steady dig load loses no query and the member rejoins with its data; the
 // PodDisruptionBudget lets one eviction through and refuses a second.
 import assert from 'node:assert/strict';
@@ -25,6 +25,7 @@ import {
   dnsService,
   failOnCrashLoop,
   NAMESPACE,
+  neverPull,
   pods,
   timeUntil,
   waitPodsReady,
@@ -60,7 +61,9 @@ describe('a 3-member etcd with TLS (the prod shape) on a real single-node cluste
     const dir = tempDir('dist-etcd3');
     writeManifests(
       join(dir, 'etcd3'),
-      synthStack({ ...dev, etcd: { replicas: 3, storage: { size: '1Gi' }, antiAffinity: 'preferred', tls: TLS } }),
+      synthStack(
+        neverPull({ ...dev, etcd: { replicas: 3, storage: { size: '1Gi' }, antiAffinity: 'preferred', tls: TLS } }),
+      ),
     );
     const core = cluster.admin.makeApiClient(k8s.CoreV1Api);
     await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });

@@ -33,6 +33,7 @@ import {
   dnsService,
   failOnCrashLoop,
   NAMESPACE,
+  neverPull,
   pods,
   timeUntil,
   waitPodsReady,
@@ -55,10 +56,12 @@ function applyWithReplicas(replicas: number): void {
   const dir = tempDir(`dist-members-${replicas}`);
   writeManifests(
     join(dir, 'env'),
-    synthStack({
-      ...dev,
-      etcd: { replicas, storage: { size: '1Gi' }, antiAffinity: 'preferred', tls: ETCD_TLS_PROPS },
-    }),
+    synthStack(
+      neverPull({
+        ...dev,
+        etcd: { replicas, storage: { size: '1Gi' }, antiAffinity: 'preferred', tls: ETCD_TLS_PROPS },
+      }),
+    ),
   );
   const sts = load(readFileSync(join(dir, 'env', `statefulset-${STS}.yaml`), 'utf8')) as k8s.V1StatefulSet;
   const etcdArgs = sts.spec!.template.spec!.containers[0]!.args!;

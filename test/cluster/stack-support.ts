@@ -1,10 +1,12 @@
 // What the cluster tests share: the kustomize overlay a user would write to run dist/<env> on a
-// cluster without a registry (images: + imagePullPolicy Never), hostPath PersistentVolumes for
-// etcd's claims (no provisioner here), readiness waits, and dig against cluster addresses with
-// the network-safety route check before every new address.
+// cluster without a registry (images:, and imagePullPolicy Never by patch for the committed
+// dist/<env>; a stack a test synthesizes sets it with the props, neverPull), hostPath
+// PersistentVolumes for etcd's claims (no provisioner here), readiness waits, and dig against
+// cluster addresses with the network-safety route check before every new address.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
+import type { DnsStackProps } from '../../src/constructs/dns-stack.ts';
 import { assertLocalRoute, type Cluster } from '../support/cluster.ts';
 import type { ClusterImages } from '../support/cluster-images.ts';
 import { dig, type DigResult } from '../support/dig.ts';
@@ -15,25 +17,38 @@ import { repoRoot } from '../support/tools.ts';
 export const NAMESPACE = 'etcdns';
 export const distDir = join(repoRoot, 'dist');
 
+export interface OverlayPatch {
+  kind: string;
+  /** @default - every object of the kind */
+  name?: string;
+  /** JSON 6902 operations. */
+  ops: object[];
+}
+
+/** For the committed dist/<env>, which pulls IfNotPresent: every container runs the loaded image. */
+export const NEVER_PULL: OverlayPatch[] = ['Deployment', 'StatefulSet'].map((kind) => ({
+  kind,
+  ops: [{ op: 'replace', path: '/spec/template/spec/containers/0/imagePullPolicy', value: 'Never' }],
+}));
+
+/** Props whose every container runs only the image the node has, as a user would set them. */
+export function neverPull(props: DnsStackProps): DnsStackProps {
+  const never = { imagePullPolicy: 'Never' } as const;
+  return {
+    ...props,
+    etcd: { ...props.etcd, ...never },
+    server: { ...props.server, ...never },
+    controller: { ...props.controller, ...never },
+  };
+}
+
 /**
- * A kustomization over `base` (a dist/<env> folder) that points the stack at the local images and
- * never pulls, as a user's overlay for an air-gapped cluster would. Returns its folder.
+ * A kustomization over `base` (a dist/<env> folder) that points the stack at the local images, as
+ * a user's overlay for an air-gapped cluster would, plus `patches` (NEVER_PULL, the etcd-member
+ * init container of membership.cluster.ts). Returns its folder.
  */
-export function writeOverlay(
-  base: string,
-  images: ClusterImages,
-  /** More JSON 6902 patches, e.g. the etcd-member init container (membership.cluster.ts). */
-  patches: { kind: string; name: string; ops: object[] }[] = [],
-): string {
+export function writeOverlay(base: string, images: ClusterImages, patches: OverlayPatch[] = []): string {
   const dir = tempDir('overlay');
-  const neverPull = (kind: string) =>
-    [
-      `  - target: { kind: ${kind} }`,
-      '    patch: |-',
-      '      - op: replace',
-      '        path: /spec/template/spec/containers/0/imagePullPolicy',
-      '        value: Never',
-    ].join('\n');
   writeFileSync(
     join(dir, 'kustomization.yaml'),
     [
@@ -49,12 +64,10 @@ export function writeOverlay(
       '  - name: registry.k8s.io/etcd',
       `    newName: ${images.etcd.repository}`,
       `    newTag: "${images.etcd.tag}"`,
-      'patches:',
-      neverPull('Deployment'),
-      neverPull('StatefulSet'),
+      ...(patches.length > 0 ? ['patches:'] : []),
       ...patches.map((p) =>
         [
-          `  - target: { kind: ${p.kind}, name: ${p.name} }`,
+          `  - target: { kind: ${p.kind}${p.name ? `, name: ${p.name}` : ''} }`,
           `    patch: '${JSON.stringify(p.ops).replace(/'/g, "''")}'`,
         ].join('\n'),
       ),
