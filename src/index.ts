@@ -6,6 +6,7 @@ export type { DnsStackProps, GitOpsProps, NamespaceProps, ObservabilityProps } f
 export { EtcdCluster, ETCD_DEFAULTS } from './constructs/etcd-cluster.ts';
 export type { EtcdAuthProps, EtcdClusterProps, EtcdProps, EtcdTlsProps } from './constructs/etcd-cluster.ts';
 export type { EtcdClientAccess, SecretKeyRef } from './constructs/etcd-client-access.ts';
+export { etcdDnsNames } from './constructs/etcd-certificates.ts';
 export type { CertManagerProps } from './constructs/etcd-certificates.ts';
 export type { ExternalSecretProps } from './constructs/external-secret.ts';
 export { DnsServer, SERVER_DEFAULTS } from './constructs/dns-server.ts';
