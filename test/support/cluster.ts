@@ -29,6 +29,7 @@ import {
 import { makeClusterPki, type CertFiles } from './cluster-pki.ts';
 import { dig } from './dig.ts';
 import { startEtcd, type EtcdHandle } from './etcd.ts';
+import { apiserverReady } from './kube-apiserver.ts';
 import { freePort } from './ports.ts';
 import { startProcess, waitFor, waitReady, type ManagedProcess } from './process.ts';
 import { tempDir } from './temp-dir.ts';
@@ -185,17 +186,7 @@ export async function startCluster(options: { images?: string[] } = {}): Promise
     const admin = new k8s.KubeConfig();
     admin.loadFromFile(adminFile);
     const core = admin.makeApiClient(k8s.CoreV1Api);
-    const networking = admin.makeApiClient(k8s.NetworkingV1Api);
-    await waitReady(
-      apiserver,
-      'ready',
-      async () => {
-        await core.readNamespace({ name: 'default' });
-        const cidr = await networking.readServiceCIDR({ name: 'kubernetes' });
-        return cidr.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-      },
-      120_000,
-    );
+    await waitReady(apiserver, 'ready', apiserverReady(admin), 120_000);
 
     const cmPort = await freePort();
     start('kube-controller-manager', bin('kube-controller-manager'), [

@@ -77,22 +77,10 @@ export async function startKubeApiserver(): Promise<KubeHandle> {
   ];
 
   const admin = kubeConfig(server, pki.caCert, 'admin', adminToken);
-  // Ready once the bootstrap controllers have created the default namespace and the default
-  // ServiceCIDR is ready: before that, creating a Service fails with "range is full".
   const core = admin.makeApiClient(k8s.CoreV1Api);
-  const networking = admin.makeApiClient(k8s.NetworkingV1Api);
   const launch = async () => {
     const started = startProcess('kube-apiserver', tool('kube-apiserver'), args);
-    await waitReady(
-      started,
-      'ready',
-      async () => {
-        await core.readNamespace({ name: 'default' });
-        const cidr = await networking.readServiceCIDR({ name: 'kubernetes' });
-        return cidr.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-      },
-      120_000,
-    );
+    await waitReady(started, 'ready', apiserverReady(admin), 120_000);
     return started;
   };
   let proc = await launch();
@@ -136,5 +124,20 @@ export async function startKubeApiserver(): Promise<KubeHandle> {
       await proc.stop();
       await etcd.stop();
     },
+  };
+}
+
+/**
+ * The readiness probe of a kube-apiserver, for waitReady(): ready once the bootstrap controllers
+ * have created the default namespace and the default ServiceCIDR is ready (before that, creating
+ * a Service fails with "range is full").
+ */
+export function apiserverReady(admin: k8s.KubeConfig): () => Promise<boolean> {
+  const core = admin.makeApiClient(k8s.CoreV1Api);
+  const networking = admin.makeApiClient(k8s.NetworkingV1Api);
+  return async () => {
+    await core.readNamespace({ name: 'default' });
+    const cidr = await networking.readServiceCIDR({ name: 'kubernetes' });
+    return cidr.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
   };
 }
