@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { loadedPackages } from '../support/loaded-packages.ts';
 import { etcdnsBin, nodeBin, repoRoot } from '../support/tools.ts';
 
 const run = (args: string[]) => spawnSync(nodeBin, [etcdnsBin, ...args], { encoding: 'utf8', timeout: 20_000 });
@@ -33,34 +34,12 @@ test('output piped into a reader that stops early ends quietly', () => {
 });
 
 test('--help and version load no subcommand: no etcd, DNS or YAML package', () => {
-  // The module loader's own record of what was resolved, not the source text.
-  const probe = `
-import { registerHooks } from 'node:module';
-const packages = new Set();
-registerHooks({
-  resolve(specifier, context, next) {
-    const r = next(specifier, context);
-    const m = /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(r.url);
-    if (m) packages.add(m[1]);
-    return r;
-  },
-});
+  const packages = loadedPackages(`
 const { main } = await import('./src/runtime/cli.ts');
-const write = process.stdout.write.bind(process.stdout);
-process.stdout.write = () => true;
 await main(['--help']);
 await main(['version']);
-const probeSeesPackages = (await import('js-yaml')) !== undefined;
-process.stdout.write = write;
-console.log(JSON.stringify({ packages: [...packages].sort(), probeSeesPackages }));
-`;
-  const out = spawnSync(nodeBin, ['--input-type=module', '-e', probe], {
-    cwd: repoRoot,
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
-  const { packages, probeSeesPackages } = JSON.parse(out.stdout) as { packages: string[]; probeSeesPackages: boolean };
-  assert.ok(probeSeesPackages);
+await import('js-yaml');
+`);
   // js-yaml is the probe's own import above, proving the hook records packages.
   assert.deepEqual(packages, ['js-yaml']);
 });
