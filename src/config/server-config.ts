@@ -2,7 +2,7 @@
 // written by hand); flags and environment variables override it (server-options.ts).
 import * as v from 'valibot';
 import { etcdConnectionSchema } from './etcd-connection.ts';
-import { cidr, hostPort, integer, keyPrefix, list, logLevel, oneOf, upstream } from './field-rules.ts';
+import { cidr, hostPort, integer, keyPrefix, list, logLevel, oneOf, path, upstream } from './field-rules.ts';
 import { serverZoneSchema, zonesSchema } from './zone-config.ts';
 
 export const forwardSchema = v.object({
@@ -38,6 +38,8 @@ export const serverEntries = {
   maxUdpPayload: v.optional(integer(512, 65535)),
   /** Seconds before an idle DNS-over-TCP connection is closed; default 10. */
   tcpIdleSeconds: v.optional(integer(1, 3600)),
+  /** Last-known copy of the records on local disk, served when the server starts while etcd is unreachable; none when absent. */
+  snapshotFile: v.optional(path),
 };
 
 export const serverConfigSchema = v.pipe(

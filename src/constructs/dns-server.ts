@@ -102,7 +102,18 @@ export interface ServerProps extends WorkloadProps {
    * @default 5
    */
   readonly drainSeconds?: number;
+  /**
+   * Keep the last-known records in a file on an emptyDir volume and serve them (stale, and
+   * /readyz says so) when the server restarts while etcd is unreachable, instead of SERVFAIL.
+   * An emptyDir outlives container restarts, not the pod. false: off.
+   * @default true
+   */
+  readonly snapshot?: boolean;
 }
+
+/** Where the record snapshot lives in the server container (an emptyDir). */
+const SNAPSHOT_VOLUME: k8s.Volume = { name: 'snapshot', emptyDir: { sizeLimit: k8s.Quantity.fromString('128Mi') } };
+const SNAPSHOT_MOUNT: k8s.VolumeMount = { name: 'snapshot', mountPath: '/var/lib/etcdns' };
 
 export interface DnsServerProps extends ServerProps {
   /** Name, namespace and GitOps switches of the stack. */
@@ -169,6 +180,7 @@ export class DnsServer extends Construct {
 
     const etcd = etcdClientMounts(props.etcd);
     const dualStack = mayUseIpv6(props.service);
+    const snapshot = props.snapshot ?? true;
     this.config = {
       etcd: etcd.connection,
       prefix: props.prefix,
@@ -184,6 +196,7 @@ export class DnsServer extends Construct {
           : {}),
       workers: props.workers ?? 1,
       logLevel: props.logLevel ?? 'info',
+      ...(snapshot ? { snapshotFile: `${SNAPSHOT_MOUNT.mountPath}/records.snapshot` } : {}),
     };
     const configText = renderConfigFile(this.config);
     new k8s.KubeConfigMap(this, 'config', { metadata: meta(name), data: { [CONFIG_FILE]: configText } });
@@ -225,14 +238,20 @@ export class DnsServer extends Construct {
               readinessProbe: httpProbe('/readyz', 1),
               resources: resourceRequirements(props, SERVER_DEFAULTS.resources),
               securityContext: RESTRICTED_CONTAINER,
-              volumeMounts: [{ name: 'config', mountPath: CONFIG_DIR, readOnly: true }, ...etcd.mounts, TMP_MOUNT].sort(
-                (a, b) => a.name.localeCompare(b.name),
-              ),
+              volumeMounts: [
+                { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
+                ...etcd.mounts,
+                TMP_MOUNT,
+                ...(snapshot ? [SNAPSHOT_MOUNT] : []),
+              ].sort((a, b) => a.name.localeCompare(b.name)),
             },
           ],
-          volumes: [{ name: 'config', configMap: { name } }, ...etcd.volumes, TMP_VOLUME].sort((a, b) =>
-            a.name.localeCompare(b.name),
-          ),
+          volumes: [
+            { name: 'config', configMap: { name } },
+            ...etcd.volumes,
+            TMP_VOLUME,
+            ...(snapshot ? [SNAPSHOT_VOLUME] : []),
+          ].sort((a, b) => a.name.localeCompare(b.name)),
         },
       },
     };

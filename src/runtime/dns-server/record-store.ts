@@ -7,6 +7,7 @@ import type { Etcd3, IKeyValue, Watcher } from 'etcd3';
 import type { Readiness } from '../shared/http-server.ts';
 import type { Logger } from '../shared/log.ts';
 import { RecordIndex } from './record-index.ts';
+import type { LoadedSnapshot } from './record-snapshot.ts';
 import type { ServerMetrics, StoreState } from './server-metrics.ts';
 
 export interface RecordStoreOptions {
@@ -22,6 +23,8 @@ export interface RecordStoreOptions {
   probeIntervalMs?: number;
   /** Keys per range page; default 2,500 (each gRPC message well under 4 MiB, little garbage at once). */
   pageSize?: number;
+  /** A last-known copy (record-snapshot.ts) to serve, stale, when the first load fails. */
+  fallback?: () => LoadedSnapshot | undefined;
 }
 
 const RETRY_MIN_MS = 250;
@@ -41,6 +44,10 @@ export class RecordStore {
   private readonly options: RecordStoreOptions;
   private loadedAt: Date | undefined;
   private lastError: string | undefined;
+  /** etcd's cluster id from the last full read (for the snapshot). */
+  clusterId = '';
+  /** Set while a loaded snapshot is served (the first full load clears it). */
+  private fromSnapshot: string | undefined;
   private lastContact = 0;
   private stopped = false;
   private stopWatch: (() => void) | undefined;
@@ -82,9 +89,16 @@ export class RecordStore {
       case 'stale':
         return {
           ready: true,
-          detail: `stale: etcd unreachable, serving last good copy of ${copy} loaded ${this.loadedAt?.toISOString()}${why}`,
+          detail: this.fromSnapshot
+            ? `stale: etcd unreachable, serving ${copy} ${this.fromSnapshot}${why}`
+            : `stale: etcd unreachable, serving last good copy of ${copy} loaded ${this.loadedAt?.toISOString()}${why}`,
         };
     }
+  }
+
+  /** True while the copy served is a loaded snapshot, not yet replaced by etcd's. */
+  get servingSnapshot(): boolean {
+    return this.fromSnapshot !== undefined;
   }
 
   /** Seconds since etcd last answered. */
@@ -111,6 +125,7 @@ export class RecordStore {
         this.options.logger.warn('etcd sync failed', { error: e as Error, retryMs: retry });
       }
       if (this.stopped) break;
+      if (!this.loadedAt) this.serveFallback();
       this.setState(this.loadedAt ? 'stale' : 'loading');
       await sleep(retry);
       retry = Math.min(retry * 2, RETRY_MAX_MS);
@@ -151,6 +166,8 @@ export class RecordStore {
       page = await following;
     }
     this.lastContact = Date.now();
+    this.clusterId = page.header.cluster_id;
+    this.fromSnapshot = undefined;
     next.revision = Number(revision);
     if (this.loadedAt) {
       next.inheritSerials(this.index);
@@ -165,6 +182,16 @@ export class RecordStore {
     this.options.logger.info('records loaded', { records: next.entryCount, revision: next.revision });
     this.options.onChange();
     return next.revision;
+  }
+
+  /** Before the first load: serves the fallback copy, if there is one, until etcd answers. */
+  private serveFallback(): void {
+    const loaded = this.options.fallback?.();
+    if (!loaded) return;
+    this.index = loaded.index;
+    this.fromSnapshot = loaded.detail;
+    this.loadedAt = new Date();
+    this.options.onChange();
   }
 
   private reportOnce(key: string, value: string, error: string): void {

@@ -9,6 +9,7 @@ import { Etcd3, type IOptions } from 'etcd3';
 import { AnswerCache } from './answer-cache.ts';
 import { Forwarder } from './forwarder.ts';
 import { createQueryHandler } from './query-handler.ts';
+import { RecordSnapshot } from './record-snapshot.ts';
 import { RecordStore } from './record-store.ts';
 import type { ResolverData } from './resolver.ts';
 import { ServerMetrics } from './server-metrics.ts';
@@ -49,13 +50,21 @@ export async function startDnsServer(
   const prefix = normalizePrefix(config.prefix ?? DEFAULT_PREFIX);
   const client = new Etcd3(etcdOptions(settings));
   const cache = new AnswerCache();
-  const store = new RecordStore({
+  const snapshot = config.snapshotFile
+    ? new RecordSnapshot({ file: config.snapshotFile, prefix, zones: zones.names, logger })
+    : undefined;
+  const store: RecordStore = new RecordStore({
     client,
     prefix,
     zones: zones.names,
     logger,
     metrics,
-    onChange: () => cache.clear(),
+    onChange: () => {
+      cache.clear();
+      // Only a copy that came from etcd is saved (not one loaded from the snapshot itself).
+      if (!store.servingSnapshot) snapshot?.changed(() => ({ index: store.index, clusterId: store.clusterId }));
+    },
+    ...(snapshot ? { fallback: () => snapshot.load() } : {}),
   });
   const lookup = config.lookup ?? 'own';
   const data = (): ResolverData => ({ index: store.index, zones, lookup });
@@ -133,6 +142,7 @@ export async function startDnsServer(
       clearInterval(statusTimer);
       await opened.close();
       await store.stop();
+      await snapshot?.flush();
       client.close();
       if (http) await new Promise<void>((resolve) => http.close(() => resolve()));
     },

@@ -77,6 +77,13 @@ export const SERVER_OPTIONS: CommandTable = {
       deprecatedEnv: ['ETCDNS_FORWARD_CLIENT_CIDRS'],
     },
     {
+      flag: 'snapshot-file',
+      kind: 'string',
+      field: 'snapshotFile',
+      value: 'FILE',
+      help: 'keep the last-known records there; served (stale) when started while etcd is unreachable',
+    },
+    {
       flag: 'log-level',
       kind: 'string',
       field: 'logLevel',
