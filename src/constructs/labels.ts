@@ -9,6 +9,8 @@ export const LABEL_COMPONENT = 'app.kubernetes.io/component';
 export const COMPONENT = {
   etcd: 'etcd',
   controller: 'controller',
+  /** The Job that creates etcd's roles and users (etcd-roles.ts). */
+  etcdRoles: 'etcd-roles',
   server: (view: string): string => `server-${view}`,
 } as const;
 
