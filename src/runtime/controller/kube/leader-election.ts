@@ -3,6 +3,14 @@
 // whole lease duration (measured on their own clock, so clock skew does not matter). A leader
 // that cannot renew within the renew deadline steps down. Needs get/update on the Lease and
 // create (the first time).
+//
+// Fencing, by time on one monotonic clock: isLeader() is true only until renewDeadline after
+// the *start* of our last successful renew, whatever the renew request is doing meanwhile (one
+// hanging on a cut connection does not keep us leading). Another replica takes over no sooner
+// than leaseDuration after it saw that renew, which was sent after that start; so we stop
+// writing at least leaseDuration - renewDeadline (5 s by default) before anyone else starts.
+// The controller asks isLeader() before each view's writes; an etcd transaction sent just
+// before the deadline lands within that margin unless etcd stalls for longer.
 import type { Logger } from '../../shared/log.ts';
 import { KubeApiError, type KubeClient } from './kube-client.ts';
 
@@ -37,13 +45,19 @@ export class LeaderElector {
   private readonly log: Logger;
   private readonly onChange: (leading: boolean) => void;
   private leading = false;
-  private lastRenew = 0;
+  /** performance.now() until which we may act as leader. */
+  private validUntil = 0;
   private observed = '';
   private observedAt = 0;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
   constructor(client: KubeClient, options: LeaderElectionOptions, onChange: (leading: boolean) => void, log: Logger) {
+    if (options.renewDeadlineSeconds >= options.leaseDurationSeconds) {
+      throw new Error(
+        `leader election: the renew deadline (${options.renewDeadlineSeconds} s) must be shorter than the lease duration (${options.leaseDurationSeconds} s), or two leaders could write at once`,
+      );
+    }
     this.client = client;
     this.leases = `/apis/coordination.k8s.io/v1/namespaces/${options.namespace}/leases`;
     this.path = `${this.leases}/${options.leaseName}`;
@@ -52,7 +66,9 @@ export class LeaderElector {
     this.log = log.with({ lease: `${options.namespace}/${options.leaseName}`, identity: options.identity });
   }
 
+  /** True while we hold the Lease and are within the renew deadline of our last renew (fencing). */
   isLeader(): boolean {
+    if (this.leading && performance.now() >= this.validUntil) this.setLeading(false);
     return this.leading;
   }
 
@@ -80,16 +96,16 @@ export class LeaderElector {
   private async tick(): Promise<void> {
     if (this.stopped) return;
     try {
-      if (await this.tryAcquireOrRenew()) this.lastRenew = Date.now();
+      await this.tryAcquireOrRenew(performance.now());
     } catch (err) {
       this.log.warn('lease update failed', { error: err });
     }
-    if (this.leading && Date.now() - this.lastRenew > this.o.renewDeadlineSeconds * 1000) this.setLeading(false);
+    this.isLeader();
     if (!this.stopped) this.timer = setTimeout(() => void this.tick(), this.o.retryPeriodSeconds * 1000);
   }
 
-  /** True when we hold the Lease after this attempt. */
-  private async tryAcquireOrRenew(): Promise<boolean> {
+  /** True when we hold the Lease after this attempt, which started at `startedAt` (performance.now()). */
+  private async tryAcquireOrRenew(startedAt: number): Promise<boolean> {
     const { namespace, leaseName: name, identity } = this.o;
     const now = microTime(new Date());
     let lease: Lease;
@@ -109,19 +125,20 @@ export class LeaderElector {
           leaseTransitions: 0,
         },
       });
-      this.setLeading(created.spec?.holderIdentity === identity);
-      return this.leading;
+      if (created.spec?.holderIdentity !== identity) return false;
+      this.renewed(startedAt);
+      return true;
     }
     const spec = lease.spec ?? {};
     // Only the record's identity matters, not its times: they come from another clock.
     const record = `${spec.holderIdentity ?? ''} ${String(spec.renewTime ?? '')}`;
     if (record !== this.observed) {
       this.observed = record;
-      this.observedAt = Date.now();
+      this.observedAt = performance.now();
     }
     const holder = spec.holderIdentity ?? '';
     const duration = (spec.leaseDurationSeconds ?? this.o.leaseDurationSeconds) * 1000;
-    const expired = holder === '' || Date.now() > this.observedAt + duration;
+    const expired = holder === '' || performance.now() > this.observedAt + duration;
     if (holder !== identity && !expired) {
       this.setLeading(false);
       return false;
@@ -140,8 +157,14 @@ export class LeaderElector {
       if (err instanceof KubeApiError && err.status === 409) return false;
       throw err;
     }
-    this.setLeading(true);
+    this.renewed(startedAt);
     return true;
+  }
+
+  private renewed(startedAt: number): void {
+    this.validUntil = startedAt + this.o.renewDeadlineSeconds * 1000;
+    // A renew that took longer than the deadline does not make us leader for a moment.
+    if (performance.now() < this.validUntil) this.setLeading(true);
   }
 
   private setLeading(leading: boolean): void {
