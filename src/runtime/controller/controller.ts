@@ -207,6 +207,8 @@ export class Controller {
     let conflicted = false;
     for (const [i, plan] of plans.entries()) {
       if (isEmptyPlan(plan)) continue;
+      // Fencing: reporting or an earlier view may have taken past our renew deadline.
+      if (!this.d.isLeader()) return this.count('skipped', started);
       const outcome = await this.applyPlan(this.views[i]!.view.config.name, this.views[i]!.store, plan, started);
       if (typeof outcome === 'object') return this.etcdFailed(outcome.error, eventAt);
       conflicted ||= outcome === 'conflicted';
