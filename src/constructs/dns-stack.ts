@@ -15,12 +15,21 @@ import {
 } from './dns-controller.ts';
 import { DnsServer, serverProblems, type ServerProps } from './dns-server.ts';
 import { EtcdCluster, etcdProblems, type EtcdProps } from './etcd-cluster.ts';
+import { EtcdRolesJob, accessAs, etcdRolesProblems, etcdUsers, type EtcdRolesProps } from './etcd-roles.ts';
 import { DEFAULT_IMAGES } from './image.ts';
+import { NetworkPolicies, networkPolicyProblems, type NetworkPolicyProps } from './network-policies.ts';
 import { PRUNE_PROTECTION } from './prune-protection.ts';
 import { ServiceMonitor, type ServiceMonitorProps } from './service-monitor.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 import { DURATION, assertNoProblems, intProblem, k8sName, mapProblems, show } from './kubernetes-rules.ts';
-import { controllerViewConfigs, isPlainView, resolveViews, viewsProblems, type ViewProps } from './views.ts';
+import {
+  DEFAULT_VIEWS,
+  controllerViewConfigs,
+  isPlainView,
+  resolveViews,
+  viewsProblems,
+  type ViewProps,
+} from './views.ts';
 
 export interface NamespaceProps {
   /**
@@ -134,6 +143,17 @@ export interface DnsStackProps {
    * @default - see GitOpsProps
    */
   readonly gitops?: GitOpsProps;
+  /**
+   * NetworkPolicies admitting only the traffic each pod needs (opt out with `enabled: false`).
+   * @default - on, see NetworkPolicyProps
+   */
+  readonly networkPolicy?: NetworkPolicyProps;
+  /**
+   * One etcd user per component, each allowed only its own key prefixes (the DNS servers read
+   * their view's, the controller reads and writes every view's), and the Job creating them.
+   * @default - off: the components share `etcd.auth`, if any
+   */
+  readonly etcdRoles?: EtcdRolesProps;
 }
 
 export const STACK_DEFAULTS = {
@@ -192,8 +212,24 @@ export class DnsStack extends Construct {
       metricsService: monitor,
     });
     const views = resolveViews(props.views, props.zones, props.server?.service);
+    // With etcdRoles each component logs in as its own user: the controller first, then one per view.
+    const roles = props.etcdRoles;
+    const [controllerUser, ...serverUsers] = etcdUsers(stack.name, views);
+    const etcdAs = (user: (typeof serverUsers)[number]) =>
+      roles ? accessAs(this.etcd.clientAccess, user, roles.passwordSecret) : this.etcd.clientAccess;
+    if (roles && roles.job !== false) {
+      new EtcdRolesJob(this, 'etcd-roles', {
+        stack,
+        etcd: this.etcd.clientAccess,
+        users: [controllerUser!, ...serverUsers],
+        passwordSecret: roles.passwordSecret,
+        enableAuth: roles.enableAuth ?? true,
+        ...(props.server?.image ? { image: props.server.image } : {}),
+        ...(props.server?.imagePullPolicy ? { imagePullPolicy: props.server.imagePullPolicy } : {}),
+      });
+    }
     this.servers = views.map(
-      (view) =>
+      (view, i) =>
         new DnsServer(this, `server-${view.name}`, {
           ...props.server,
           stack,
@@ -202,7 +238,7 @@ export class DnsStack extends Construct {
           exposure: view.exposure,
           zones: view.zones,
           service: view.service,
-          etcd: this.etcd.clientAccess,
+          etcd: etcdAs(serverUsers[i]!),
           httpPort,
           prometheusAnnotations,
           metricsService: monitor,
@@ -212,7 +248,7 @@ export class DnsStack extends Construct {
     this.controller = new DnsController(this, 'controller', {
       ...props.controller,
       stack,
-      etcd: this.etcd.clientAccess,
+      etcd: etcdAs(controllerUser!),
       prefix: views[0]!.prefix,
       ...(isPlainView(views, props.zones) ? {} : { views: controllerViewConfigs(views) }),
       domains: props.zones.map((z) => z.name),
@@ -222,6 +258,15 @@ export class DnsStack extends Construct {
       prometheusAnnotations,
       metricsService: monitor,
     });
+    if (props.networkPolicy?.enabled !== false) {
+      new NetworkPolicies(this, 'network-policies', {
+        ...props.networkPolicy,
+        stack,
+        version,
+        views: views.map((v) => v.name),
+        rolesJob: roles !== undefined && roles.job !== false,
+      });
+    }
     if (monitor && observability.serviceMonitor) {
       new ServiceMonitor(this, 'service-monitor', stack, version, observability.serviceMonitor);
     }
@@ -230,6 +275,9 @@ export class DnsStack extends Construct {
 
 export function stackProblems(props: DnsStackProps): string[] {
   const o = props.observability;
+  const viewNames = Array.isArray(props.views ?? DEFAULT_VIEWS)
+    ? (props.views ?? DEFAULT_VIEWS).map((v) => v?.name)
+    : [];
   const problems = [
     ...k8sName(props.name, 'name', 'label', 30),
     ...k8sName(props.namespace?.name, 'namespace.name', 'label', 63),
@@ -241,6 +289,12 @@ export function stackProblems(props: DnsStackProps): string[] {
     ...serverProblems(props.server ?? {}, 'server'),
     ...controllerProblems({ ...props.controller, sources: props.sources, ownership: props.ownership }, 'controller'),
     ...intProblem(o?.metricsPort, 'observability.metricsPort', 1024, 65535, 'an unprivileged port'),
+    ...networkPolicyProblems(props.networkPolicy, viewNames, 'networkPolicy'),
+    ...etcdRolesProblems(
+      props.etcdRoles,
+      { etcdAuth: props.etcd?.auth !== undefined, views: viewNames, name: props.name ?? STACK_DEFAULTS.name },
+      'etcdRoles',
+    ),
   ];
   if (o?.metricsPort === 5353)
     problems.push('observability.metricsPort: must not be 5353, the DNS port inside the pod');

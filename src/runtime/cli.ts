@@ -12,6 +12,10 @@ const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcomm
     summary: 'Prepare an etcd member before etcd starts: bootstrap, join, or replace a lost member',
     load: async () => (await import('./etcd-member/etcd-member-command.ts')).default,
   },
+  'etcd-roles': {
+    summary: 'Give etcd the roles and users of a stack: each component only its own key prefixes',
+    load: async () => (await import('./etcd-roles/etcd-roles-command.ts')).default,
+  },
   init: {
     summary: 'Scaffold a GitOps repository that synthesizes etcdns per environment (etcdns init DIR)',
     load: async () => (await import('../scaffold/init-command.ts')).default,
