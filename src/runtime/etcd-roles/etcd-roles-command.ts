@@ -221,9 +221,7 @@ async function run(args: string[]): Promise<number> {
     try {
       const done = await applyRoles(options);
       for (const line of done) log(line);
-      log(
-        `done: ${options.roles.length} role(s), ${options.users.length} user(s)${done.length === 0 ? ', nothing to change' : ''}`,
-      );
+      log(`done: ${options.roles.length} role(s), ${options.users.length} user(s)`);
       return 0;
     } catch (e) {
       const message = (e as Error).message;

@@ -1,0 +1,286 @@
+// Least privilege in etcd, on the real programs: the arguments of the Job the constructs render
+// for a two-view stack, run as `etcdns etcd-roles` against a real etcd, give it the roles, users
+// and authentication; then each user is refused outside its grant (read, write, watch) and works
+// inside it, and the real `etcdns server` and `etcdns controller` work with their own users and
+// are refused with another's.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { promisify } from 'node:util';
+import { Etcd3, EtcdPermissionDeniedError, Range } from 'etcd3';
+import { synthObjects } from '../../src/constructs/synth-stack.ts';
+import { controllerKubeconfig, runOnce } from '../controller/controller-harness.ts';
+import { answerData, dig } from '../support/dig.ts';
+import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
+import { etcdnsServerArgs, startEtcdnsServer } from '../support/etcdns-server.ts';
+import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
+import { createLoadBalancerService } from '../support/kube-objects.ts';
+import { freePort } from '../support/ports.ts';
+import { startProcess, stopAll, waitFor } from '../support/process.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { etcdnsBin, nodeBin } from '../support/tools.ts';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const CONTROLLER = 'etcdns-controller';
+const INTERNAL = 'etcdns-server-internal';
+const EXTERNAL = 'etcdns-server-external';
+const PASSWORDS: Record<string, string> = {
+  root: 'root-secret',
+  controller: 'controller-secret',
+  'server-internal': 'internal-secret',
+  'server-external': 'external-secret',
+};
+const USER_PASSWORD: Record<string, string> = {
+  root: PASSWORDS.root!,
+  [CONTROLLER]: PASSWORDS.controller!,
+  [INTERNAL]: PASSWORDS['server-internal']!,
+  [EXTERNAL]: PASSWORDS['server-external']!,
+};
+
+/** The Job's container arguments for a stack with an internal and an external view. */
+function jobArgs(): string[] {
+  const objects = synthObjects({
+    zones: [{ name: 'example.org' }],
+    views: [{ name: 'internal' }, { name: 'external', prefix: '/skydns-external', exposure: 'external' }],
+    etcdRoles: { passwordSecret: 'etcdns-etcd-users' },
+  }) as Json[];
+  const job = objects.find((o) => o.kind === 'Job');
+  assert.ok(job, 'the stack renders the roles Job');
+  return job.spec.template.spec.containers[0].args as string[];
+}
+
+let etcd: EtcdHandle;
+let kube: KubeHandle;
+let secrets: string;
+/** The Job's arguments, pointed at this etcd and at files holding the Secret's keys. */
+let args: string[];
+const clients: Etcd3[] = [];
+
+const as = (user?: string) => {
+  const client = new Etcd3({
+    hosts: etcd.endpoint,
+    ...(user ? { auth: { username: user, password: USER_PASSWORD[user]! } } : {}),
+  });
+  clients.push(client);
+  return client;
+};
+
+const rolesCommand = (extra: string[] = []) =>
+  promisify(execFile)(nodeBin, [etcdnsBin, ...args, ...extra]).then(
+    ({ stderr }) => ({ code: 0, stderr }),
+    (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+  );
+
+before(async () => {
+  [etcd, kube] = await Promise.all([startEtcd(), startKubeApiserver()]);
+  secrets = tempDir('etcd-users');
+  for (const [key, password] of Object.entries(PASSWORDS)) writeFileSync(join(secrets, key), `${password}\n`);
+  args = jobArgs().map((a) =>
+    a.replace('/etc/etcdns/etcd-users', secrets).replace(/^http:\/\/etcdns-etcd:2379$/, etcd.endpoint),
+  );
+});
+after(async () => {
+  for (const c of clients) c.close();
+  await stopAll();
+});
+
+test('the rendered Job arguments create the roles and users and switch authentication on; a second run only sets the passwords again', async () => {
+  assert.deepEqual(
+    args.filter((a, i) => args[i - 1] === '--grant'),
+    [
+      `${CONTROLLER}=readwrite:/skydns-external/,readwrite:/skydns/`,
+      `${INTERNAL}=read:/skydns/`,
+      `${EXTERNAL}=read:/skydns-external/`,
+    ],
+  );
+  const first = await rolesCommand();
+  assert.equal(first.code, 0, first.stderr);
+  for (const line of [
+    `role ${CONTROLLER}: created`,
+    `role ${CONTROLLER}: Readwrite on [/skydns/, /skydns0)`,
+    `role ${INTERNAL}: Read on [/skydns/, /skydns0)`,
+    `role ${EXTERNAL}: Read on [/skydns-external/, /skydns-external0)`,
+    `user ${INTERNAL}: created`,
+    `user ${INTERNAL}: role ${INTERNAL} granted`,
+    'user root: created',
+    'authentication enabled',
+  ])
+    assert.ok(first.stderr.includes(`etcd-roles: ${line}\n`), `${line}\n${first.stderr}`);
+
+  // Anonymous clients are refused now; root manages users.
+  await assert.rejects(as().get('/skydns/x').string(), /user name is empty/);
+  assert.deepEqual((await as('root').getUsers()).map((u) => u.name).sort(), [CONTROLLER, EXTERNAL, INTERNAL, 'root']);
+
+  const second = await rolesCommand();
+  assert.equal(second.code, 0, second.stderr);
+  const changes = second.stderr
+    .split('\n')
+    .filter((l) => /: (created|granted|revoked|Read|Readwrite|authentication)/.test(l));
+  assert.deepEqual(changes, [], second.stderr);
+  assert.match(second.stderr, new RegExp(`user ${CONTROLLER}: password set`));
+});
+
+test("a run puts back what an operator changed: a permission too many, a user's role taken away", async () => {
+  const root = as('root');
+  await root.role(INTERNAL).grant({ permission: 'Read', range: Range.prefix('/secrets/') });
+  await root.user(CONTROLLER).removeRole(CONTROLLER);
+  await root.user(CONTROLLER).addRole(INTERNAL);
+  const run = await rolesCommand();
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, new RegExp(`role ${INTERNAL}: revoked \\[/secrets/, /secrets0\\)`));
+  assert.match(run.stderr, new RegExp(`user ${CONTROLLER}: role ${CONTROLLER} granted`));
+  assert.match(run.stderr, new RegExp(`user ${CONTROLLER}: role ${INTERNAL} revoked`));
+  assert.deepEqual(
+    (await root.user(CONTROLLER).roles()).map((r) => r.name),
+    [CONTROLLER],
+  );
+});
+
+test('a wrong root password fails at once, saying so', async () => {
+  const wrong = join(tempDir('wrong-root'), 'root');
+  writeFileSync(wrong, 'not-it\n');
+  const at = args.indexOf('--root-password-file');
+  const saved = args[at + 1]!;
+  args[at + 1] = wrong;
+  try {
+    const run = await rolesCommand(['--timeout', '30']);
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /failed: .*authentication failed/);
+    assert.doesNotMatch(run.stderr, /retrying/);
+  } finally {
+    args[at + 1] = saved;
+  }
+});
+
+type Op = 'read' | 'write' | 'watch';
+async function attempt(client: Etcd3, op: Op, key: string): Promise<'ok' | 'denied'> {
+  const denied = (e: unknown) => {
+    if (e instanceof EtcdPermissionDeniedError) return 'denied' as const;
+    throw e;
+  };
+  if (op === 'read')
+    return client
+      .get(key)
+      .string()
+      .then(() => 'ok' as const, denied);
+  if (op === 'write')
+    return client
+      .put(key)
+      .value('{"host":"192.0.2.1"}')
+      .then(() => 'ok' as const, denied);
+  // A watch is refused when etcd cancels it at creation.
+  return client
+    .watch()
+    .prefix(key)
+    .create()
+    .then(async (w) => {
+      await w.cancel();
+      return 'ok' as const;
+    }, denied);
+}
+
+// user, operation, key, expected: inside the grant works, outside is refused.
+const GRANTS: [string, Op, string, 'ok' | 'denied'][] = [
+  [INTERNAL, 'read', '/skydns/org/example/www', 'ok'],
+  [INTERNAL, 'watch', '/skydns/', 'ok'],
+  [INTERNAL, 'write', '/skydns/org/example/www', 'denied'],
+  [INTERNAL, 'read', '/skydns-external/org/example/www', 'denied'],
+  [INTERNAL, 'watch', '/skydns-external/', 'denied'],
+  [INTERNAL, 'read', '/other', 'denied'],
+  [EXTERNAL, 'read', '/skydns-external/org/example/www', 'ok'],
+  [EXTERNAL, 'watch', '/skydns-external/', 'ok'],
+  [EXTERNAL, 'write', '/skydns-external/org/example/www', 'denied'],
+  [EXTERNAL, 'read', '/skydns/org/example/www', 'denied'],
+  [EXTERNAL, 'watch', '/skydns/', 'denied'],
+  [CONTROLLER, 'write', '/skydns/org/example/www', 'ok'],
+  [CONTROLLER, 'write', '/skydns-external/org/example/www', 'ok'],
+  [CONTROLLER, 'read', '/skydns/org/example/www', 'ok'],
+  [CONTROLLER, 'watch', '/skydns/', 'ok'],
+  [CONTROLLER, 'write', '/skydns0', 'denied'],
+  [CONTROLLER, 'write', '/other', 'denied'],
+  [CONTROLLER, 'read', '/other', 'denied'],
+  [CONTROLLER, 'watch', '/other/', 'denied'],
+  [CONTROLLER, 'write', '/skydnsx/org/example/www', 'denied'],
+];
+for (const [user, op, key, expected] of GRANTS)
+  test(`${user}: ${op} ${key} -> ${expected}`, async () => {
+    assert.equal(await attempt(as(user), op, key), expected);
+  });
+
+test("etcd's /health stays healthy with authentication on (the StatefulSet's probes)", async () => {
+  const res = await fetch(`${etcd.endpoint}/health`);
+  assert.deepEqual(await res.json(), { health: 'true' });
+});
+
+test('the real controller and server with their own users: published and answered; with the other one refused', async () => {
+  const passwordFile = (key: string) => join(secrets, key);
+  const kubeconfigFile = await controllerKubeconfig(kube);
+  await createLoadBalancerService(kube.admin, {
+    name: 'shop',
+    annotations: { 'external-dns.kubernetes.io/hostname': 'shop.example.org' },
+    addresses: [{ ip: '10.9.0.7' }],
+  });
+  const auth = (user: string, key: string) => ['--etcd-username', user, '--etcd-password-file', passwordFile(key)];
+
+  // The controller as a server user may read but not write: the sync fails, nothing is written.
+  const refused = await runOnce({
+    kubeconfigFile,
+    etcdEndpoints: [etcd.endpoint],
+    ownerId: 'roles',
+    args: auth(INTERNAL, 'server-internal'),
+  });
+  assert.notEqual(refused.code, 0, refused.stdout + refused.stderr);
+  assert.match(refused.stdout + refused.stderr, /permission denied/);
+  assert.equal(await as('root').get('/skydns/org/example/shop').string(), null);
+
+  const published = await runOnce({
+    kubeconfigFile,
+    etcdEndpoints: [etcd.endpoint],
+    ownerId: 'roles',
+    args: auth(CONTROLLER, 'controller'),
+  });
+  assert.equal(published.code, 0, published.stdout + published.stderr);
+
+  const server = await startEtcdnsServer({
+    etcdEndpoints: [etcd.endpoint],
+    zones: ['example.org'],
+    args: auth(INTERNAL, 'server-internal'),
+  });
+  try {
+    assert.deepEqual(answerData(await dig({ port: server.port, name: 'shop.example.org' }), 'A'), ['10.9.0.7']);
+  } finally {
+    await server.stop();
+  }
+
+  // The external view's server logged in as the internal one: its prefix is refused, it never
+  // becomes ready and says why.
+  const [port, httpPort] = [await freePort(), await freePort()];
+  const wrong = startProcess(
+    'etcdns-server-wrong-user',
+    nodeBin,
+    etcdnsServerArgs(
+      {
+        etcdEndpoints: [etcd.endpoint],
+        zones: ['example.org'],
+        prefix: '/skydns-external',
+        args: auth(INTERNAL, 'server-internal'),
+      },
+      port,
+      httpPort,
+    ),
+  );
+  try {
+    const readyz = await waitFor('the refusal in /readyz', async () => {
+      const res = await fetch(`http://127.0.0.1:${httpPort}/readyz`).catch(() => undefined);
+      const body = (await res?.text()) ?? '';
+      return body.includes('permission denied') ? { status: res!.status, body } : undefined;
+    });
+    assert.equal(readyz.status, 503, readyz.body);
+    assert.equal((await dig({ port, name: 'shop.example.org' })).status, 'SERVFAIL');
+  } finally {
+    await wrong.stop();
+  }
+});
