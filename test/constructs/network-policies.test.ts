@@ -1,0 +1,288 @@
+// The NetworkPolicies and the etcd roles Job the constructs render: who may reach which port of
+// which pods (one row per port and stack), every pod of the stack covered, every port a policy
+// names a container port of the pods it selects, wrong props refused naming the field, and the
+// objects accepted by the real kube-apiserver (server-side dry-run apply, every field kept).
+// The test cluster's CNI bridge plugin does not enforce NetworkPolicy, so enforcement itself is
+// not shown here (README, "Least privilege").
+import assert from 'node:assert/strict';
+import https from 'node:https';
+import { after, before, test } from 'node:test';
+import { App, Chart } from 'cdk8s';
+import * as k8s from '@kubernetes/client-node';
+import { ConfigError } from '../../src/config/config-error.ts';
+import { DnsStack, type DnsStackProps } from '../../src/constructs/dns-stack.ts';
+import { synthObjects } from '../../src/constructs/synth-stack.ts';
+import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
+import { stopAll } from '../support/process.ts';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const zones = [{ name: 'example.org' }];
+const STACKS: Record<string, DnsStackProps> = {
+  defaults: { zones },
+  views: {
+    zones,
+    views: [{ name: 'internal' }, { name: 'external', prefix: '/skydns-external', exposure: 'external' }],
+    etcdRoles: { passwordSecret: 'etcdns-etcd-users' },
+    networkPolicy: {
+      metricsNamespaces: ['monitoring', 'observability'],
+      dnsFrom: { cidrs: ['10.0.0.0/8', '192.168.0.0/16'] },
+      dnsFromByView: { external: { cidrs: ['0.0.0.0/0', '::/0'] } },
+    },
+  },
+  closed: { zones, networkPolicy: { metricsNamespaces: [], dnsFrom: { namespaces: ['*'] } } },
+};
+const synthesized = Object.fromEntries(
+  Object.entries(STACKS).map(([name, props]) => [name, synthObjects(props) as Json[]]),
+);
+const policies = (stack: string) => synthesized[stack]!.filter((o) => o.kind === 'NetworkPolicy');
+
+/** Who a policy admits on one port: "any", "pods:<component>", "ns:<name>", "ns:*", "cidr:<net>". */
+function admitted(policy: Json, portName: string): string[] {
+  const peers: string[] = [];
+  for (const rule of (policy.spec.ingress ?? []) as Json[]) {
+    if (!(rule.ports as Json[]).some((p) => p.port === portName)) continue;
+    if (!rule.from) peers.push('any');
+    for (const peer of (rule.from ?? []) as Json[]) {
+      if (peer.podSelector) {
+        assert.equal(peer.podSelector.matchLabels['app.kubernetes.io/name'], 'etcdns');
+        peers.push(`pods:${peer.podSelector.matchLabels['app.kubernetes.io/component']}`);
+      } else if (peer.ipBlock) peers.push(`cidr:${peer.ipBlock.cidr}`);
+      else if (peer.namespaceSelector?.matchExpressions)
+        peers.push(...(peer.namespaceSelector.matchExpressions[0].values as string[]).map((n) => `ns:${n}`));
+      else if (peer.namespaceSelector) peers.push('ns:*');
+    }
+  }
+  return peers.sort();
+}
+
+const ETCD_CLIENTS = ['pods:controller', 'pods:etcd', 'pods:server-internal'];
+// [stack, policy, port, admitted]
+const ROWS: [string, string, string, string[]][] = [
+  ['defaults', 'etcdns-etcd', 'client', ETCD_CLIENTS],
+  ['defaults', 'etcdns-etcd', 'peer', ['pods:etcd']],
+  ['defaults', 'etcdns-etcd', 'metrics', ['ns:monitoring']],
+  ['defaults', 'etcdns-server-internal', 'dns-udp', ['any']],
+  ['defaults', 'etcdns-server-internal', 'dns-tcp', ['any']],
+  ['defaults', 'etcdns-server-internal', 'http', ['ns:monitoring']],
+  ['defaults', 'etcdns-controller', 'http', ['ns:monitoring']],
+  [
+    'views',
+    'etcdns-etcd',
+    'client',
+    ['pods:controller', 'pods:etcd', 'pods:etcd-roles', 'pods:server-external', 'pods:server-internal'],
+  ],
+  ['views', 'etcdns-etcd', 'peer', ['pods:etcd']],
+  ['views', 'etcdns-etcd', 'metrics', ['ns:monitoring', 'ns:observability']],
+  ['views', 'etcdns-server-internal', 'dns-udp', ['cidr:10.0.0.0/8', 'cidr:192.168.0.0/16']],
+  ['views', 'etcdns-server-internal', 'dns-tcp', ['cidr:10.0.0.0/8', 'cidr:192.168.0.0/16']],
+  ['views', 'etcdns-server-external', 'dns-udp', ['cidr:0.0.0.0/0', 'cidr:::/0']],
+  ['views', 'etcdns-server-external', 'http', ['ns:monitoring', 'ns:observability']],
+  ['views', 'etcdns-controller', 'http', ['ns:monitoring', 'ns:observability']],
+  ['views', 'etcdns-etcd-roles', 'http', []],
+  ['closed', 'etcdns-etcd', 'metrics', []],
+  ['closed', 'etcdns-etcd', 'client', ETCD_CLIENTS],
+  ['closed', 'etcdns-server-internal', 'http', []],
+  ['closed', 'etcdns-server-internal', 'dns-udp', ['ns:*']],
+  ['closed', 'etcdns-controller', 'http', []],
+];
+for (const [stack, name, port, expected] of ROWS)
+  test(`${stack}: ${name} admits on ${port}: ${expected.join(', ') || 'nobody'}`, () => {
+    const policy = policies(stack).find((p) => p.metadata.name === name);
+    assert.ok(policy, `NetworkPolicy/${name}`);
+    assert.deepEqual(policy.spec.policyTypes, ['Ingress']);
+    assert.deepEqual(admitted(policy, port), expected);
+  });
+
+/** Pod templates of the stack: workloads and Jobs. */
+const pods = (objects: Json[]) =>
+  objects
+    .filter((o) => ['Deployment', 'StatefulSet', 'Job'].includes(o.kind))
+    .map((o) => ({ id: `${o.kind}/${o.metadata.name}`, template: o.spec.template as Json }));
+const selects = (policy: Json, labels: Record<string, string>) =>
+  Object.entries(policy.spec.podSelector.matchLabels as Record<string, string>).every(([k, v]) => labels[k] === v);
+
+for (const stack of Object.keys(STACKS)) {
+  test(`${stack}: every pod of the stack is selected by exactly one policy`, () => {
+    for (const pod of pods(synthesized[stack]!))
+      assert.equal(
+        policies(stack).filter((p) => selects(p, pod.template.metadata.labels)).length,
+        1,
+        `${pod.id} is covered`,
+      );
+  });
+
+  test(`${stack}: every port a policy names is a container port of the pods it selects`, () => {
+    for (const policy of policies(stack)) {
+      const selected = pods(synthesized[stack]!).filter((p) => selects(policy, p.template.metadata.labels));
+      assert.ok(selected.length > 0, `${policy.metadata.name} selects pods`);
+      for (const rule of (policy.spec.ingress ?? []) as Json[])
+        for (const { port, protocol } of rule.ports as Json[])
+          for (const pod of selected)
+            assert.ok(
+              (pod.template.spec.containers as Json[]).some((c) =>
+                ((c.ports ?? []) as Json[]).some((p) => p.name === port && p.protocol === protocol),
+              ),
+              `${policy.metadata.name}: ${port}/${protocol} on ${pod.id}`,
+            );
+    }
+  });
+
+  test(`${stack}: synthesizing twice gives the same bytes`, () => {
+    assert.equal(JSON.stringify(synthObjects(STACKS[stack]!)), JSON.stringify(synthesized[stack]));
+  });
+}
+
+test('networkPolicy.enabled: false renders no policy', () => {
+  assert.deepEqual(
+    (synthObjects({ zones, networkPolicy: { enabled: false } }) as Json[]).filter((o) => o.kind === 'NetworkPolicy'),
+    [],
+  );
+});
+
+test('etcdRoles: each component mounts only its own password key and logs in as its own user', () => {
+  const objects = synthesized.views!;
+  const expected: [string, string, string][] = [
+    ['etcdns-controller', 'etcdns-controller', 'controller'],
+    ['etcdns-server-internal', 'etcdns-server-internal', 'server-internal'],
+    ['etcdns-server-external', 'etcdns-server-external', 'server-external'],
+  ];
+  for (const [deployment, user, key] of expected) {
+    const d = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === deployment)!;
+    const volume = (d.spec.template.spec.volumes as Json[]).find((v) => v.name === 'etcd-auth');
+    assert.deepEqual(volume?.secret.items, [{ key, path: key }], deployment);
+    assert.equal(volume?.secret.secretName, 'etcdns-etcd-users');
+    const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === deployment)!;
+    assert.equal(JSON.parse(config.data['config.json']).etcd.auth.username, user, deployment);
+  }
+  const job = objects.find((o) => o.kind === 'Job')!;
+  assert.deepEqual(
+    (job.spec.template.spec.volumes as Json[])
+      .find((v) => v.name === 'etcd-users')
+      .secret.items.map((i: Json) => i.key),
+    ['controller', 'root', 'server-external', 'server-internal'],
+  );
+  // No password value anywhere: only Secret names and keys.
+  assert.doesNotMatch(JSON.stringify(objects), /secret(?!Name|KeyRef|")/i);
+});
+
+test('etcdRoles.job: false renders no Job; the users stay', () => {
+  const objects = synthObjects({ zones, etcdRoles: { passwordSecret: 'users', job: false } }) as Json[];
+  assert.equal(objects.filter((o) => o.kind === 'Job').length, 0);
+  const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'etcdns-controller')!;
+  assert.equal(JSON.parse(config.data['config.json']).etcd.auth.username, 'etcdns-controller');
+});
+
+test("the Job's name follows its arguments: another view, another Job", () => {
+  const job = (props: DnsStackProps) => (synthObjects(props) as Json[]).find((o) => o.kind === 'Job')!.metadata.name;
+  const base: DnsStackProps = { zones, etcdRoles: { passwordSecret: 'users' } };
+  assert.match(job(base), /^etcdns-etcd-roles-[0-9a-f]{8}$/);
+  assert.equal(job(base), job({ ...base }));
+  assert.notEqual(job(base), job({ ...base, views: [{ name: 'internal' }, { name: 'b', prefix: '/b' }] }));
+  assert.notEqual(job(base), job({ ...base, etcdRoles: { passwordSecret: 'users', enableAuth: false } }));
+});
+
+// [what, props, a fragment of the message]
+const BAD: [string, DnsStackProps, string][] = [
+  [
+    'a CIDR with host bits',
+    { zones, networkPolicy: { dnsFrom: { cidrs: ['10.0.0.1/8'] } } },
+    'networkPolicy.dnsFrom.cidrs[0]',
+  ],
+  ['not a CIDR', { zones, networkPolicy: { dnsFrom: { cidrs: ['office'] } } }, 'networkPolicy.dnsFrom.cidrs[0]'],
+  ['an empty dnsFrom', { zones, networkPolicy: { dnsFrom: {} } }, 'networkPolicy.dnsFrom: give cidrs or namespaces'],
+  [
+    'a bad namespace',
+    { zones, networkPolicy: { metricsNamespaces: ['Monitoring'] } },
+    'networkPolicy.metricsNamespaces[0]: must be 63 or fewer lower-case',
+  ],
+  [
+    'dnsFromByView of an unknown view',
+    { zones, networkPolicy: { dnsFromByView: { public: { namespaces: ['*'] } } } },
+    'networkPolicy.dnsFromByView.public: no such view (views: "internal")',
+  ],
+  [
+    'enabled not a boolean',
+    { zones, networkPolicy: { enabled: 'no' as never } },
+    'networkPolicy.enabled: must be true or false',
+  ],
+  [
+    'etcdRoles with etcd.auth',
+    { zones, etcd: { auth: { password: { name: 'p', key: 'password' } } }, etcdRoles: { passwordSecret: 'users' } },
+    'etcdRoles: leave etcd.auth out with etcdRoles',
+  ],
+  ['etcdRoles without a Secret', { zones, etcdRoles: {} as never }, 'etcdRoles.passwordSecret: required'],
+  [
+    'etcdRoles with a bad Secret name',
+    { zones, etcdRoles: { passwordSecret: 'Users' } },
+    'etcdRoles.passwordSecret: must be 253 or fewer',
+  ],
+];
+for (const [what, props, message] of BAD)
+  test(`refused: ${what}`, () => {
+    assert.throws(
+      () => new DnsStack(new Chart(new App(), 'test', { disableResourceNameHashes: true }), 'stack', props),
+      (e: unknown) => e instanceof ConfigError && e.message.includes(message),
+    );
+  });
+
+let kube: KubeHandle;
+before(async () => {
+  kube = await startKubeApiserver();
+});
+after(stopAll);
+
+/** Paths where `received` lacks or changed what `sent` set. */
+function notKept(sent: unknown, received: unknown, path = ''): string[] {
+  if (sent !== null && typeof sent === 'object') {
+    if (received === null || typeof received !== 'object') return [`${path}: missing`];
+    return Object.entries(sent).flatMap(([k, v]) =>
+      notKept(v, (received as Record<string, unknown>)[k], `${path}/${k}`),
+    );
+  }
+  return sent === received ? [] : [`${path}: sent ${JSON.stringify(sent)}, stored ${JSON.stringify(received)}`];
+}
+
+/**
+ * Server-side dry-run apply over plain HTTPS, answering the API server's JSON as it is: the
+ * client library's typed NetworkPolicy model loses `from` when it reads a response.
+ */
+async function dryRunApply(object: Json): Promise<Json> {
+  const plural = ({ NetworkPolicy: 'networkpolicies', Job: 'jobs' } as Record<string, string>)[object.kind];
+  const url = new URL(
+    `/apis/${object.apiVersion}/namespaces/${object.metadata.namespace}/${plural}/${object.metadata.name}`,
+    kube.server,
+  );
+  url.search = 'dryRun=All&fieldManager=etcdns-test&force=true';
+  const options: https.RequestOptions = {
+    method: 'PATCH',
+    headers: { 'Content-Type': 'application/apply-patch+yaml', Accept: 'application/json' },
+  };
+  await kube.admin.applyToHTTPSOptions(options);
+  return new Promise((resolve, reject) => {
+    const req = https.request(url, options, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () =>
+        res.statusCode === 200 || res.statusCode === 201
+          ? resolve(JSON.parse(body) as Json)
+          : reject(new Error(`${object.kind}/${object.metadata.name}: ${res.statusCode} ${body}`)),
+      );
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(object));
+  });
+}
+
+test('the policies and the Job pass server-side dry-run apply on the real kube-apiserver, every field kept', async () => {
+  await kube.admin.makeApiClient(k8s.CoreV1Api).createNamespace({ body: { metadata: { name: 'etcdns' } } });
+  let applied = 0;
+  for (const stack of Object.keys(STACKS))
+    for (const object of synthesized[stack]!.filter((o) => o.kind === 'NetworkPolicy' || o.kind === 'Job')) {
+      const stored = await dryRunApply(object);
+      assert.deepEqual(notKept(object, stored), [], `${stack}: ${object.kind}/${object.metadata.name}`);
+      applied += 1;
+    }
+  // defaults 3 policies, views 5 and the Job, closed 3.
+  assert.equal(applied, 12);
+});
