@@ -158,12 +158,16 @@ test('etcdRoles: each component mounts only its own password key and logs in as 
   const job = objects.find((o) => o.kind === 'Job')!;
   assert.deepEqual(
     (job.spec.template.spec.volumes as Json[])
-      .find((v) => v.name === 'etcd-users')
+      .find((v) => v.name === 'etcd-users')!
       .secret.items.map((i: Json) => i.key),
     ['controller', 'root', 'server-external', 'server-internal'],
   );
-  // No password value anywhere: only Secret names and keys.
-  assert.doesNotMatch(JSON.stringify(objects), /secret(?!Name|KeyRef|")/i);
+  // Nothing carries a password: no Secret object, no password in an environment variable.
+  assert.deepEqual(
+    objects.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name),
+    [],
+  );
+  assert.doesNotMatch(JSON.stringify(objects), /"name":"[A-Z_]*PASSWORD[A-Z_]*"/);
 });
 
 test('etcdRoles.job: false renders no Job; the users stay', () => {
