@@ -2,7 +2,8 @@
 // for a two-view stack, run as `etcdns etcd-roles` against a real etcd, give it the roles, users
 // and authentication; then each user is refused outside its grant (read, write, watch) and works
 // inside it, and the real `etcdns server` and `etcdns controller` work with their own users and
-// are refused with another's.
+// are refused with another's. etcd's tokens live 1 s here (--auth-token-ttl), so every
+// long-lived client must outlive its token, as it must after etcd's default 5 minutes.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -11,16 +12,16 @@ import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { Etcd3, EtcdPermissionDeniedError, Range } from 'etcd3';
 import { synthObjects } from '../../src/constructs/synth-stack.ts';
-import { controllerKubeconfig, runOnce } from '../controller/controller-harness.ts';
+import { controllerKubeconfig, runOnce, startController } from '../controller/controller-harness.ts';
 import { answerData, dig } from '../support/dig.ts';
-import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
 import { etcdnsServerArgs, startEtcdnsServer } from '../support/etcdns-server.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
 import { createLoadBalancerService } from '../support/kube-objects.ts';
+import * as k8s from '@kubernetes/client-node';
 import { freePort } from '../support/ports.ts';
-import { startProcess, stopAll, waitFor } from '../support/process.ts';
+import { startProcess, stopAll, waitFor, waitReady, type ManagedProcess } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
-import { etcdnsBin, nodeBin } from '../support/tools.ts';
+import { etcdnsBin, nodeBin, tool } from '../support/tools.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -52,7 +53,30 @@ function jobArgs(): string[] {
   return job.spec.template.spec.containers[0].args as string[];
 }
 
-let etcd: EtcdHandle;
+/** One etcd member whose auth tokens expire after a second. */
+async function startEtcd(): Promise<{ endpoint: string; process: ManagedProcess }> {
+  const endpoint = `http://127.0.0.1:${await freePort()}`;
+  const proc = startProcess('etcd-roles-etcd', tool('etcd'), [
+    `--data-dir=${tempDir('etcd-roles')}`,
+    `--listen-client-urls=${endpoint}`,
+    `--advertise-client-urls=${endpoint}`,
+    `--listen-peer-urls=http://127.0.0.1:${await freePort()}`,
+    '--auth-token-ttl=1',
+    '--logger=zap',
+    // Info: its log says when it deletes an expired token.
+    '--log-level=info',
+  ]);
+  await waitReady(proc, 'healthy', () =>
+    fetch(`${endpoint}/health`).then(
+      (r) => r.ok,
+      () => false,
+    ),
+  );
+  return { endpoint, process: proc };
+}
+
+let etcd: { endpoint: string; process: ManagedProcess };
+let kubeconfigFile: string;
 let kube: KubeHandle;
 let secrets: string;
 /** The Job's arguments, pointed at this etcd and at files holding the Secret's keys. */
@@ -76,6 +100,7 @@ const rolesCommand = (extra: string[] = []) =>
 
 before(async () => {
   [etcd, kube] = await Promise.all([startEtcd(), startKubeApiserver()]);
+  kubeconfigFile = await controllerKubeconfig(kube);
   secrets = tempDir('etcd-users');
   for (const [key, password] of Object.entries(PASSWORDS)) writeFileSync(join(secrets, key), `${password}\n`);
   args = jobArgs().map((a) =>
@@ -215,15 +240,14 @@ test("etcd's /health stays healthy with authentication on (the StatefulSet's pro
   assert.deepEqual(await res.json(), { health: 'true' });
 });
 
+const auth = (user: string, key: string) => ['--etcd-username', user, '--etcd-password-file', join(secrets, key)];
+
 test('the real controller and server with their own users: published and answered; with the other one refused', async () => {
-  const passwordFile = (key: string) => join(secrets, key);
-  const kubeconfigFile = await controllerKubeconfig(kube);
   await createLoadBalancerService(kube.admin, {
     name: 'shop',
     annotations: { 'external-dns.kubernetes.io/hostname': 'shop.example.org' },
     addresses: [{ ip: '10.9.0.7' }],
   });
-  const auth = (user: string, key: string) => ['--etcd-username', user, '--etcd-password-file', passwordFile(key)];
 
   // The controller as a server user may read but not write: the sync fails, nothing is written.
   const refused = await runOnce({
@@ -282,5 +306,63 @@ test('the real controller and server with their own users: published and answere
     assert.equal((await dig({ port, name: 'shop.example.org' })).status, 'SERVFAIL');
   } finally {
     await wrong.stop();
+  }
+});
+
+test('a running controller and server outlive their etcd tokens: changes after expiry are written and answered', async () => {
+  const controller = await startController({
+    kubeconfigFile,
+    etcdEndpoints: [etcd.endpoint],
+    ownerId: 'long',
+    args: ['--prefix', '/skydns-external', ...auth(CONTROLLER, 'controller')],
+  });
+  const server = await startEtcdnsServer({
+    etcdEndpoints: [etcd.endpoint],
+    zones: ['example.org'],
+    prefix: '/skydns-external',
+    args: auth(EXTERNAL, 'server-external'),
+  });
+  const answer = async (name: string) => answerData(await dig({ port: server.port, name }), 'A');
+  const tokensExpire = () => new Promise((r) => setTimeout(r, 2500));
+  try {
+    await waitFor('shop published and answered', async () =>
+      (await answer('shop.example.org')).length > 0 ? true : undefined,
+    );
+    // From here on only these two processes hold tokens (earlier ones have expired by then).
+    let since = '';
+    for (const [i, name] of ['late1', 'late2'].entries()) {
+      await tokensExpire();
+      await createLoadBalancerService(kube.admin, {
+        name,
+        annotations: { 'external-dns.kubernetes.io/hostname': `${name}.example.org` },
+        addresses: [{ ip: `10.9.1.${i + 1}` }],
+      });
+      const answered = await waitFor(`${name} answered`, async () => {
+        const data = await answer(`${name}.example.org`);
+        return data.length > 0 ? data : undefined;
+      });
+      assert.deepEqual(answered, [`10.9.1.${i + 1}`]);
+      since ||= new Date().toISOString();
+    }
+    await tokensExpire();
+    await kube.admin.makeApiClient(k8s.CoreV1Api).deleteNamespacedService({ name: 'late1', namespace: 'default' });
+    await waitFor('late1 gone', async () =>
+      (await dig({ port: server.port, name: 'late1.example.org' })).status === 'NXDOMAIN' ? true : undefined,
+    );
+    assert.equal((await server.http('/readyz')).status, 200);
+    assert.equal((await controller.http('/readyz')).status, 200);
+    // The tokens did expire meanwhile, both users': etcd says so.
+    const expired = etcd.process
+      .logs()
+      .split('\n')
+      .filter((l) => l.includes('deleted a simple token') && (/"ts":"([^"]+)"/.exec(l)?.[1] ?? '') >= since);
+    for (const user of [CONTROLLER, EXTERNAL])
+      assert.ok(
+        expired.some((l) => l.includes(`"user-name":"${user}"`)),
+        `a token of ${user} expired`,
+      );
+  } finally {
+    await server.stop();
+    await controller.stop();
   }
 });
