@@ -5,7 +5,6 @@
 // The test cluster's CNI bridge plugin does not enforce NetworkPolicy, so enforcement itself is
 // not shown here (README, "Least privilege").
 import assert from 'node:assert/strict';
-import https from 'node:https';
 import { after, before, test } from 'node:test';
 import { App, Chart } from 'cdk8s';
 import * as k8s from '@kubernetes/client-node';
@@ -14,6 +13,7 @@ import { DnsStack, type DnsStackProps } from '../../src/constructs/dns-stack.ts'
 import { synthObjects } from '../../src/constructs/synth-stack.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
 import { stopAll } from '../support/process.ts';
+import { serverSideApply } from '../support/server-side-apply.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -247,43 +247,12 @@ function notKept(sent: unknown, received: unknown, path = ''): string[] {
   return sent === received ? [] : [`${path}: sent ${JSON.stringify(sent)}, stored ${JSON.stringify(received)}`];
 }
 
-/**
- * Server-side dry-run apply over plain HTTPS, answering the API server's JSON as it is: the
- * client library's typed NetworkPolicy model loses `from` when it reads a response.
- */
-async function dryRunApply(object: Json): Promise<Json> {
-  const plural = ({ NetworkPolicy: 'networkpolicies', Job: 'jobs' } as Record<string, string>)[object.kind];
-  const url = new URL(
-    `/apis/${object.apiVersion}/namespaces/${object.metadata.namespace}/${plural}/${object.metadata.name}`,
-    kube.server,
-  );
-  url.search = 'dryRun=All&fieldManager=etcdns-test&force=true';
-  const options: https.RequestOptions = {
-    method: 'PATCH',
-    headers: { 'Content-Type': 'application/apply-patch+yaml', Accept: 'application/json' },
-  };
-  await kube.admin.applyToHTTPSOptions(options);
-  return new Promise((resolve, reject) => {
-    const req = https.request(url, options, (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () =>
-        res.statusCode === 200 || res.statusCode === 201
-          ? resolve(JSON.parse(body) as Json)
-          : reject(new Error(`${object.kind}/${object.metadata.name}: ${res.statusCode} ${body}`)),
-      );
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(object));
-  });
-}
-
 test('the policies and the Job pass server-side dry-run apply on the real kube-apiserver, every field kept', async () => {
   await kube.admin.makeApiClient(k8s.CoreV1Api).createNamespace({ body: { metadata: { name: 'etcdns' } } });
   let applied = 0;
   for (const stack of Object.keys(STACKS))
     for (const object of synthesized[stack]!.filter((o) => o.kind === 'NetworkPolicy' || o.kind === 'Job')) {
-      const stored = await dryRunApply(object);
+      const stored = await serverSideApply(kube.admin, object, { dryRun: true, fieldManager: 'etcdns-test' });
       assert.deepEqual(notKept(object, stored), [], `${stack}: ${object.kind}/${object.metadata.name}`);
       applied += 1;
     }
