@@ -6,13 +6,15 @@
 // long-lived client must outlive its token, as it must after etcd's default 5 minutes.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
 import { Etcd3, EtcdPermissionDeniedError, Range } from 'etcd3';
+import type { DnsStackProps } from '../../src/constructs/dns-stack.ts';
 import { synthObjects } from '../../src/constructs/synth-stack.ts';
+import { makeTestPki } from '../support/certificates.ts';
 import { controllerKubeconfig, runOnce, startController } from '../controller/controller-harness.ts';
 import { answerData, dig } from '../support/dig.ts';
 import { etcdnsServerArgs, startEtcdnsServer } from '../support/etcdns-server.ts';
@@ -42,10 +44,11 @@ const USER_PASSWORD: Record<string, string> = {
 };
 
 /** The Job's container arguments for a stack with an internal and an external view. */
-function jobArgs(): string[] {
+function jobArgs(etcd: DnsStackProps['etcd'] = {}): string[] {
   const objects = synthObjects({
     zones: [{ name: 'example.org' }],
     views: [{ name: 'internal' }, { name: 'external', prefix: '/skydns-external', exposure: 'external' }],
+    etcd,
     etcdRoles: { passwordSecret: 'etcdns-etcd-users' },
   }) as Json[];
   const job = objects.find((o) => o.kind === 'Job');
@@ -364,5 +367,65 @@ test('a running controller and server outlive their etcd tokens: changes after e
   } finally {
     await server.stop();
     await controller.stop();
+  }
+});
+
+test("over TLS with client certificates (prod's etcd): the Job's arguments work, each user logs in with its password, the certificate alone gets nothing", async () => {
+  const pki = makeTestPki(tempDir('roles-pki'), 'etcdns');
+  const endpoint = `https://127.0.0.1:${await freePort()}`;
+  const proc = startProcess('etcd-roles-tls', tool('etcd'), [
+    `--data-dir=${tempDir('etcd-roles-tls')}`,
+    `--listen-client-urls=${endpoint}`,
+    `--advertise-client-urls=${endpoint}`,
+    `--listen-peer-urls=http://127.0.0.1:${await freePort()}`,
+    `--cert-file=${pki.serverCert}`,
+    `--key-file=${pki.serverKey}`,
+    '--client-cert-auth',
+    `--trusted-ca-file=${pki.caCert}`,
+    '--logger=zap',
+    '--log-level=warn',
+  ]);
+  // The client certificate's common name is what etcd takes as the user when no password comes.
+  const tlsClient = (user?: string) => {
+    const client = new Etcd3({
+      hosts: endpoint,
+      credentials: {
+        rootCertificate: readFileSync(pki.caCert),
+        certChain: readFileSync(pki.serverCert),
+        privateKey: readFileSync(pki.serverKey),
+      },
+      ...(user ? { auth: { username: user, password: USER_PASSWORD[user]! } } : {}),
+    });
+    clients.push(client);
+    return client;
+  };
+  await waitFor('TLS etcd', async () =>
+    (await tlsClient()
+      .get('probe')
+      .string()
+      .catch(() => 'no')) === null
+      ? true
+      : undefined,
+  );
+  const files: Record<string, string> = {
+    '/etc/etcdns/etcd-tls/ca.crt': pki.caCert,
+    '/etc/etcdns/etcd-tls/tls.crt': pki.serverCert,
+    '/etc/etcdns/etcd-tls/tls.key': pki.serverKey,
+  };
+  const tlsArgs = jobArgs({ tls: { serverSecret: 'etcd-server', clientSecret: 'etcd-client' } }).map(
+    (a) => files[a] ?? a.replace('/etc/etcdns/etcd-users', secrets).replace(/^https:\/\/etcdns-etcd:2379$/, endpoint),
+  );
+  assert.ok(tlsArgs.includes('--cacert') && tlsArgs.includes('--cert') && tlsArgs.includes('--key'), tlsArgs.join(' '));
+  try {
+    const run = await promisify(execFile)(nodeBin, [etcdnsBin, ...tlsArgs]);
+    assert.match(run.stderr, /authentication enabled/);
+    assert.equal(await attempt(tlsClient(INTERNAL), 'read', '/skydns/x'), 'ok');
+    assert.equal(await attempt(tlsClient(INTERNAL), 'write', '/skydns/x'), 'denied');
+    assert.equal(await attempt(tlsClient(CONTROLLER), 'write', '/skydns/x'), 'ok');
+    // The certificate names "etcdns", a user that does not exist: nothing is allowed.
+    await assert.rejects(tlsClient().get('/skydns/x').string(), /permission denied/);
+    await assert.rejects(tlsClient().put('/skydns/x').value('1').exec(), /permission denied/);
+  } finally {
+    await proc.stop();
   }
 });
