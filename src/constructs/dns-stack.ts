@@ -15,7 +15,14 @@ import {
 } from './dns-controller.ts';
 import { DnsServer, serverProblems, type ServerProps } from './dns-server.ts';
 import { EtcdCluster, etcdProblems, type EtcdProps } from './etcd-cluster.ts';
-import { EtcdRolesJob, accessAs, etcdRolesProblems, etcdUsers, type EtcdRolesProps } from './etcd-roles.ts';
+import {
+  EtcdRolesJob,
+  accessAs,
+  etcdRolesProblems,
+  etcdUsers,
+  type EtcdRolesProps,
+  type EtcdUser,
+} from './etcd-roles.ts';
 import { DEFAULT_IMAGES } from './image.ts';
 import { NetworkPolicies, networkPolicyProblems, type NetworkPolicyProps } from './network-policies.ts';
 import { PRUNE_PROTECTION } from './prune-protection.ts';
@@ -215,7 +222,7 @@ export class DnsStack extends Construct {
     // With etcdRoles each component logs in as its own user: the controller first, then one per view.
     const roles = props.etcdRoles;
     const [controllerUser, ...serverUsers] = etcdUsers(stack.name, views);
-    const etcdAs = (user: (typeof serverUsers)[number]) =>
+    const etcdAs = (user: EtcdUser) =>
       roles ? accessAs(this.etcd.clientAccess, user, roles.passwordSecret) : this.etcd.clientAccess;
     if (roles && roles.job !== false) {
       new EtcdRolesJob(this, 'etcd-roles', {
