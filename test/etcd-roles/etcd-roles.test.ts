@@ -312,6 +312,46 @@ test('the real controller and server with their own users: published and answere
   }
 });
 
+test('the controller with the config the constructs render for two views writes both prefixes as its own user', async () => {
+  const objects = synthObjects({
+    zones: [{ name: 'example.org' }],
+    views: [{ name: 'internal' }, { name: 'external', prefix: '/skydns-external', exposure: 'external' }],
+    etcdRoles: { passwordSecret: 'etcdns-etcd-users' },
+  }) as Json[];
+  const rendered = JSON.parse(
+    objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'etcdns-controller')!.data['config.json'],
+  ) as Json;
+  assert.equal(rendered.etcd.auth.username, CONTROLLER);
+  const config = join(tempDir('controller-config'), 'config.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      ...rendered,
+      etcd: { endpoints: [etcd.endpoint], auth: { ...rendered.etcd.auth, passwordFile: join(secrets, 'controller') } },
+      httpListen: `127.0.0.1:${await freePort()}`,
+    }),
+  );
+  await createLoadBalancerService(kube.admin, {
+    name: 'both',
+    annotations: { 'external-dns.kubernetes.io/hostname': 'both.example.org', 'etcdns.io/views': 'internal,external' },
+    addresses: [{ ip: '203.0.113.7' }],
+  });
+  const run = await runOnce({
+    kubeconfigFile,
+    etcdEndpoints: [etcd.endpoint],
+    ownerId: 'roles',
+    args: ['--config', config],
+  });
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  const root = as('root');
+  // Each view's record of the name (keys end in a hash of the value), written as etcdns-controller.
+  for (const prefix of ['/skydns', '/skydns-external']) {
+    const values = Object.values(await root.getAll().prefix(`${prefix}/org/example/both/`).strings());
+    assert.equal(values.length, 1, `${prefix}: ${values.join(', ')}`);
+    assert.match(values[0]!, /"host":"203\.0\.113\.7"/, prefix);
+  }
+});
+
 test('a running controller and server outlive their etcd tokens: changes after expiry are written and answered', async () => {
   const controller = await startController({
     kubeconfigFile,
