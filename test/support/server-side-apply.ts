@@ -1,7 +1,7 @@
-// Server-side apply that returns the API server's own JSON. The client library's typed models
-// lose fields when they read a response (a NetworkPolicy rule's `from`, which the model calls
-// `_from`, comes back missing), and a test comparing what it sent with what was stored must see
-// what the server really kept.
+// Server-side apply of plain JSON (what synth produces), sent and answered as it is. The client
+// library's KubernetesObjectApi passes a plain object through its typed models, which know a
+// NetworkPolicy rule's `from` only as `_from`: a plain object's `from` is silently not sent, and
+// the dry run would accept a policy that admits everyone.
 import https from 'node:https';
 import * as k8s from '@kubernetes/client-node';
 
