@@ -9,7 +9,7 @@ import { etcdClientMounts, type EtcdClientAccess } from './etcd-client-access.ts
 import { DEFAULT_IMAGES, imageReference, type ImageRef } from './image.ts';
 import { COMPONENT, podTemplateLabels } from './labels.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
-import { k8sName, show } from './kubernetes-rules.ts';
+import { assertNoProblems, k8sName, show } from './kubernetes-rules.ts';
 import { RESTRICTED_CONTAINER, TMP_MOUNT, TMP_VOLUME } from './workload.ts';
 
 export interface EtcdRolesProps {
@@ -117,6 +117,7 @@ export class EtcdRolesJob extends Construct {
 
   constructor(scope: Construct, id: string, props: EtcdRolesJobProps) {
     super(scope, id);
+    assertNoProblems(k8sName(props.passwordSecret, 'etcdRoles.passwordSecret', 'subdomain', 253));
     const { stack } = props;
     const image = props.image ?? DEFAULT_IMAGES.etcdns;
     const client = etcdClientMounts(props.etcd);

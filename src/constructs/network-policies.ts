@@ -10,7 +10,7 @@ import { network } from '../config/field-rules.ts';
 import { DNS_PORT_NAMES } from './dns-service.ts';
 import { COMPONENT, selectorLabels } from './labels.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
-import { k8sName, settingProblems, show } from './kubernetes-rules.ts';
+import { assertNoProblems, k8sName, settingProblems, show } from './kubernetes-rules.ts';
 
 export interface DnsClientsProps {
   /**
@@ -101,6 +101,7 @@ export class NetworkPolicies extends Construct {
 
   constructor(scope: Construct, id: string, props: NetworkPoliciesProps) {
     super(scope, id);
+    assertNoProblems(networkPolicyProblems(props, props.views, 'networkPolicy'));
     const { stack } = props;
     const pods = (component: string): k8s.NetworkPolicyPeer => ({
       podSelector: { matchLabels: selectorLabels(stack.name, component) },

@@ -10,6 +10,8 @@ import { App, Chart } from 'cdk8s';
 import * as k8s from '@kubernetes/client-node';
 import { ConfigError } from '../../src/config/config-error.ts';
 import { DnsStack, type DnsStackProps } from '../../src/constructs/dns-stack.ts';
+import { EtcdRolesJob } from '../../src/constructs/etcd-roles.ts';
+import { NetworkPolicies } from '../../src/constructs/network-policies.ts';
 import { synthObjects } from '../../src/constructs/synth-stack.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
 import { stopAll } from '../support/process.ts';
@@ -229,6 +231,33 @@ for (const [what, props, message] of BAD)
       (e: unknown) => e instanceof ConfigError && e.message.includes(message),
     );
   });
+
+test('NetworkPolicies and EtcdRolesJob used on their own check their props too', () => {
+  const chart = () => new Chart(new App(), 'test', { disableResourceNameHashes: true });
+  const stack = { name: 'etcdns', namespace: 'etcdns', syncWaves: false };
+  assert.throws(
+    () =>
+      new NetworkPolicies(chart(), 'np', {
+        stack,
+        version: '1',
+        views: ['internal'],
+        rolesJob: false,
+        dnsFrom: { cidrs: ['10.0.0.0/33'] },
+      }),
+    (e: unknown) => e instanceof ConfigError && e.message.includes('networkPolicy.dnsFrom.cidrs[0]'),
+  );
+  assert.throws(
+    () =>
+      new EtcdRolesJob(chart(), 'job', {
+        stack,
+        etcd: { endpoints: ['http://etcdns-etcd:2379'] },
+        users: [],
+        passwordSecret: 'Not_A_Name',
+        enableAuth: true,
+      }),
+    (e: unknown) => e instanceof ConfigError && e.message.includes('etcdRoles.passwordSecret'),
+  );
+});
 
 let kube: KubeHandle;
 before(async () => {
