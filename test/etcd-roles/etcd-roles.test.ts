@@ -410,7 +410,7 @@ test('a running controller and server outlive their etcd tokens: changes after e
   }
 });
 
-test("over TLS with client certificates (prod's etcd): the Job's arguments work, each user logs in with its password, the certificate alone gets nothing", async () => {
+test("over TLS with client certificates (prod's etcd), root made earlier: the Job's arguments work, root gets the Secret's password, each user logs in with its own, the certificate alone gets nothing", async () => {
   const pki = makeTestPki(tempDir('roles-pki'), 'etcdns');
   const endpoint = `https://127.0.0.1:${await freePort()}`;
   const proc = startProcess('etcd-roles-tls', tool('etcd'), [
@@ -457,8 +457,16 @@ test("over TLS with client certificates (prod's etcd): the Job's arguments work,
   );
   assert.ok(tlsArgs.includes('--cacert') && tlsArgs.includes('--cert') && tlsArgs.includes('--key'), tlsArgs.join(' '));
   try {
+    // An operator made root earlier, with another password: the Job makes it the Secret's.
+    await tlsClient().user('root').create('an-older-password');
     const run = await promisify(execFile)(nodeBin, [etcdnsBin, ...tlsArgs]);
-    assert.match(run.stderr, /authentication enabled/);
+    assert.match(run.stderr, /user root: password set\n(.*\n)*.*authentication enabled/);
+    assert.deepEqual((await tlsClient('root').getUsers()).map((u) => u.name).sort(), [
+      CONTROLLER,
+      EXTERNAL,
+      INTERNAL,
+      'root',
+    ]);
     assert.equal(await attempt(tlsClient(INTERNAL), 'read', '/skydns/x'), 'ok');
     assert.equal(await attempt(tlsClient(INTERNAL), 'write', '/skydns/x'), 'denied');
     assert.equal(await attempt(tlsClient(CONTROLLER), 'write', '/skydns/x'), 'ok');

@@ -186,9 +186,13 @@ export async function applyRoles(o: EtcdRolesOptions): Promise<string[]> {
     if (o.enableAuth && !authOn) {
       // etcd enables authentication only with a root user holding the root role.
       if (!(await client.getRoles()).some((r) => r.name === 'root')) await client.role('root').create();
+      // Root's password becomes the Secret's, so that later runs can log in.
       if (!userNames.has('root')) {
         await client.user('root').create(rootPassword);
         done.push('user root: created');
+      } else {
+        await client.user('root').setPassword(rootPassword);
+        done.push('user root: password set');
       }
       if (!(await client.user('root').roles()).some((r) => r.name === 'root'))
         await client.user('root').addRole('root');
