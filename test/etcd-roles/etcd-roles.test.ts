@@ -477,3 +477,25 @@ test("over TLS with client certificates (prod's etcd), root made earlier: the Jo
     await proc.stop();
   }
 });
+
+test('started before etcd (as the Job is, beside the StatefulSet): it retries until etcd answers, then does its work', async () => {
+  const endpoint = `http://127.0.0.1:${await freePort()}`;
+  const early = args.map((a) => (a === etcd.endpoint ? endpoint : a));
+  const run = promisify(execFile)(nodeBin, [etcdnsBin, ...early, '--timeout', '60']);
+  await new Promise((r) => setTimeout(r, 3000));
+  const late = startProcess('etcd-roles-late', tool('etcd'), [
+    `--data-dir=${tempDir('etcd-roles-late')}`,
+    `--listen-client-urls=${endpoint}`,
+    `--advertise-client-urls=${endpoint}`,
+    `--listen-peer-urls=http://127.0.0.1:${await freePort()}`,
+    '--logger=zap',
+    '--log-level=warn',
+  ]);
+  try {
+    const { stderr } = await run;
+    assert.match(stderr, /etcd not ready \(.*\); retrying\n/);
+    assert.match(stderr, /authentication enabled\n/);
+  } finally {
+    await late.stop();
+  }
+});
