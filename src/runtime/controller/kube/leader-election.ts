@@ -50,6 +50,8 @@ export class LeaderElector {
   private observed = '';
   private observedAt = 0;
   private timer: NodeJS.Timeout | undefined;
+  /** Steps down at validUntil even while a renew request hangs (logs and the leader metric say when). */
+  private expiry: NodeJS.Timeout | undefined;
   private stopped = false;
 
   constructor(client: KubeClient, options: LeaderElectionOptions, onChange: (leading: boolean) => void, log: Logger) {
@@ -80,6 +82,7 @@ export class LeaderElector {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearTimeout(this.expiry);
     if (!this.leading) return;
     this.setLeading(false);
     try {
@@ -163,6 +166,9 @@ export class LeaderElector {
 
   private renewed(startedAt: number): void {
     this.validUntil = startedAt + this.o.renewDeadlineSeconds * 1000;
+    clearTimeout(this.expiry);
+    this.expiry = setTimeout(() => this.isLeader(), Math.max(0, this.validUntil - performance.now()) + 1);
+    this.expiry.unref();
     // A renew that took longer than the deadline does not make us leader for a moment.
     if (performance.now() < this.validUntil) this.setLeading(true);
   }
