@@ -2,11 +2,13 @@
 // question patched) or resolve and encode, forward when allowed, and never throw.
 import { RCODE } from './dns-constants.ts';
 import { AnswerCache } from './answer-cache.ts';
+import { dependsOnOwnName } from './answer-scope.ts';
 import type { Forwarder } from './forwarder.ts';
 import { nameFromWire, parseQuery, type Edns, type ParsedQuery, type QueryHeader } from './query-parser.ts';
 import { resolve, type ResolverData } from './resolver.ts';
 import { encodeAnswer, encodeError, patchFor } from './response-encoder.ts';
 import type { ServerMetrics, Transport } from './server-metrics.ts';
+import { soaSerialOffset, wireSerial } from './soa-serial.ts';
 
 export type Reply = Buffer | undefined;
 export type QueryHandler = (msg: Buffer, transport: Transport, client: string) => Reply | Promise<Reply>;
@@ -53,12 +55,19 @@ export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
     const variant = `${transport === 'tcp' ? 'T' : limit}${q.edns ? (q.edns.dnssecOk ? 'D' : 'E') : 'N'}`;
     const key = AnswerCache.key(q.wireName, q.type, q.class, variant);
     const cached = cache.get(key);
-    if (cached) return finish(patchFor(cached, msg, q.questionEnd), q.type, transport, started);
+    if (cached) {
+      const reply = patchFor(cached.encoded, msg, q.questionEnd);
+      if (cached.serialAt >= 0)
+        reply.writeUInt32BE(wireSerial(options.data().index.serial(cached.zone)), cached.serialAt);
+      return finish(reply, q.type, transport, started);
+    }
 
     const name = nameFromWire(q.wireName);
     // A label with a "." byte cannot be one of our names, nor be written back by the codec.
     if (name === undefined) return finish(encodeError(q, RCODE.REFUSED, msg), q.type, transport, started);
-    const result = resolve({ name, type: q.type, class: q.class }, options.data());
+    const data = options.data();
+    const question = { name, type: q.type, class: q.class };
+    const result = resolve(question, data);
     if (result.outOfZone && forwarder?.allows(client)) {
       return forwarder
         .forward(msg)
@@ -72,7 +81,15 @@ export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
     // The cache is shared by all clients, so it holds only answers that do not depend on the
     // client: with forwarding on, a name outside our zones is REFUSED to some and forwarded for
     // others, so that refusal is made afresh each time (it costs a zone match, no etcd data).
-    if (!(result.outOfZone && forwarder)) cache.set(key, template);
+    if (!(result.outOfZone && forwarder)) {
+      const zone = data.zones.match(name);
+      cache.set(key, {
+        encoded: template,
+        serialAt: zone ? soaSerialOffset(template) : -1,
+        zone: zone?.name ?? '',
+        ownName: dependsOnOwnName(question, result, data.index, zone, data.lookup) ? q.wireName : undefined,
+      });
+    }
     return finish(patchFor(template, msg, q.questionEnd), q.type, transport, started);
   };
 

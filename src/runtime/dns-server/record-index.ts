@@ -89,7 +89,7 @@ export class RecordIndex {
   }
 
   put(key: string, value: string, modRevision: number): PutResult {
-    const path = this.pathOf(key);
+    const path = this.keyPath(key);
     if (!path) return { kind: 'outside' };
     this.touch(key, modRevision);
     const decoded = decodeEntry(value);
@@ -117,7 +117,7 @@ export class RecordIndex {
   }
 
   delete(key: string, modRevision: number): boolean {
-    const path = this.pathOf(key);
+    const path = this.keyPath(key);
     if (!path) return false;
     this.touch(key, modRevision);
     this.skipped.delete(key);
@@ -147,7 +147,8 @@ export class RecordIndex {
   }
 
   /** Key labels below the prefix ("/skydns/org/example/www" -> ["org", "example", "www"]). */
-  private pathOf(key: string): string[] | undefined {
+  /** A key's labels below the prefix, as stored (rightmost DNS label first); undefined outside it. */
+  keyPath(key: string): string[] | undefined {
     if (key === this.prefix) return [];
     if (!key.startsWith(`${this.prefix}/`)) return undefined;
     return key

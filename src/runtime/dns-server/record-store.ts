@@ -17,8 +17,11 @@ export interface RecordStoreOptions {
   zones: string[];
   logger: Logger;
   metrics: ServerMetrics;
-  /** Called after every change of the copy (cache invalidation). */
-  onChange: () => void;
+  /**
+   * Called after every change of the copy (cache invalidation), with the path labels (as stored,
+   * below the prefix) of the keys that changed, or 'all' when the copy was replaced whole.
+   */
+  onChange: (changed: readonly (readonly string[])[] | 'all') => void;
   /** How often etcd is probed for reachability and watch lag; default 5 s. */
   probeIntervalMs?: number;
   /** Keys per range page; default 2,500 (each gRPC message well under 4 MiB, little garbage at once). */
@@ -180,7 +183,7 @@ export class RecordStore {
     this.loadedAt = new Date();
     this.lastError = undefined;
     this.options.logger.info('records loaded', { records: next.entryCount, revision: next.revision });
-    this.options.onChange();
+    this.options.onChange('all');
     return next.revision;
   }
 
@@ -191,7 +194,7 @@ export class RecordStore {
     this.index = loaded.index;
     this.fromSnapshot = loaded.detail;
     this.loadedAt = new Date();
-    this.options.onChange();
+    this.options.onChange('all');
   }
 
   private reportOnce(key: string, value: string, error: string): void {
@@ -224,21 +227,27 @@ export class RecordStore {
         this.lastContact = Date.now();
         this.setState('synced');
       });
+      const changed: string[][] = [];
       watcher.on('put', (kv: IKeyValue) => {
         const key = kv.key.toString();
+        const path = this.index.keyPath(key);
+        if (path) changed.push(path);
         const value = kv.value.toString();
         const result = this.index.put(key, value, Number(kv.mod_revision));
         if (result.kind === 'skipped') this.reportOnce(key, value, result.error);
         else this.reported.delete(key);
       });
       watcher.on('delete', (kv: IKeyValue) => {
+        const path = this.index.keyPath(kv.key.toString());
+        if (path) changed.push(path);
         this.reported.delete(kv.key.toString());
         this.index.delete(kv.key.toString(), Number(kv.mod_revision));
       });
       watcher.on('data', (res: { header: { revision: string } }) => {
         this.index.revision = Number(res.header.revision);
         this.lastContact = Date.now();
-        this.options.onChange();
+        // etcd3's watcher emits a response's put and delete events before its 'data'.
+        this.options.onChange(changed.splice(0));
       });
       watcher.on('disconnected', (e: Error) => end('disconnected', e));
       // Cancelled by etcd, e.g. "required revision has been compacted".

@@ -9,6 +9,7 @@ import { findZoneCut, type ZoneCut } from './delegation.ts';
 import { classifyHost } from './host-address.ts';
 import { lookupName, subtreeOf, type LookupMode, type LookupPurpose } from './name-lookup.ts';
 import type { RecordIndex, StoredEntry } from './record-index.ts';
+import { wireSerial } from './soa-serial.ts';
 import type { Zone, ZoneTable } from './zones.ts';
 
 export interface ResolverData {
@@ -288,7 +289,7 @@ export function soaRecord(zone: Zone, serial: number): ResourceRecord {
     type: TYPE.SOA,
     mname: zone.mname,
     rname: zone.rname,
-    serial: serial % 2 ** 32 || 1,
+    serial: wireSerial(serial),
     refresh: zone.refresh,
     retry: zone.retry,
     expire: zone.expire,

@@ -7,6 +7,7 @@ import { startHttpServer } from '../shared/http-server.ts';
 import { createLogger, type Logger } from '../shared/log.ts';
 import { Etcd3, type IOptions } from 'etcd3';
 import { AnswerCache } from './answer-cache.ts';
+import { changedNames } from './answer-scope.ts';
 import { Forwarder } from './forwarder.ts';
 import { createQueryHandler } from './query-handler.ts';
 import { RecordSnapshot } from './record-snapshot.ts';
@@ -59,8 +60,10 @@ export async function startDnsServer(
     zones: zones.names,
     logger,
     metrics,
-    onChange: () => {
-      cache.clear();
+    onChange: (changed) => {
+      const names = changed === 'all' ? 'all' : changedNames(changed);
+      if (names === 'all') cache.clear();
+      else cache.invalidate(names);
       // Only a copy that came from etcd is saved (not one loaded from the snapshot itself).
       if (!store.servingSnapshot) snapshot?.changed(() => ({ index: store.index, clusterId: store.clusterId }));
     },
