@@ -99,6 +99,8 @@ export class RecordSnapshot {
   private source: (() => { index: RecordIndex; clusterId: string }) | undefined;
   private writing: Promise<void> = Promise.resolve();
   private written = 0;
+  /** A missing file is logged once, not on every retry of the first etcd read. */
+  private reportedMissing = false;
 
   constructor(options: RecordSnapshotOptions) {
     this.o = options;
@@ -111,7 +113,8 @@ export class RecordSnapshot {
     try {
       text = readFileSync(file, 'utf8');
     } catch (e) {
-      logger.warn('no record snapshot to serve', { file, error: (e as Error).message });
+      if (!this.reportedMissing) logger.warn('no record snapshot to serve', { file, error: (e as Error).message });
+      this.reportedMissing = true;
       return undefined;
     }
     try {
