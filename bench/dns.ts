@@ -11,12 +11,23 @@ import { startEtcd } from '../test/support/etcd.ts';
 import { stopAll } from '../test/support/process.ts';
 import { cleanupTempDirs, tempDir } from '../test/support/temp-dir.ts';
 import { repoRoot, tool } from '../test/support/tools.ts';
+import { CHURN_TARGETS, runChurn, type ChurnTarget } from './dns/churn.ts';
 import { allCpus, setAffinity } from './dns/cpu-affinity.ts';
 import { runDnsperf, type DnsperfOptions } from './dns/dnsperf.ts';
 import { loadIntoEtcd } from './dns/etcd-load.ts';
 import { processTreeCpuSeconds } from './dns/process-cpu.ts';
 import { etcdEntries, generateRecordSet, queryLines, type RecordSet } from './dns/record-set.ts';
-import { ratios, renderReport, SERVERS, targets, type Measurement, type Mode, type ServerName } from './dns/report.ts';
+import {
+  ratios,
+  renderChurnReport,
+  renderReport,
+  SERVERS,
+  targets,
+  type ChurnMeasurement,
+  type Measurement,
+  type Mode,
+  type ServerName,
+} from './dns/report.ts';
 import { startBenchServer, type BenchServer } from './dns/servers.ts';
 import { median, percentile } from './dns/stats.ts';
 
@@ -32,6 +43,8 @@ const { values: opt } = parseArgs({
     servers: { type: 'string', default: SERVERS.join(',') },
     modes: { type: 'string', default: 'pinned,unpinned' },
     'etcdns-args': { type: 'string', default: '' },
+    churn: { type: 'string', default: '10,100' },
+    'churn-targets': { type: 'string', default: CHURN_TARGETS.join(',') },
     out: { type: 'string', default: join(repoRoot, 'bench', 'results', 'dns.json') },
   },
 });
@@ -60,6 +73,11 @@ const config = {
   servers: listOf('servers', opt.servers, SERVERS),
   modes: listOf<Mode>('modes', opt.modes, ['pinned', 'unpinned']),
   etcdnsArgs: opt['etcdns-args'].split(' ').filter(Boolean),
+  churn: opt.churn
+    .split(',')
+    .filter(Boolean)
+    .map((r) => positive('churn', r)),
+  churnTargets: listOf<ChurnTarget>('churn-targets', opt['churn-targets'], CHURN_TARGETS),
 };
 const PREFIX = '/skydns';
 const SERVER_CPU = '0';
@@ -125,6 +143,12 @@ async function main(): Promise<void> {
   }
 
   const measurements: Measurement[] = [];
+  const churnRuns: Array<
+    Omit<ChurnMeasurement, 'qps' | 'steadyQps' | 'freshnessP50Ms' | 'freshnessP99Ms'> & {
+      qps: number[];
+      fresh: number[];
+    }
+  > = [];
   for (const mode of config.modes) {
     const dnsperfCpus = mode === 'pinned' ? DNSPERF_CPU : undefined;
     for (const s of servers) setAffinity(taskset, s.pid, mode === 'pinned' ? SERVER_CPU : allCpus(cpus().length));
@@ -159,6 +183,39 @@ async function main(): Promise<void> {
         f.lost += r.lost;
         for (const [code, n] of Object.entries(r.rcodes)) f.rcodes[code] = (f.rcodes[code] ?? 0) + n;
         flood.set(s.name, f);
+
+        // Knot serves a zone file: etcd changes do not reach it, so it has no churn rows.
+        for (const writesPerSecond of s.name === 'knot' ? [] : config.churn) {
+          for (const target of config.churnTargets) {
+            log(
+              `${mode} run ${run}/${config.runs}: ${s.name} flood ${config.seconds}s, ${writesPerSecond} changes/s to ${target} names`,
+            );
+            const [r, churn] = await Promise.all([
+              runDnsperf(dnsperf, { ...base, port: s.port }),
+              runChurn({
+                client: etcd.client(),
+                set,
+                prefix: PREFIX,
+                target,
+                ratePerSecond: writesPerSecond,
+                seconds: config.seconds,
+                port: s.port,
+              }),
+            ]);
+            let c = churnRuns.find(
+              (x) =>
+                x.server === s.name && x.mode === mode && x.target === target && x.writesPerSecond === writesPerSecond,
+            );
+            if (!c)
+              churnRuns.push(
+                (c = { server: s.name, mode, target, writesPerSecond, qps: [], fresh: [], writes: 0, stale: 0 }),
+              );
+            c.qps.push(r.qps);
+            c.fresh.push(...churn.freshnessMs);
+            c.writes += churn.writes;
+            c.stale += churn.stale;
+          }
+        }
 
         log(`${mode} run ${run}/${config.runs}: ${s.name} at ${config.rate} QPS ${config.rateSeconds}s`);
         const q = await runDnsperf(dnsperf, {
@@ -195,7 +252,14 @@ async function main(): Promise<void> {
     }
   }
 
-  const report = renderReport(measurements);
+  const churnMeasurements: ChurnMeasurement[] = churnRuns.map(({ qps, fresh, ...c }) => ({
+    ...c,
+    qps: median(qps),
+    steadyQps: measurements.find((m) => m.server === c.server && m.mode === c.mode)!.qps,
+    freshnessP50Ms: percentile(fresh, 50),
+    freshnessP99Ms: percentile(fresh, 99),
+  }));
+  const report = `${renderReport(measurements)}\n\n${renderChurnReport(churnMeasurements)}`;
   const loadAtEnd = loadavg();
   const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
   process.stdout.write(
@@ -224,6 +288,7 @@ async function main(): Promise<void> {
         },
         config,
         measurements,
+        churn: churnMeasurements,
         ratios: rs,
         targets: targets(rs),
       },

@@ -136,3 +136,36 @@ export function wrongAnswers(ms: readonly Measurement[]): string[] {
       : [`WRONG ANSWERS ${m.server} (${m.mode}): ${wrong.map(([code, n]) => `${code} ${n}`).join(', ')}`];
   });
 }
+
+/** Flood QPS while records change, against the same server's steady QPS of the same run. */
+export interface ChurnMeasurement {
+  server: ServerName;
+  mode: Mode;
+  target: string;
+  writesPerSecond: number;
+  qps: number;
+  steadyQps: number;
+  freshnessP50Ms: number;
+  freshnessP99Ms: number;
+  writes: number;
+  stale: number;
+}
+
+export function renderChurnReport(ms: readonly ChurnMeasurement[]): string {
+  if (ms.length === 0) return '';
+  const rows = ms.map((m) => [
+    m.mode,
+    m.server,
+    m.target,
+    String(m.writesPerSecond),
+    fixed(m.qps, 0),
+    fixed(m.qps / m.steadyQps, 2),
+    fixed(m.freshnessP50Ms, 1),
+    fixed(m.freshnessP99Ms, 1),
+    `${m.stale}/${m.writes}`,
+  ]);
+  return table(
+    ['mode', 'server', 'changes to', 'writes/s', 'QPS', 'QPS / steady', 'fresh p50 ms', 'fresh p99 ms', 'stale > 2 s'],
+    rows,
+  );
+}

@@ -1,0 +1,118 @@
+// Record changes while dnsperf runs: a steady stream of etcd writes, each giving a name a fresh
+// address, to names nobody queries ("other") or to names the query file asks for ("queried").
+// Each write is followed by a probe that asks the server for the name every millisecond until
+// the new address is answered: the write-to-answer delay ("freshness") under that load.
+import { createSocket } from 'node:dgram';
+import type { Etcd3 } from 'etcd3';
+import { Packet } from 'dns2';
+import { nameToKey } from '../../src/runtime/shared/skydns-key.ts';
+import { encodeEntry } from '../../src/runtime/shared/skydns-entry.ts';
+import type { RecordSet } from './record-set.ts';
+
+export const CHURN_TARGETS = ['other', 'queried'] as const;
+export type ChurnTarget = (typeof CHURN_TARGETS)[number];
+
+/** Names that nobody queries rotate over this many slots. */
+const OTHER_SLOTS = 100;
+/** A probe that has not seen its answer by then counts as this long (and as not fresh). */
+const PROBE_TIMEOUT_MS = 2000;
+
+export interface ChurnWrite {
+  name: string;
+  key: string;
+  value: string;
+  address: string;
+}
+
+/**
+ * The n-th write of a run, with an address in 10.250.0.0/15 that no earlier write of the run used:
+ * an "other" name (churn-<slot>, outside the query file), or a "churn" entry below a queried name
+ * (the name answers its own addresses plus that one; its answer changes with every write).
+ */
+export function churnWrite(set: RecordSet, prefix: string, target: ChurnTarget, n: number): ChurnWrite {
+  const address = `10.${250 + ((n >> 16) & 1)}.${(n >> 8) & 255}.${n & 255}`;
+  if (target === 'other') {
+    const name = `churn-${n % OTHER_SLOTS}.${set.zone}`;
+    return { name, key: nameToKey(name, prefix), value: encodeEntry({ host: address }), address };
+  }
+  const name = set.names[(n * 7919) % set.names.length]!.name;
+  return { name, key: `${nameToKey(name, prefix)}/churn`, value: encodeEntry({ host: address }), address };
+}
+
+export interface ChurnResult {
+  writes: number;
+  /** Write acknowledged by etcd to the new address answered, per write, ms. */
+  freshnessMs: number[];
+  /** Probes that never saw their address within the timeout. */
+  stale: number;
+}
+
+function query(name: string, id: number): Buffer {
+  const p = new Packet();
+  p.header = new Packet.Header({ id });
+  p.questions = [{ name, type: Packet.TYPE.A, class: Packet.CLASS.IN } as Packet['questions'][number]];
+  return p.toBuffer();
+}
+
+function answers(buf: Buffer, address: string): boolean {
+  try {
+    return Packet.parse(buf).answers.some((a) => (a as { address?: string }).address === address);
+  } catch {
+    return false;
+  }
+}
+
+/** Writes `ratePerSecond` changes for `seconds`, probing each; resolves when the last probe ends. */
+export async function runChurn(o: {
+  client: Etcd3;
+  set: RecordSet;
+  prefix: string;
+  target: ChurnTarget;
+  ratePerSecond: number;
+  seconds: number;
+  port: number;
+}): Promise<ChurnResult> {
+  const socket = createSocket('udp4');
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  const waiting = new Map<number, (msg: Buffer) => void>();
+  socket.on('message', (msg) => waiting.get(msg.readUInt16BE(0))?.(msg));
+  let nextId = 0;
+
+  const probe = (write: ChurnWrite): Promise<number> =>
+    new Promise((resolve) => {
+      const start = performance.now();
+      const id = nextId++ & 0xffff;
+      const packet = query(write.name, id);
+      const timer = setInterval(() => {
+        if (performance.now() - start > PROBE_TIMEOUT_MS) done(PROBE_TIMEOUT_MS);
+        else socket.send(packet, o.port, '127.0.0.1');
+      }, 1);
+      const done = (ms: number) => {
+        clearInterval(timer);
+        waiting.delete(id);
+        resolve(ms);
+      };
+      waiting.set(id, (msg) => answers(msg, write.address) && done(performance.now() - start));
+      socket.send(packet, o.port, '127.0.0.1');
+    });
+
+  const total = o.ratePerSecond * o.seconds;
+  const probes: Promise<number>[] = [];
+  const started = performance.now();
+  for (let n = 0; n < total; n++) {
+    // Paced by the clock, not by the writes: a slow etcd does not lower the rate asked for.
+    const due = started + (n * 1000) / o.ratePerSecond;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const write = churnWrite(o.set, o.prefix, o.target, n);
+    probes.push(
+      o.client
+        .put(write.key)
+        .value(write.value)
+        .then(() => probe(write)),
+    );
+  }
+  const freshnessMs = await Promise.all(probes);
+  socket.close();
+  return { writes: total, freshnessMs, stale: freshnessMs.filter((ms) => ms >= PROBE_TIMEOUT_MS).length };
+}
