@@ -143,12 +143,14 @@ async function main(): Promise<void> {
   }
 
   const measurements: Measurement[] = [];
-  const churnRuns: Array<
-    Omit<ChurnMeasurement, 'qps' | 'steadyQps' | 'freshnessP50Ms' | 'freshnessP99Ms'> & {
-      qps: number[];
-      fresh: number[];
-    }
-  > = [];
+  /** Churn floods summed over the rounds, per server, mode, target and rate. */
+  type ChurnRuns = Pick<ChurnMeasurement, 'server' | 'mode' | 'target' | 'writesPerSecond' | 'writes' | 'stale'> & {
+    qps: number[];
+    fresh: number[];
+    cpuSeconds: number;
+    completed: number;
+  };
+  const churnRuns: ChurnRuns[] = [];
   for (const mode of config.modes) {
     const dnsperfCpus = mode === 'pinned' ? DNSPERF_CPU : undefined;
     for (const s of servers) setAffinity(taskset, s.pid, mode === 'pinned' ? SERVER_CPU : allCpus(cpus().length));
@@ -190,6 +192,7 @@ async function main(): Promise<void> {
             log(
               `${mode} run ${run}/${config.runs}: ${s.name} flood ${config.seconds}s, ${writesPerSecond} changes/s to ${target} names`,
             );
+            const cpuBefore = processTreeCpuSeconds(s.pid);
             const [r, churn] = await Promise.all([
               runDnsperf(dnsperf, { ...base, port: s.port }),
               runChurn({
@@ -208,9 +211,22 @@ async function main(): Promise<void> {
             );
             if (!c)
               churnRuns.push(
-                (c = { server: s.name, mode, target, writesPerSecond, qps: [], fresh: [], writes: 0, stale: 0 }),
+                (c = {
+                  server: s.name,
+                  mode,
+                  target,
+                  writesPerSecond,
+                  qps: [],
+                  fresh: [],
+                  writes: 0,
+                  stale: 0,
+                  cpuSeconds: 0,
+                  completed: 0,
+                }),
               );
             c.qps.push(r.qps);
+            c.cpuSeconds += processTreeCpuSeconds(s.pid) - cpuBefore;
+            c.completed += r.completed;
             c.fresh.push(...churn.freshnessMs);
             c.writes += churn.writes;
             c.stale += churn.stale;
@@ -252,10 +268,12 @@ async function main(): Promise<void> {
     }
   }
 
-  const churnMeasurements: ChurnMeasurement[] = churnRuns.map(({ qps, fresh, ...c }) => ({
+  const churnMeasurements: ChurnMeasurement[] = churnRuns.map(({ qps, fresh, cpuSeconds, completed, ...c }) => ({
     ...c,
     qps: median(qps),
     steadyQps: measurements.find((m) => m.server === c.server && m.mode === c.mode)!.qps,
+    cpuPerQueryUs: (cpuSeconds / completed) * 1e6,
+    steadyCpuPerQueryUs: measurements.find((m) => m.server === c.server && m.mode === c.mode)!.cpuPerQueryUs,
     freshnessP50Ms: percentile(fresh, 50),
     freshnessP99Ms: percentile(fresh, 99),
   }));

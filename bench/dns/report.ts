@@ -145,6 +145,9 @@ export interface ChurnMeasurement {
   writesPerSecond: number;
   qps: number;
   steadyQps: number;
+  /** Server CPU per answered query during the churn flood (its own work, whatever else runs). */
+  cpuPerQueryUs: number;
+  steadyCpuPerQueryUs: number;
   freshnessP50Ms: number;
   freshnessP99Ms: number;
   writes: number;
@@ -160,12 +163,24 @@ export function renderChurnReport(ms: readonly ChurnMeasurement[]): string {
     String(m.writesPerSecond),
     fixed(m.qps, 0),
     fixed(m.qps / m.steadyQps, 2),
+    `${fixed(m.cpuPerQueryUs, 1)} / ${fixed(m.steadyCpuPerQueryUs, 1)}`,
     fixed(m.freshnessP50Ms, 1),
     fixed(m.freshnessP99Ms, 1),
     `${m.stale}/${m.writes}`,
   ]);
   return table(
-    ['mode', 'server', 'changes to', 'writes/s', 'QPS', 'QPS / steady', 'fresh p50 ms', 'fresh p99 ms', 'stale > 2 s'],
+    [
+      'mode',
+      'server',
+      'changes to',
+      'writes/s',
+      'QPS',
+      'QPS / steady',
+      'CPU µs/q churn / steady',
+      'fresh p50 ms',
+      'fresh p99 ms',
+      'stale > 2 s',
+    ],
     rows,
   );
 }
