@@ -146,8 +146,10 @@ export class RecordIndex {
     return keyToName(key, this.prefix) ?? '.';
   }
 
-  /** Key labels below the prefix ("/skydns/org/example/www" -> ["org", "example", "www"]). */
-  /** A key's labels below the prefix, as stored (rightmost DNS label first); undefined outside it. */
+  /**
+   * A key's labels below the prefix, as stored, rightmost DNS label first ("/skydns/org/example/www"
+   * -> ["org", "example", "www"]); undefined outside the prefix.
+   */
   keyPath(key: string): string[] | undefined {
     if (key === this.prefix) return [];
     if (!key.startsWith(`${this.prefix}/`)) return undefined;
