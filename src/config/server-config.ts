@@ -38,6 +38,20 @@ export const serverEntries = {
   maxUdpPayload: v.optional(integer(512, 65535)),
   /** Seconds before an idle DNS-over-TCP connection is closed; default 10. */
   tcpIdleSeconds: v.optional(integer(1, 3600)),
+  /**
+   * Response rate limiting of UDP answers per client prefix (BIND/Knot RRL). Default: on for
+   * `exposure: external` (20 responses/s, window 15 s, slip 2, /24 and /56), off for internal
+   * views; `responsesPerSecond: 0` turns it off.
+   */
+  rateLimit: v.optional(
+    v.object({
+      responsesPerSecond: v.optional(integer(0, 1_000_000)),
+      windowSeconds: v.optional(integer(1, 3600)),
+      slip: v.optional(integer(0, 10)),
+      ipv4PrefixLength: v.optional(integer(8, 32)),
+      ipv6PrefixLength: v.optional(integer(16, 128)),
+    }),
+  ),
   /** Last-known copy of the records on local disk, served when the server starts while etcd is unreachable; none when absent. */
   snapshotFile: v.optional(path),
 };
@@ -59,4 +73,5 @@ export type ForwardConfig = v.InferOutput<typeof forwardSchema>;
 export type ServerConfig = v.InferOutput<typeof serverConfigSchema>;
 /** As written in the config file (and in the constructs' props). */
 export type ForwardInput = v.InferInput<typeof forwardSchema>;
+export type RateLimitInput = NonNullable<v.InferInput<typeof serverEntries.rateLimit>>;
 export type ServerConfigInput = v.InferInput<typeof serverConfigSchema>;

@@ -4,7 +4,12 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
-import { serverEntries, type ForwardInput, type ServerConfigInput } from '../config/server-config.ts';
+import {
+  serverEntries,
+  type ForwardInput,
+  type RateLimitInput,
+  type ServerConfigInput,
+} from '../config/server-config.ts';
 import { keyPrefix } from '../config/field-rules.ts';
 import { problemsOf } from '../config/schema-problems.ts';
 import type { Exposure } from '../config/view-config.ts';
@@ -109,6 +114,12 @@ export interface ServerProps extends WorkloadProps {
    * @default true
    */
   readonly snapshot?: boolean;
+  /**
+   * Response rate limiting of UDP answers per client prefix (BIND/Knot RRL): responses per
+   * second per answer, window, slip, prefix lengths. `{ responsesPerSecond: 0 }` turns it off.
+   * @default - on for exposure "external" (20/s, window 15 s, slip 2, /24, /56), off for internal
+   */
+  readonly rateLimit?: RateLimitInput;
 }
 
 /** Where the record snapshot lives in the server container (an emptyDir). */
@@ -197,6 +208,7 @@ export class DnsServer extends Construct {
       workers: props.workers ?? 1,
       logLevel: props.logLevel ?? 'info',
       ...(snapshot ? { snapshotFile: `${SNAPSHOT_MOUNT.mountPath}/records.snapshot` } : {}),
+      ...(props.rateLimit ? { rateLimit: props.rateLimit } : {}),
     };
     const configText = renderConfigFile(this.config);
     new k8s.KubeConfigMap(this, 'config', { metadata: meta(name), data: { [CONFIG_FILE]: configText } });
@@ -332,6 +344,7 @@ export function serverProblems(p: ServerProps, path: string): string[] {
     ...settingProblems(serverEntries.logLevel, p.logLevel, `${path}.logLevel`),
     ...settingProblems(serverEntries.workers, p.workers, `${path}.workers`),
     ...settingProblems(serverEntries.forward, p.forward, `${path}.forward`),
+    ...settingProblems(serverEntries.rateLimit, p.rateLimit, `${path}.rateLimit`),
     ...intProblem(p.drainSeconds, `${path}.drainSeconds`, 0, 120, 'a number of seconds'),
     ...dnsServiceProblems(p.service, `${path}.service`),
   ];

@@ -202,6 +202,12 @@ const cases: [string, DnsStackProps, string, string][] = [
     'CIDR',
   ],
   [
+    'rate limit slip out of range',
+    { ...valid, server: { rateLimit: { slip: 11 } } },
+    'server.rateLimit.slip',
+    'from 0 to 10',
+  ],
+  [
     'CPU quantity',
     { ...valid, server: { resources: { requests: { cpu: '100 millicores' } } } },
     'server.resources.requests.cpu',

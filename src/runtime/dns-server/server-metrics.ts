@@ -37,6 +37,10 @@ export class ServerMetrics {
   );
   readonly cacheMisses = this.registry.counter('etcdns_dns_cache_misses_total', 'Answers resolved and encoded.');
   readonly cacheEntries = this.registry.gauge('etcdns_dns_cache_entries', 'Encoded answers in the cache.');
+  readonly rateLimited = this.registry.counter(
+    'etcdns_dns_rate_limited_total',
+    'UDP responses over the rate limit, by action: dropped, or slipped (sent truncated).',
+  );
   readonly dropped = this.registry.counter(
     'etcdns_dns_dropped_total',
     'Packets dropped unanswered (too short, or responses).',

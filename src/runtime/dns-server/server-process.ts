@@ -8,6 +8,7 @@ import { createLogger, type Logger } from '../shared/log.ts';
 import { Etcd3, type IOptions } from 'etcd3';
 import { AnswerCache } from './answer-cache.ts';
 import { changedNames } from './answer-scope.ts';
+import { rateLimitSettings, ResponseRateLimiter, truncated } from './rate-limit.ts';
 import { Forwarder } from './forwarder.ts';
 import { createQueryHandler } from './query-handler.ts';
 import { RecordSnapshot } from './record-snapshot.ts';
@@ -95,13 +96,23 @@ export async function startDnsServer(
     metrics.sinceContact.set(store.secondsSinceContact());
   });
 
+  const rateLimit = rateLimitSettings(config);
+  const limiter = rateLimit ? new ResponseRateLimiter(rateLimit) : undefined;
+  if (rateLimit) logger.info('response rate limiting on', { ...rateLimit });
+
   const { host, port } = config.listen;
   // Sockets first, so a taken port fails start-up before anything else runs; on any failure
   // close what was opened, so the process can exit.
   let wire: WireServer | undefined;
   let http: Server | undefined;
   try {
-    wire = await startWireServer({ host, port, handler, tcpIdleMs: (config.tcpIdleSeconds ?? 10) * 1000 });
+    wire = await startWireServer({
+      host,
+      port,
+      handler,
+      tcpIdleMs: (config.tcpIdleSeconds ?? 10) * 1000,
+      ...(limiter ? { udpReplyFilter: rateLimitFilter(limiter, metrics) } : {}),
+    });
     if (!options.worker) {
       http = await startHttpServer({
         listen: config.httpListen,
@@ -152,5 +163,15 @@ export async function startDnsServer(
       client.close();
       if (http) await new Promise<void>((resolve) => http.close(() => resolve()));
     },
+  };
+}
+
+/** The limiter's verdict applied to a UDP reply, counted. */
+function rateLimitFilter(limiter: ResponseRateLimiter, metrics: ServerMetrics) {
+  return (reply: Buffer, client: string): Buffer | undefined => {
+    const verdict = limiter.check(client, reply, performance.now() / 1000);
+    if (verdict === 'send') return reply;
+    metrics.rateLimited.inc({ action: verdict === 'slip' ? 'slipped' : 'dropped' });
+    return verdict === 'slip' ? truncated(reply) : undefined;
   };
 }

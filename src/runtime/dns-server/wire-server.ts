@@ -16,6 +16,8 @@ export interface WireServerOptions {
   /** Requested UDP receive buffer (the kernel caps it at net.core.rmem_max); default 4 MiB. */
   udpReceiveBuffer?: number;
   maxTcpConnections?: number;
+  /** What becomes of a UDP reply on its way out (rate limiting): the bytes to send, or none. */
+  udpReplyFilter?: (reply: Buffer, client: string) => Buffer | undefined;
 }
 
 export interface WireServer {
@@ -72,7 +74,7 @@ export async function startWireServer(options: WireServerOptions): Promise<WireS
 }
 
 async function bindBoth(options: WireServerOptions): Promise<WireServer> {
-  const { host, port, handler } = options;
+  const { host, port, handler, udpReplyFilter: filter } = options;
   // Replies go to the address a query came from, always an IP: skip dns.lookup (a regex and a
   // tick per packet). Only the listen address, which may be a host name, is looked up.
   const udp = createSocket({
@@ -87,7 +89,10 @@ async function bindBoth(options: WireServerOptions): Promise<WireServer> {
   udp.on('error', () => undefined);
   udp.on('message', (msg, rinfo) => {
     // No per-send callback: a failed send surfaces as the socket's 'error', which is ignored.
-    const send = (reply: Buffer) => udp.send(reply, rinfo.port, rinfo.address);
+    const send = (reply: Buffer) => {
+      const out = filter ? filter(reply, rinfo.address) : reply;
+      if (out) udp.send(out, rinfo.port, rinfo.address);
+    };
     const done = whenDone(handler(msg, 'udp', rinfo.address), send);
     if (done) done.catch(() => undefined);
   });
