@@ -3,7 +3,7 @@
 // How to run and read it: bench/README.md.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, release } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { answerData, dig } from '../test/support/dig.ts';
@@ -11,6 +11,7 @@ import { startEtcd } from '../test/support/etcd.ts';
 import { stopAll } from '../test/support/process.ts';
 import { cleanupTempDirs, tempDir } from '../test/support/temp-dir.ts';
 import { repoRoot, tool } from '../test/support/tools.ts';
+import { machineFacts } from './machine.ts';
 import { CHURN_TARGETS, runChurn, type ChurnTarget } from './dns/churn.ts';
 import { allCpus, setAffinity } from './dns/cpu-affinity.ts';
 import { runDnsperf, type DnsperfOptions } from './dns/dnsperf.ts';
@@ -291,12 +292,7 @@ async function main(): Promise<void> {
       {
         date: new Date().toISOString(),
         durationSeconds: Math.round((Date.now() - started) / 1000),
-        machine: {
-          cpus: cpus().length,
-          cpuModel: cpus()[0]?.model,
-          kernel: release(),
-          loadAverage: { start: loadAtStart, end: loadAtEnd },
-        },
+        machine: machineFacts(loadAtStart, loadAtEnd),
         versions: {
           node: process.version,
           coredns: version(tool('coredns'), ['-version']),

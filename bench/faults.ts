@@ -4,9 +4,10 @@
 // The short versions run in `npm test` (test/faults/).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, release } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { machineFacts } from './machine.ts';
 import { stopAll } from '../test/support/process.ts';
 import { cleanupTempDirs } from '../test/support/temp-dir.ts';
 import { repoRoot } from '../test/support/tools.ts';
@@ -86,12 +87,7 @@ writeFileSync(
     {
       date: new Date().toISOString(),
       durationSeconds: Math.round((Date.now() - started) / 1000),
-      machine: {
-        cpus: cpus().length,
-        cpuModel: cpus()[0]?.model,
-        kernel: release(),
-        loadAverage: { start: loadAtStart, end: loadAtEnd },
-      },
+      machine: machineFacts(loadAtStart, loadAtEnd),
       versions: {
         node: process.version,
         etcdns: execFileSync('git', ['-C', repoRoot, 'rev-parse', '--short', 'HEAD']).toString().trim(),
