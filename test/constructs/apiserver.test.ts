@@ -8,9 +8,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
+import { loadAll } from 'js-yaml';
 import { ENVIRONMENTS } from '../../src/environments/index.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
 import { stopAll, waitFor } from '../support/process.ts';
+import { serverSideApply } from '../support/server-side-apply.ts';
 import { renderWithNamespace } from './kustomize-overlay.ts';
 
 const FIELD_MANAGER = 'etcdns-test';
@@ -23,7 +25,7 @@ function distObjects(env: string): Obj[] {
   return readdirSync(join(dist, env))
     .filter((f) => f !== 'kustomization.yaml')
     .sort()
-    .flatMap((f) => k8s.loadAllYaml(readFileSync(join(dist, env, f), 'utf8')) as Obj[]);
+    .flatMap((f) => loadAll(readFileSync(join(dist, env, f), 'utf8')) as Obj[]);
 }
 const id = (o: Obj) => `${o.kind}/${o.metadata?.name}`;
 const code = (e: unknown) =>
@@ -59,14 +61,9 @@ function notKept(sent: unknown, received: unknown, path = ''): string[] {
 async function apply(object: Obj, dryRun: boolean): Promise<Obj> {
   let stored: Obj;
   try {
-    stored = await api.patch(
-      object,
-      undefined,
-      dryRun ? 'All' : undefined,
-      FIELD_MANAGER,
-      true,
-      k8s.PatchStrategy.ServerSideApply,
-    );
+    // Not KubernetesObjectApi.patch: its typed models drop a plain object's NetworkPolicy `from`
+    // (kustomize's output is plain JSON), see test/support/server-side-apply.ts.
+    stored = (await serverSideApply(kube.admin, object, { dryRun, fieldManager: FIELD_MANAGER })) as Obj;
   } catch (error) {
     const reason = (error as { body?: unknown }).body ?? (error as Error).message;
     throw new Error(`${dryRun ? 'dry-run ' : ''}apply of ${id(object)} failed: ${JSON.stringify(reason)}`, {
