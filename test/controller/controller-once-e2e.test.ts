@@ -38,6 +38,18 @@ test('--once into an empty prefix: one sync that applies the changes, exit code 
   assert.doesNotMatch(output, /changed concurrently/);
   const keys = await etcd.client().getAll().prefix('/skydns/org/example/').keys();
   assert.equal(keys.length, 3, keys.join('\n'));
+  // One audit line per write: who (owner, identity), what (key, value) and why (the object).
+  const audits = output
+    .split('\n')
+    .filter((l) => l.includes('"audit":true'))
+    .map((l) => JSON.parse(l) as { owner: string; identity: string; op: string; key: string; object: string });
+  assert.deepEqual(audits.map((a) => a.key).sort(), [...keys].sort());
+  for (const a of audits) {
+    assert.equal(a.owner, 'once');
+    assert.ok(a.identity, JSON.stringify(a));
+    assert.equal(a.op, 'create');
+    assert.match(a.object, /^service\/default\/web[123]$/);
+  }
   // Again, with nothing to do: still one sync, still 0.
   const again = await runOnce({ kubeconfigFile, etcdEndpoints: etcd.endpoints, ownerId: 'once' });
   assert.equal(again.code, 0, again.stdout + again.stderr);

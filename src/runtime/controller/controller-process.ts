@@ -28,11 +28,12 @@ export function assembleController(
   config: ControllerConfig,
   mode: { dryRun: boolean; leaderElection: boolean },
 ): ControllerProcess {
-  const log = createLogger(config.logLevel ?? 'info', { component: 'controller', owner: config.ownerId });
+  const identity = config.leaderElection?.identity ?? podIdentity();
+  // The identity in every line: the audit lines of etcd writes say who wrote.
+  const log = createLogger(config.logLevel ?? 'info', { component: 'controller', owner: config.ownerId, identity });
   const kube = new KubeClient(loadKubeTarget(config.kubeconfig));
   const etcd = createEtcdClient(config.etcd);
   const metrics = controllerMetrics();
-  const identity = config.leaderElection?.identity ?? podIdentity();
   const cache = new ClusterCache(kube, {
     ...(config.namespace ? { namespace: config.namespace } : {}),
     sources: config.sources ?? ['service', 'ingress'],

@@ -12,6 +12,7 @@ import { formatPlan } from './plan/format-plan.ts';
 import { isEmptyPlan, planPrefix, type Plan } from './plan/plan.ts';
 import { desiredRecords, type ClusterSnapshot } from './sources/desired-records.ts';
 import { sourceOptions, type SourceOptions } from './sources/source-options.ts';
+import { auditEntries } from './store/audit-entries.ts';
 import type { EtcdStore } from './store/etcd-store.ts';
 import { controllerViews, viewsOfName, type ViewOfName } from './views/controller-views.ts';
 import { sourceObjects } from './views/source-object.ts';
@@ -235,6 +236,7 @@ export class Controller {
     metrics.changes.inc({ op: 'create' }, plan.creates.filter((c) => !result.conflicted.includes(c.name)).length);
     metrics.changes.inc({ op: 'update' }, plan.updates.filter((c) => !result.conflicted.includes(c.name)).length);
     metrics.changes.inc({ op: 'delete' }, plan.deletes.filter((c) => !result.conflicted.includes(c.name)).length);
+    for (const audit of auditEntries(plan, result.conflicted)) log.info('etcd write', { audit: true, view, ...audit });
     log.info('changes applied', {
       view,
       creates: plan.creates.length,
