@@ -52,6 +52,8 @@ export const serverEntries = {
       ipv6PrefixLength: v.optional(integer(16, 128)),
     }),
   ),
+  /** Log one query in N (client, question, rcode, size) as a JSON line; off when absent or 0. */
+  queryLogEvery: v.optional(integer(0, 1_000_000)),
   /** Last-known copy of the records on local disk, served when the server starts while etcd is unreachable; none when absent. */
   snapshotFile: v.optional(path),
 };

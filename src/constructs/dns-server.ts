@@ -120,6 +120,11 @@ export interface ServerProps extends WorkloadProps {
    * @default - on for exposure "external" (20/s, window 15 s, slip 2, /24, /56), off for internal
    */
   readonly rateLimit?: RateLimitInput;
+  /**
+   * Log one query in N as a JSON line (client, question, rcode, size); 0: off.
+   * @default 0
+   */
+  readonly queryLogEvery?: number;
 }
 
 /** Where the record snapshot lives in the server container (an emptyDir). */
@@ -209,6 +214,7 @@ export class DnsServer extends Construct {
       logLevel: props.logLevel ?? 'info',
       ...(snapshot ? { snapshotFile: `${SNAPSHOT_MOUNT.mountPath}/records.snapshot` } : {}),
       ...(props.rateLimit ? { rateLimit: props.rateLimit } : {}),
+      ...(props.queryLogEvery ? { queryLogEvery: props.queryLogEvery } : {}),
     };
     const configText = renderConfigFile(this.config);
     new k8s.KubeConfigMap(this, 'config', { metadata: meta(name), data: { [CONFIG_FILE]: configText } });
@@ -345,6 +351,7 @@ export function serverProblems(p: ServerProps, path: string): string[] {
     ...settingProblems(serverEntries.workers, p.workers, `${path}.workers`),
     ...settingProblems(serverEntries.forward, p.forward, `${path}.forward`),
     ...settingProblems(serverEntries.rateLimit, p.rateLimit, `${path}.rateLimit`),
+    ...settingProblems(serverEntries.queryLogEvery, p.queryLogEvery, `${path}.queryLogEvery`),
     ...intProblem(p.drainSeconds, `${path}.drainSeconds`, 0, 120, 'a number of seconds'),
     ...dnsServiceProblems(p.service, `${path}.service`),
   ];

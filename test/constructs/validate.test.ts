@@ -208,6 +208,12 @@ const cases: [string, DnsStackProps, string, string][] = [
     'from 0 to 10',
   ],
   [
+    'query log sampling not a whole number',
+    { ...valid, server: { queryLogEvery: 2.5 } },
+    'server.queryLogEvery',
+    'from 0 to 1000000',
+  ],
+  [
     'CPU quantity',
     { ...valid, server: { resources: { requests: { cpu: '100 millicores' } } } },
     'server.resources.requests.cpu',

@@ -8,6 +8,7 @@ import { createLogger, type Logger } from '../shared/log.ts';
 import { Etcd3, type IOptions } from 'etcd3';
 import { AnswerCache } from './answer-cache.ts';
 import { changedNames } from './answer-scope.ts';
+import { withQueryLog } from './query-log.ts';
 import { rateLimitSettings, ResponseRateLimiter, truncated } from './rate-limit.ts';
 import { Forwarder } from './forwarder.ts';
 import { createQueryHandler } from './query-handler.ts';
@@ -72,7 +73,7 @@ export async function startDnsServer(
   });
   const lookup = config.lookup ?? 'own';
   const data = (): ResolverData => ({ index: store.index, zones, lookup });
-  const handler = createQueryHandler({
+  const answering = createQueryHandler({
     data,
     loaded: () => store.state !== 'loading',
     cache,
@@ -80,6 +81,7 @@ export async function startDnsServer(
     forwarder: config.forward ? new Forwarder(config.forward) : undefined,
     maxUdpPayload: config.maxUdpPayload ?? 4096,
   });
+  const handler = config.queryLogEvery ? withQueryLog(answering, config.queryLogEvery, logger) : answering;
 
   let folded = { hits: 0, misses: 0 };
   // The soak (bench:faults) reads the V8 heap's slope here, next to process_resident_memory_bytes.

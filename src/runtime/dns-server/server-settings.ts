@@ -112,6 +112,13 @@ export const SERVER_OPTIONS: CommandTable = {
       help: 'IPv6 clients are counted per prefix of this length, default 56',
     },
     {
+      flag: 'query-log-every',
+      kind: 'int',
+      field: 'queryLogEvery',
+      value: 'N',
+      help: 'log one query in N (client, question, rcode, size) as a JSON line; default 0: off',
+    },
+    {
       flag: 'snapshot-file',
       kind: 'string',
       field: 'snapshotFile',
