@@ -3,19 +3,25 @@
 // member add and starts from the written config file; the same member with its data directory
 // wiped (a lost volume) is removed and added again and rejoins under a new ID; with its data it
 // just restarts; with no cluster answering, a bootstrap member bootstraps and any other waits.
+// `etcdns etcd-member leave`, the real command against that etcd and a real API server: on
+// SIGTERM it removes its member only when the StatefulSet was scaled below it.
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { load } from 'js-yaml';
 import { etcdConfig } from '../../src/runtime/etcd-member/etcd-config.ts';
-import { prepareMember, type EtcdMemberOptions } from '../../src/runtime/etcd-member/etcd-member-command.ts';
+import * as k8s from '@kubernetes/client-node';
+import { parseEtcdMemberArgs } from '../../src/runtime/etcd-member/etcd-member-command.ts';
+import { planLeave, type LeavePlan } from '../../src/runtime/etcd-member/leave-plan.ts';
 import { planMember, type ClusterMember } from '../../src/runtime/etcd-member/member-plan.ts';
+import { prepareMember, type PrepareOptions } from '../../src/runtime/etcd-member/prepare-member.ts';
 import { startEtcdCluster, type EtcdHandle } from '../support/etcd.ts';
+import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
 import { freePort } from '../support/ports.ts';
 import { startProcess, stopAll, waitReady, type ManagedProcess } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
-import { tool } from '../support/tools.ts';
+import { etcdnsBin, nodeBin, tool } from '../support/tools.ts';
 
 const bootstrap = new Map([
   ['e-0', 'http://e-0:2380'],
@@ -62,6 +68,71 @@ describe('etcd-member plan', () => {
   });
 });
 
+describe('leave plan', () => {
+  const members = [member('10', 'e-0', 'http://e-0:2380'), member('13', 'e-3', 'http://e-3:2380')];
+  const rows: [string, { name: string; replicas: number | undefined }, LeavePlan['action'], RegExp][] = [
+    ['scaled below the pod: leave', { name: 'e-3', replicas: 3 }, 'remove', /at or above replicas 3/],
+    ['the last ordinal kept: stay', { name: 'e-3', replicas: 4 }, 'stay', /a restart/],
+    ['a low ordinal in a scale-down: stay', { name: 'e-0', replicas: 3 }, 'stay', /below replicas/],
+    ['scaled to zero: a pause, stay', { name: 'e-3', replicas: 0 }, 'stay', /scaled to zero/],
+    ['the StatefulSet deleted: stay', { name: 'e-3', replicas: undefined }, 'stay', /is gone/],
+    ['no longer a member: nothing to remove', { name: 'e-5', replicas: 3 }, 'stay', /not a member/],
+    ['a pod of another StatefulSet: stay', { name: 'other-3', replicas: 3 }, 'stay', /not a pod of/],
+    ['not an ordinal: stay', { name: 'e-03', replicas: 3 }, 'stay', /not a pod of/],
+  ];
+  for (const [title, situation, action, reason] of rows)
+    test(title, () => {
+      const plan = planLeave({ ...situation, statefulSet: 'e', members });
+      assert.equal(plan.action, action);
+      assert.match(plan.reason, reason);
+      if (plan.action === 'remove') assert.equal(plan.id, '13');
+    });
+});
+
+describe('etcd-member arguments', () => {
+  const prepare = ['--name=e-0', '--peer-url=http://e-0:2380', '--data-dir=/d', '--endpoints=http://e:2379'];
+  const rows: [string, string[], RegExp][] = [
+    [
+      'both bootstrap sources',
+      [...prepare, '--config-out=/c', '--initial-cluster=a=b', '--initial-cluster-file=/f'],
+      /one of/,
+    ],
+    ['no bootstrap source', [...prepare, '--config-out=/c'], /one of/],
+    [
+      'a user without a password file',
+      [...prepare, '--initial-cluster=a=b', '--config-out=/c', '--user=root'],
+      /go together/,
+    ],
+    [
+      'leave without its StatefulSet',
+      ['leave', '--name=e-3', '--namespace=n', '--endpoints=http://e:2379'],
+      /--statefulset/,
+    ],
+    [
+      'a bad timeout',
+      ['leave', '--name=e', '--statefulset=e', '--namespace=n', '--endpoints=x', '--timeout=-1'],
+      /--timeout/,
+    ],
+  ];
+  for (const [title, args, error] of rows) test(title, () => assert.throws(() => parseEtcdMemberArgs(args), error));
+  test('prepare: etcd flags after --, the initial cluster from a file, login', () => {
+    const parsed = parseEtcdMemberArgs([
+      ...prepare,
+      '--initial-cluster-file=/etc/members/initial-cluster',
+      '--config-out=/run/etcd.yaml',
+      '--user=root',
+      '--password-file=/p',
+      '--',
+      '--name=e-0',
+    ]);
+    assert.ok(parsed !== 'help' && parsed.role === 'prepare');
+    assert.deepEqual(parsed.options.initialCluster, { file: '/etc/members/initial-cluster' });
+    assert.deepEqual(parsed.options.auth, { username: 'root', passwordFile: '/p' });
+    assert.deepEqual(parsed.options.etcdFlags, ['--name=e-0']);
+    assert.equal(parsed.options.timeoutMs, 300_000);
+  });
+});
+
 describe('etcd flags as its config file', () => {
   test('TLS flags go to the transport sections; booleans and numbers are typed; overrides win', () => {
     const config = etcdConfig(
@@ -91,9 +162,11 @@ describe('etcd flags as its config file', () => {
 
 describe('etcd-member against a real 3-member etcd', { timeout: 180_000 }, () => {
   let etcd: EtcdHandle;
+  let kube: KubeHandle | undefined;
   let extra: ManagedProcess | undefined;
   after(async () => {
     await extra?.stop();
+    await kube?.stop();
     await etcd?.stop();
     await stopAll();
   });
@@ -110,11 +183,11 @@ describe('etcd-member against a real 3-member etcd', { timeout: 180_000 }, () =>
     const peerUrl = `http://127.0.0.1:${await freePort()}`;
     const dataDir = join(dir, 'data');
     const configOut = join(dir, 'etcd.yaml');
-    const options: EtcdMemberOptions = {
+    const options: PrepareOptions = {
       name: 'etcd-3',
       peerUrl,
       dataDir,
-      initialCluster: etcd.members.map((m) => `${m.name}=${m.peerUrl}`).join(','),
+      initialCluster: { value: etcd.members.map((m) => `${m.name}=${m.peerUrl}`).join(',') },
       endpoints: etcd.endpoints,
       configOut,
       timeoutMs: 60_000,
@@ -179,5 +252,58 @@ describe('etcd-member against a real 3-member etcd', { timeout: 180_000 }, () =>
     );
     assert.equal((load(readFileSync(configOut, 'utf8')) as Record<string, string>)['initial-cluster-state'], 'new');
     await assert.rejects(prepareMember(lone), /not in the bootstrap cluster/);
+  });
+
+  test('leave: on SIGTERM the member goes only when the StatefulSet was scaled below it', async () => {
+    // etcd-3, the member the test above added, stands for the fourth pod of StatefulSet "etcd".
+    kube = await startKubeApiserver();
+    const apps = kube.admin.makeApiClient(k8s.AppsV1Api);
+    const labels = { app: 'etcd' };
+    await apps.createNamespacedStatefulSet({
+      namespace: 'default',
+      body: {
+        metadata: { name: 'etcd' },
+        spec: {
+          replicas: 4,
+          serviceName: 'etcd-peer',
+          selector: { matchLabels: labels },
+          template: { metadata: { labels }, spec: { containers: [{ name: 'etcd', image: 'etcd:test' }] } },
+        },
+      },
+    });
+    const runLeave = async () => {
+      const sidecar = startProcess('etcd-member-leave', nodeBin, [
+        etcdnsBin,
+        'etcd-member',
+        'leave',
+        '--name=etcd-3',
+        '--statefulset=etcd',
+        '--namespace=default',
+        `--endpoints=${etcd.endpoints.join(',')}`,
+        `--kubeconfig=${kube!.kubeconfigFile}`,
+      ]);
+      await waitReady(sidecar, 'waiting', async () => sidecar.logs().includes('waiting for termination'));
+      await sidecar.stop(25_000);
+      return sidecar.logs();
+    };
+    const scale = (replicas: number) =>
+      apps.patchNamespacedStatefulSetScale(
+        { name: 'etcd', namespace: 'default', body: { spec: { replicas } } },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
+
+    // A restart or a roll (replicas still 4): it stays.
+    assert.match(await runLeave(), /leave: stay: ordinal 3 is below replicas 4/);
+    assert.ok((await memberList()).some((m) => m.name === 'etcd-3'));
+
+    // Scaled to 3: it removes itself; the other three keep serving.
+    await scale(3);
+    const out = await runLeave();
+    assert.match(out, /leave: removed member \d+ \(etcd-3\)/);
+    assert.deepEqual(
+      (await memberList()).map((m) => m.name),
+      ['etcd-0', 'etcd-1', 'etcd-2'],
+    );
+    await etcd.client().put('/after-leave').value('ok');
   });
 });

@@ -1,175 +1,177 @@
-// `etcdns etcd-member`: run before etcd in each etcd pod (an init container). It looks at the
-// data directory and asks the other members for the member list, adds this member to a running
-// cluster (replacing an old entry of the same name whose volume was lost) or bootstraps the
-// static cluster, and writes etcd's configuration file: the etcd flags given after `--`, with
-// --initial-cluster and --initial-cluster-state as the situation needs. etcd then starts with
-// `etcd --config-file FILE`. No shell, no etcdctl.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// `etcdns etcd-member`: the typed helper that makes etcd membership follow the StatefulSet, with
+// no shell and no etcdctl. Two roles in each etcd pod:
+//   etcdns etcd-member ...        the init container: join, rejoin or bootstrap, then write
+//                                 etcd's config file (prepare-member.ts)
+//   etcdns etcd-member leave ...  a sidecar: on termination after a scale-down, remove the
+//                                 member (member-leave.ts)
 import { parseArgs } from 'node:util';
-import { dump } from 'js-yaml';
+import { KubeClient } from '../controller/kube/kube-client.ts';
+import { loadKubeTarget } from '../controller/kube/kube-target.ts';
 import type { Subcommand } from '../subcommand.ts';
-import { joinedCluster, parseCluster, planMember, type ClusterMember, type MemberPlan } from './member-plan.ts';
-import { etcdConfig } from './etcd-config.ts';
-import { openCluster, type MemberApi } from './member-api.ts';
+import type { MemberConnection } from './member-api.ts';
+import { leave, type LeaveOptions } from './member-leave.ts';
+import { log, prepareMember, type PrepareOptions } from './prepare-member.ts';
 
-export const USAGE = `Usage: etcdns etcd-member --name NAME --peer-url URL --data-dir DIR --initial-cluster N=URL,...
-       --endpoints URL,... --config-out FILE [--cacert F --cert F --key F] [--timeout SECONDS] -- ETCD-FLAGS...
+export const USAGE = `Usage: etcdns etcd-member --name NAME --peer-url URL --data-dir DIR
+       (--initial-cluster N=URL,... | --initial-cluster-file FILE) --endpoints URL,... --config-out FILE
+       [CONNECTION] [--timeout SECONDS] -- ETCD-FLAGS...
+       etcdns etcd-member leave --name NAME --statefulset NAME --namespace NS --endpoints URL,...
+       [CONNECTION] [--kubeconfig FILE] [--timeout SECONDS]
 
 Prepares one etcd member before etcd starts (an init container) and writes etcd's config file:
   data directory present          restart from it
-  no cluster answers              bootstrap the static --initial-cluster (state new)
+  no cluster answers              bootstrap the static initial cluster (state new)
   a cluster answers               member add (after member remove of a same-named member whose
                                   volume was lost); state existing with the cluster add returned
 
+leave: a sidecar that waits for SIGTERM, then removes this member if the StatefulSet now has
+fewer replicas than this pod's ordinal + 1 (a scale-down); any other termination keeps it.
+
 Options:
-  --name NAME             this member's name (the pod name)
-  --peer-url URL          this member's peer URL
-  --data-dir DIR          etcd's data directory (a member exists when DIR/member/wal does)
-  --initial-cluster LIST  the static bootstrap cluster, name=peer-url,...
-  --endpoints LIST        client URLs of the other members, asked for the member list
-  --cacert, --cert, --key TLS files for the client connection (etcd's client-cert auth)
-  --config-out FILE       where etcd's configuration file goes
-  --timeout SECONDS       give up after this long (default 300)
+  --name NAME               this member's name (the pod name)
+  --peer-url URL            this member's peer URL
+  --data-dir DIR            etcd's data directory (a member exists when DIR/member/wal does)
+  --initial-cluster LIST    the static bootstrap cluster, name=peer-url,...
+  --initial-cluster-file F  the same, read from a file (a mounted ConfigMap)
+  --endpoints LIST          client URLs of the cluster, asked for the member list
+  --config-out FILE         where etcd's configuration file goes
+  --statefulset NAME        (leave) the StatefulSet of the members
+  --namespace NS            (leave) its namespace
+  --kubeconfig FILE         (leave) API server access; default: the pod's ServiceAccount
+  --timeout SECONDS         give up after this long (default 300; leave: 20)
+CONNECTION:
+  --cacert, --cert, --key   TLS files for the client connection (etcd's client-cert auth)
+  --user NAME --password-file FILE
+                            log in (with etcd authentication on, member add and remove need root)
 `;
 
-export interface EtcdMemberOptions {
-  name: string;
-  peerUrl: string;
-  dataDir: string;
-  initialCluster: string;
-  endpoints: string[];
-  configOut: string;
-  tls?: { caFile: string; certFile?: string; keyFile?: string };
-  timeoutMs: number;
-  etcdFlags: string[];
+const CONNECTION = {
+  endpoints: { type: 'string' },
+  cacert: { type: 'string' },
+  cert: { type: 'string' },
+  key: { type: 'string' },
+  user: { type: 'string' },
+  'password-file': { type: 'string' },
+  timeout: { type: 'string' },
+  help: { type: 'boolean' },
+} as const;
+
+type Values = Record<string, string | boolean | undefined>;
+
+function required(values: Values, names: string[]): void {
+  const missing = names.filter((k) => !values[k]);
+  if (missing.length) throw new Error(`missing ${missing.map((k) => `--${k}`).join(', ')}`);
 }
 
-export function parseEtcdMemberArgs(args: string[]): EtcdMemberOptions | 'help' {
+function connection(values: Values, defaultTimeout: number): MemberConnection & { timeoutMs: number } {
+  const text = (k: string) => values[k] as string | undefined;
+  const timeout = Number(text('timeout') ?? defaultTimeout);
+  if (!Number.isFinite(timeout) || timeout <= 0) throw new Error(`--timeout: a positive number of seconds`);
+  if (!!text('user') !== !!text('password-file')) throw new Error('--user and --password-file go together');
+  return {
+    endpoints: text('endpoints')!.split(',').filter(Boolean),
+    ...(text('cacert') ? { tls: { caFile: text('cacert')!, certFile: text('cert'), keyFile: text('key') } } : {}),
+    ...(text('user') ? { auth: { username: text('user')!, passwordFile: text('password-file')! } } : {}),
+    timeoutMs: timeout * 1000,
+  };
+}
+
+export type EtcdMemberArgs =
+  { role: 'prepare'; options: PrepareOptions } | { role: 'leave'; options: LeaveOptions; kubeconfig?: string } | 'help';
+
+export function parseEtcdMemberArgs(args: string[]): EtcdMemberArgs {
+  if (args[0] === 'leave') {
+    const { values } = parseArgs({
+      args: args.slice(1),
+      options: {
+        ...CONNECTION,
+        name: { type: 'string' },
+        statefulset: { type: 'string' },
+        namespace: { type: 'string' },
+        kubeconfig: { type: 'string' },
+      },
+      strict: true,
+    });
+    if (values.help) return 'help';
+    required(values, ['name', 'statefulset', 'namespace', 'endpoints']);
+    return {
+      role: 'leave',
+      options: {
+        ...connection(values, 20),
+        name: values.name!,
+        statefulSet: values.statefulset!,
+        namespace: values.namespace!,
+      },
+      ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}),
+    };
+  }
   const dash = args.indexOf('--');
-  const own = dash >= 0 ? args.slice(0, dash) : args;
-  const etcdFlags = dash >= 0 ? args.slice(dash + 1) : [];
   const { values } = parseArgs({
-    args: own,
+    args: dash >= 0 ? args.slice(0, dash) : args,
     options: {
+      ...CONNECTION,
       name: { type: 'string' },
       'peer-url': { type: 'string' },
       'data-dir': { type: 'string' },
       'initial-cluster': { type: 'string' },
-      endpoints: { type: 'string' },
+      'initial-cluster-file': { type: 'string' },
       'config-out': { type: 'string' },
-      cacert: { type: 'string' },
-      cert: { type: 'string' },
-      key: { type: 'string' },
-      timeout: { type: 'string' },
-      help: { type: 'boolean' },
     },
     strict: true,
   });
   if (values.help) return 'help';
-  const required = ['name', 'peer-url', 'data-dir', 'initial-cluster', 'endpoints', 'config-out'] as const;
-  const missing = required.filter((k) => !values[k]);
-  if (missing.length) throw new Error(`missing ${missing.map((k) => `--${k}`).join(', ')}`);
-  const timeout = Number(values.timeout ?? 300);
-  if (!Number.isFinite(timeout) || timeout <= 0) throw new Error(`--timeout: a positive number of seconds`);
+  required(values, ['name', 'peer-url', 'data-dir', 'endpoints', 'config-out']);
+  if (!values['initial-cluster'] === !values['initial-cluster-file'])
+    throw new Error('give one of --initial-cluster and --initial-cluster-file');
   return {
-    name: values.name!,
-    peerUrl: values['peer-url']!,
-    dataDir: values['data-dir']!,
-    initialCluster: values['initial-cluster']!,
-    endpoints: values.endpoints!.split(',').filter(Boolean),
-    configOut: values['config-out']!,
-    ...(values.cacert ? { tls: { caFile: values.cacert, certFile: values.cert, keyFile: values.key } } : {}),
-    timeoutMs: timeout * 1000,
-    etcdFlags,
+    role: 'prepare',
+    options: {
+      ...connection(values, 300),
+      name: values.name!,
+      peerUrl: values['peer-url']!,
+      dataDir: values['data-dir']!,
+      initialCluster: values['initial-cluster']
+        ? { value: values['initial-cluster'] }
+        : { file: values['initial-cluster-file']! },
+      configOut: values['config-out']!,
+      etcdFlags: dash >= 0 ? args.slice(dash + 1) : [],
+    },
   };
-}
-
-const log = (msg: string) => process.stderr.write(`etcd-member: ${msg}\n`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-export interface MemberOutcome {
-  /** The plan of the attempt that succeeded (a retry plans again from the member list). */
-  plan: MemberPlan;
-  /** The member ID removed as a lost member's, in any attempt. */
-  removed?: string;
-}
-
-/** Decides, changes the membership if needed, and writes the config file. */
-export async function prepareMember(o: EtcdMemberOptions, open = openCluster): Promise<MemberOutcome> {
-  let removed: string | undefined;
-  const deadline = Date.now() + o.timeoutMs;
-  const bootstrap = parseCluster(o.initialCluster);
-  const hasData = existsSync(join(o.dataDir, 'member', 'wal'));
-  const others = o.endpoints;
-  for (let attempt = 0; ; attempt++) {
-    let api: MemberApi | undefined;
-    try {
-      const members = hasData ? undefined : await (api = open(others, o.tls)).members();
-      const plan = planMember({ name: o.name, peerUrl: o.peerUrl, hasData, bootstrap, members });
-      log(`${plan.action}${'reason' in plan ? `: ${plan.reason}` : ''}`);
-      if (plan.action === 'wait') throw new Error(plan.reason);
-      let initialCluster: string | undefined;
-      let state: 'new' | 'existing' = 'existing';
-      if (plan.action === 'bootstrap') {
-        initialCluster = plan.initialCluster;
-        state = 'new';
-      } else if (plan.action === 'existing') {
-        initialCluster = plan.initialCluster;
-      } else if (plan.action === 'join') {
-        if (plan.removeId) {
-          await api!.remove(plan.removeId);
-          removed = plan.removeId;
-          log(`removed member ${plan.removeId}`);
-        }
-        const after: ClusterMember[] = await api!.add(o.peerUrl);
-        log(`added ${o.name} (${o.peerUrl})`);
-        initialCluster = joinedCluster(after, o.name, o.peerUrl);
-      }
-      writeConfig(o, initialCluster, state);
-      return { plan, ...(removed ? { removed } : {}) };
-    } catch (e) {
-      if (Date.now() > deadline) throw e;
-      log(`not yet (attempt ${attempt + 1}): ${(e as Error).message}`);
-      await sleep(2000);
-    } finally {
-      api?.close();
-    }
-  }
-}
-
-function writeConfig(o: EtcdMemberOptions, initialCluster: string | undefined, state: 'new' | 'existing'): void {
-  const config = etcdConfig(o.etcdFlags, {
-    ...(initialCluster ? { 'initial-cluster': initialCluster } : {}),
-    'initial-cluster-state': state,
-  });
-  mkdirSync(dirname(o.configOut), { recursive: true });
-  writeFileSync(o.configOut, dump(config, { lineWidth: -1 }));
 }
 
 const command: Subcommand = {
   async run(args) {
-    let options: EtcdMemberOptions | 'help';
+    let parsed: EtcdMemberArgs;
     try {
-      options = parseEtcdMemberArgs(args);
+      parsed = parseEtcdMemberArgs(args);
     } catch (e) {
       process.stderr.write(`etcdns etcd-member: ${(e as Error).message}\n\n${USAGE}`);
       return 2;
     }
-    if (options === 'help') {
+    if (parsed === 'help') {
       process.stdout.write(USAGE);
       return 0;
     }
     let code = 0;
     try {
-      await prepareMember(options);
+      if (parsed.role === 'prepare') await prepareMember(parsed.options);
+      else {
+        // Checked now, so a sidecar that could never decide fails at start-up, not at the end.
+        const kube = new KubeClient(loadKubeTarget(parsed.kubeconfig));
+        log(`leave: waiting for termination of ${parsed.options.name}`);
+        // A signal handler alone does not keep Node's event loop alive: a timer does.
+        const idle = setInterval(() => {}, 2 ** 30);
+        await new Promise((resolve) => process.once('SIGTERM', resolve));
+        clearInterval(idle);
+        await leave(parsed.options, kube);
+      }
     } catch (e) {
       process.stderr.write(`etcdns etcd-member: ${(e as Error).message}\n`);
       code = 1;
     }
-    // A one-shot init container ends here: the etcd3 client keeps retrying a member list that
-    // nobody answered in the background after close() (seen: the init container stayed up for
-    // two and a half minutes after writing the config at bootstrap).
+    // The etcd3 client keeps retrying a member list that nobody answered in the background after
+    // close() (seen: an init container stayed up for two and a half minutes after writing the
+    // config at bootstrap), so the process ends here.
     process.exit(code);
   },
 };

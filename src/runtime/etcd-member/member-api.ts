@@ -1,6 +1,13 @@
-// The three membership calls etcd-member needs, over the etcd3 client (gRPC, optional TLS).
+// The membership calls etcd-member needs, over the etcd3 client (gRPC, optional TLS and login).
 import { readFileSync } from 'node:fs';
-import { Etcd3, type IOptions } from 'etcd3';
+import {
+  Etcd3,
+  EtcdAuthenticationFailedError,
+  EtcdInvalidAuthTokenError,
+  EtcdPermissionDeniedError,
+  GRPCUnauthenticatedError,
+  type IOptions,
+} from 'etcd3';
 import type { ClusterMember } from './member-plan.ts';
 
 export interface MemberApi {
@@ -12,34 +19,56 @@ export interface MemberApi {
   close(): void;
 }
 
+/** How etcd-member reaches and logs in to the cluster. */
+export interface MemberConnection {
+  endpoints: string[];
+  tls?: { caFile: string; certFile?: string; keyFile?: string };
+  /**
+   * With etcd authentication on, member add and remove need the root role: a client certificate's
+   * common name alone is not root, so etcd-member logs in with a password.
+   */
+  auth?: { username: string; passwordFile: string };
+}
+
 const ANSWER_MS = 4000;
 
 function toMember(m: { ID: string; name: string; peerURLs?: string[]; clientURLs?: string[] }): ClusterMember {
   return { id: m.ID, name: m.name, peerUrls: m.peerURLs ?? [], clientUrls: m.clientURLs ?? [] };
 }
 
+/**
+ * A cluster that answered but refused the login or the call is there: bootstrapping a new one
+ * beside it would split the data, so these errors are raised (and retried), not read as silence.
+ */
+const REFUSALS = [
+  EtcdAuthenticationFailedError,
+  EtcdInvalidAuthTokenError,
+  EtcdPermissionDeniedError,
+  GRPCUnauthenticatedError,
+];
+
+function silentUnlessRefused(e: unknown): undefined {
+  if (REFUSALS.some((refusal) => e instanceof refusal)) throw e;
+  return undefined;
+}
+
 function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
   return Promise.race([p, new Promise<undefined>((r) => setTimeout(() => r(undefined), ms).unref())]);
 }
 
-export function openCluster(
-  endpoints: string[],
-  tls?: { caFile: string; certFile?: string; keyFile?: string },
-): MemberApi {
-  const options: IOptions = { hosts: endpoints, dialTimeout: ANSWER_MS };
-  if (tls)
+export function openCluster(c: MemberConnection): MemberApi {
+  const options: IOptions = { hosts: c.endpoints, dialTimeout: ANSWER_MS };
+  if (c.tls)
     options.credentials = {
-      rootCertificate: readFileSync(tls.caFile),
-      ...(tls.certFile ? { certChain: readFileSync(tls.certFile) } : {}),
-      ...(tls.keyFile ? { privateKey: readFileSync(tls.keyFile) } : {}),
+      rootCertificate: readFileSync(c.tls.caFile),
+      ...(c.tls.certFile ? { certChain: readFileSync(c.tls.certFile) } : {}),
+      ...(c.tls.keyFile ? { privateKey: readFileSync(c.tls.keyFile) } : {}),
     };
+  if (c.auth) options.auth = { username: c.auth.username, password: readFileSync(c.auth.passwordFile, 'utf8').trim() };
   const client = new Etcd3(options);
   return {
     members: async () => {
-      const r = await within(
-        ANSWER_MS,
-        client.cluster.memberList({}).catch(() => undefined),
-      );
+      const r = await within(ANSWER_MS, client.cluster.memberList({}).catch(silentUnlessRefused));
       return r?.members.map(toMember);
     },
     add: async (peerUrl) => (await client.cluster.memberAdd({ peerURLs: [peerUrl] })).members.map(toMember),
