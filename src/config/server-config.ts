@@ -54,6 +54,16 @@ export const serverEntries = {
   ),
   /** Log one query in N (client, question, rcode, size) as a JSON line; off when absent or 0. */
   queryLogEvery: v.optional(integer(0, 1_000_000)),
+  /**
+   * What the in-memory copy refuses to keep (bounds from DNS: see the server README); keys over a
+   * limit are skipped, logged and counted. Defaults: values up to 65,535 bytes, 4,096 entries per name.
+   */
+  recordLimits: v.optional(
+    v.object({
+      maxValueBytes: v.optional(integer(512, 1_572_864)),
+      maxEntriesPerName: v.optional(integer(1, 1_000_000)),
+    }),
+  ),
   /** Last-known copy of the records on local disk, served when the server starts while etcd is unreachable; none when absent. */
   snapshotFile: v.optional(path),
 };
