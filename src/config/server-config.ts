@@ -56,7 +56,7 @@ export const serverEntries = {
   queryLogEvery: v.optional(integer(0, 1_000_000)),
   /**
    * What the in-memory copy refuses to keep (bounds from DNS: see the server README); keys over a
-   * limit are skipped, logged and counted. Defaults: values up to 65,535 bytes, 4,096 entries per name.
+   * limit are skipped, logged and counted. Defaults: values up to 65,535 bytes, 4,000 entries per name.
    */
   recordLimits: v.optional(
     v.object({
