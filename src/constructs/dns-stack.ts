@@ -17,6 +17,7 @@ import { DnsServer, serverProblems, type ServerProps } from './dns-server.ts';
 import { EtcdCluster, etcdProblems, type EtcdProps } from './etcd-cluster.ts';
 import {
   EtcdRolesJob,
+  ROOT_PASSWORD_KEY,
   accessAs,
   etcdRolesProblems,
   etcdUsers,
@@ -212,15 +213,19 @@ export class DnsStack extends Construct {
       });
     }
 
+    // With etcdRoles each component logs in as its own user: the controller first, then one per view.
+    const roles = props.etcdRoles;
     this.etcd = new EtcdCluster(this, 'etcd', {
       ...props.etcd,
       stack,
       clusterDomain: props.clusterDomain,
       metricsService: monitor,
+      // etcd-member runs from the DNS server's image, so one image setting (and one overlay) moves both.
+      ...(props.server?.image ? { helperImage: props.server.image } : {}),
+      ...(props.server?.imagePullPolicy ? { helperImagePullPolicy: props.server.imagePullPolicy } : {}),
+      ...(roles ? { rootPassword: { name: roles.passwordSecret, key: ROOT_PASSWORD_KEY } } : {}),
     });
     const views = resolveViews(props.views, props.zones, props.server?.service);
-    // With etcdRoles each component logs in as its own user: the controller first, then one per view.
-    const roles = props.etcdRoles;
     const [controllerUser, ...serverUsers] = etcdUsers(stack.name, views);
     const etcdAs = (user: EtcdUser) =>
       roles ? accessAs(this.etcd.clientAccess, user, roles.passwordSecret) : this.etcd.clientAccess;

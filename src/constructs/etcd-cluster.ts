@@ -8,9 +8,10 @@ import { Construct } from 'constructs';
 import { ApiObject } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { EtcdCertificates, type CertManagerProps } from './etcd-certificates.ts';
+import { MemberHelperAccess, memberHelperPod, type MemberHelperSpec } from './etcd-member-helper.ts';
 import type { EtcdClientAccess, SecretKeyRef } from './etcd-client-access.ts';
 import { externalSecret, type ExternalSecretProps } from './external-secret.ts';
-import { DEFAULT_IMAGES, imageReference } from './image.ts';
+import { DEFAULT_IMAGES, imageReference, type ImageRef } from './image.ts';
 import { COMPONENT, podTemplateLabels, selectorLabels } from './labels.ts';
 import { metricsService } from './service-monitor.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
@@ -22,7 +23,6 @@ import {
   podSecurityContext,
   resourceRequirements,
   scheduling,
-  sortedEnv,
   type AntiAffinity,
   type WorkloadProps,
   workloadProblems,
@@ -88,8 +88,10 @@ export interface EtcdAuthProps {
 
 export interface EtcdProps extends WorkloadProps {
   /**
-   * Members; odd so a majority survives a failure. Changing it after bootstrap needs `etcdctl member
-   * add/remove` as well: the StatefulSet only adds pods.
+   * Members; odd so a majority survives a failure. Changing it later adds or removes members in
+   * order (`etcdns etcd-member` in each pod does the member add and remove), without rolling the
+   * members that stay. With `auth` and no `etcdRoles`, member add and remove need root, which the
+   * pods do not have: change the membership by hand then.
    * @default 3; 1 for development
    */
   readonly replicas?: number;
@@ -165,6 +167,21 @@ export interface EtcdClusterProps extends EtcdProps {
    * @default false
    */
   readonly metricsService?: boolean;
+  /**
+   * The etcdns image whose `etcd-member` command runs beside etcd in each pod.
+   * @default - the etcdns image of this version
+   */
+  readonly helperImage?: ImageRef;
+  /**
+   * Pull policy of the helper image.
+   * @default "IfNotPresent"
+   */
+  readonly helperImagePullPolicy?: string;
+  /**
+   * root's password, when etcd authentication is on (member add and remove need root).
+   * @default - none
+   */
+  readonly rootPassword?: SecretKeyRef;
 }
 
 export const ETCD_DEFAULTS = {
@@ -247,8 +264,6 @@ export class EtcdCluster extends Construct {
       'auto-compaction-retention': props.compaction?.retention ?? ETCD_DEFAULTS.compaction[compactionMode],
       'data-dir': `${DATA_DIR}/data`,
       'initial-advertise-peer-urls': `${scheme}://${memberHost('$(POD_NAME)')}:${PORT.peer}`,
-      'initial-cluster': members.map((m) => `${m}=${scheme}://${memberHost(m)}:${PORT.peer}`).join(','),
-      'initial-cluster-state': 'new',
       // Fixed by the stack name: a namespace overlay cannot follow into a flag value.
       'initial-cluster-token': name,
       'listen-client-urls': `${scheme}://0.0.0.0:${PORT.client}`,
@@ -258,7 +273,8 @@ export class EtcdCluster extends Construct {
       'quota-backend-bytes': String(props.quotaBackendBytes ?? ETCD_DEFAULTS.quotaBackendBytes),
     };
     const volumes: k8s.Volume[] = [];
-    const mounts: k8s.VolumeMount[] = [{ name: 'data', mountPath: DATA_DIR }];
+    const dataMount: k8s.VolumeMount = { name: 'data', mountPath: DATA_DIR };
+    const tlsMounts: k8s.VolumeMount[] = [];
     if (props.tls && tls) {
       Object.assign(flags, {
         'cert-file': `${SERVER_TLS_DIR}/${tls.cert}`,
@@ -277,11 +293,46 @@ export class EtcdCluster extends Construct {
         },
         { name: 'tls-server', secret: { secretName: props.tls.serverSecret, defaultMode: 0o440 } },
       );
-      mounts.push(
+      tlsMounts.push(
         { name: 'tls-peer', mountPath: PEER_TLS_DIR, readOnly: true },
         { name: 'tls-server', mountPath: SERVER_TLS_DIR, readOnly: true },
       );
     }
+
+    const helperProps: MemberHelperSpec = {
+      stack,
+      component: COMPONENT.etcd,
+      version: image.tag,
+      labels: props.labels,
+      statefulSet: name,
+      image: props.helperImage ?? DEFAULT_IMAGES.etcdns,
+      imagePullPolicy: props.helperImagePullPolicy ?? 'IfNotPresent',
+      peerUrl: flags['initial-advertise-peer-urls']!,
+      clientUrl: this.clientAccess.endpoints[0]!,
+      dataDir: flags['data-dir']!,
+      dataMount,
+      tlsMounts,
+      ...(tls
+        ? {
+            tls: {
+              caFile: `${SERVER_TLS_DIR}/${tls.ca}`,
+              certFile: `${SERVER_TLS_DIR}/${tls.cert}`,
+              keyFile: `${SERVER_TLS_DIR}/${tls.key}`,
+            },
+          }
+        : {}),
+      ...(props.rootPassword ? { rootPassword: props.rootPassword } : {}),
+      etcdFlags: Object.keys(flags)
+        .sort()
+        .map((flag) => `--${flag}=${flags[flag]}`),
+    };
+    const helper = memberHelperPod(helperProps);
+    new MemberHelperAccess(
+      this,
+      'member-helper',
+      helperProps,
+      members.map((m) => `${m}=${scheme}://${memberHost(m)}:${PORT.peer}`).join(','),
+    );
 
     new k8s.KubeService(this, 'peer-service', {
       metadata: meta(peerService),
@@ -328,20 +379,19 @@ export class EtcdCluster extends Construct {
         spec: {
           ...scheduling(props),
           ...(affinity ? { affinity } : {}),
+          serviceAccountName: helper.serviceAccountName,
           automountServiceAccountToken: false,
           enableServiceLinks: false,
           securityContext: podSecurityContext(props, ETCD_DEFAULTS.identity),
           terminationGracePeriodSeconds: 30,
+          initContainers: helper.initContainers,
           containers: [
             {
               name: 'etcd',
               image: imageReference(image),
               imagePullPolicy: imagePullPolicy(props),
               command: ['etcd'],
-              args: Object.keys(flags)
-                .sort()
-                .map((flag) => `--${flag}=${flags[flag]}`),
-              env: sortedEnv({ POD_NAME: { fieldPath: 'metadata.name' } }),
+              args: helper.etcdArgs,
               ports: [
                 { name: 'client', containerPort: PORT.client, protocol: 'TCP' },
                 { name: 'metrics', containerPort: PORT.metrics, protocol: 'TCP' },
@@ -354,10 +404,10 @@ export class EtcdCluster extends Construct {
               readinessProbe: health('serializable=false', 3),
               resources: resourceRequirements(props, ETCD_DEFAULTS.resources),
               securityContext: RESTRICTED_CONTAINER,
-              volumeMounts: mounts,
+              volumeMounts: [dataMount, ...tlsMounts, helper.etcdMount].sort((a, b) => a.name.localeCompare(b.name)),
             },
           ],
-          ...(volumes.length > 0 ? { volumes } : {}),
+          volumes: [...volumes, ...helper.volumes].sort((a, b) => a.name.localeCompare(b.name)),
         },
       },
       volumeClaimTemplates: [
@@ -378,6 +428,7 @@ export class EtcdCluster extends Construct {
     // A plain ApiObject: the typed KubeStatefulSet drops apiVersion and kind from the claim
     // templates, which the API server fills in, so Argo CD would show a permanent diff.
     const specJson = k8s.toJson_StatefulSetSpec(spec)!;
+    helper.nativeSidecar((specJson.template as { spec: { initContainers?: Record<string, unknown>[] } }).spec);
     specJson.volumeClaimTemplates = (specJson.volumeClaimTemplates as object[]).map((claim) => ({
       apiVersion: 'v1',
       kind: 'PersistentVolumeClaim',

@@ -110,3 +110,31 @@ export function digLoad(dns: DnsService, name: string, expected: string) {
     },
   };
 }
+
+/**
+ * Linearizable health checks of one member (its metrics port, plain HTTP) every 250 ms until
+ * `stop()`: any failure means the cluster had no quorum at that moment. Bounded in count and time.
+ */
+export function quorumWatch(ip: string) {
+  let stopped = false;
+  let checks = 0;
+  const failures: string[] = [];
+  const done = (async () => {
+    const deadline = Date.now() + 600_000;
+    while (!stopped && Date.now() < deadline && checks < 2400) {
+      checks++;
+      const ok = await fetch(`http://${ip}:2381/health?serializable=false`, { signal: AbortSignal.timeout(2000) })
+        .then(async (r) => r.ok && ((await r.json()) as { health?: string }).health === 'true')
+        .catch(() => false);
+      if (!ok) failures.push(new Date().toISOString());
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await done;
+      return { checks, failures };
+    },
+  };
+}

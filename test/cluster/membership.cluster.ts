@@ -1,19 +1,17 @@
-// etcd membership that follows the props, with `etcdns etcd-member` as an init container in the
-// etcd pods (src/runtime/etcd-member/): the constructs do not emit it yet, so an overlay patch
-// adds it here the way they would (the init container gets the synthesized etcd flags and
-// writes etcd's config file; etcd starts with --config-file). On a real single-node cluster with
-// the 3-member TLS shape:
+// etcd membership that follows the props, as synthesized: `etcdns etcd-member` runs in each etcd
+// pod as an init container (bootstrap, join, rejoin; it writes etcd's config file) and as a
+// native sidecar that removes the member when a scale-down ends its pod. On a real single-node
+// cluster with the 3-member TLS shape, every change made in code (the props) and applied:
 //   - the StatefulSet bootstraps the cluster through it;
 //   - a member whose volume is lost (its claim deleted with its pod) rejoins as a new member
 //     (member remove + add), under a steady dig load with no lost query;
-//   - replicas 3 -> 5 in the props adds two members (member add), quorum kept, no lost query.
-// Not covered: 5 -> 3 (see the last test's note).
+//   - replicas 3 -> 5 adds two members (member add), 5 -> 3 removes them (member remove), with
+//     quorum kept throughout (a linearizable health check of a staying member never fails), the
+//     staying members never restarted, and no lost query.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
-import { load } from 'js-yaml';
 import { writeManifests } from '../../src/constructs/manifest-writer.ts';
 import { synthStack } from '../../src/constructs/synth-stack.ts';
 import { dev } from '../../src/environments/dev.ts';
@@ -23,7 +21,7 @@ import { answerData } from '../support/dig.ts';
 import { createLoadBalancerService } from '../support/kube-objects.ts';
 import { stopAll, waitFor } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
-import { digLoad, ETCD_TLS_PROPS, etcdTls, members, STS, type EtcdTls } from './etcd-support.ts';
+import { digLoad, ETCD_TLS_PROPS, etcdTls, members, quorumWatch, STS, type EtcdTls } from './etcd-support.ts';
 import {
   applyKustomization,
   component,
@@ -42,8 +40,6 @@ import {
 } from './stack-support.ts';
 
 const ZONE = 'dev.example.org';
-const CONFIG_DIR = '/run/etcd-member';
-const SERVER_TLS = '/etc/etcd/tls/server';
 
 let cluster: Cluster;
 let images: ClusterImages;
@@ -51,7 +47,7 @@ let dns: DnsService;
 let tls: EtcdTls;
 const figures: string[] = [];
 
-/** Synthesizes the 3-member TLS shape with `replicas` members and the etcd-member patch; applies it. */
+/** Synthesizes the 3-member TLS shape with `replicas` members and applies it: a change in code. */
 function applyWithReplicas(replicas: number): void {
   const dir = tempDir(`dist-members-${replicas}`);
   writeManifests(
@@ -63,62 +59,7 @@ function applyWithReplicas(replicas: number): void {
       }),
     ),
   );
-  const sts = load(readFileSync(join(dir, 'env', `statefulset-${STS}.yaml`), 'utf8')) as k8s.V1StatefulSet;
-  const etcdArgs = sts.spec!.template.spec!.containers[0]!.args!;
-  const initialCluster = etcdArgs
-    .find((a) => a.startsWith('--initial-cluster='))!
-    .split('=')
-    .slice(1)
-    .join('=');
-  const ops = [
-    {
-      op: 'add',
-      path: '/spec/template/spec/initContainers',
-      value: [
-        {
-          name: 'etcd-member',
-          image: 'ghcr.io/etcdns/etcdns:0.1.0',
-          imagePullPolicy: 'Never',
-          args: [
-            'etcd-member',
-            '--name=$(POD_NAME)',
-            `--peer-url=https://$(POD_NAME).${STS}-peer:2380`,
-            '--data-dir=/var/lib/etcd/data',
-            `--initial-cluster=${initialCluster}`,
-            // The client Service: only Ready members, so nothing answers while the cluster bootstraps.
-            `--endpoints=https://${STS}:2379`,
-            `--cacert=${SERVER_TLS}/ca.crt`,
-            `--cert=${SERVER_TLS}/tls.crt`,
-            `--key=${SERVER_TLS}/tls.key`,
-            `--config-out=${CONFIG_DIR}/etcd.yaml`,
-            '--timeout=600',
-            '--',
-            ...etcdArgs,
-          ],
-          env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
-          securityContext: {
-            allowPrivilegeEscalation: false,
-            capabilities: { drop: ['ALL'] },
-            readOnlyRootFilesystem: true,
-            runAsNonRoot: true,
-          },
-          volumeMounts: [
-            { name: 'data', mountPath: '/var/lib/etcd' },
-            { name: 'tls-server', mountPath: SERVER_TLS, readOnly: true },
-            { name: 'member-config', mountPath: CONFIG_DIR },
-          ],
-        },
-      ],
-    },
-    { op: 'replace', path: '/spec/template/spec/containers/0/args', value: [`--config-file=${CONFIG_DIR}/etcd.yaml`] },
-    {
-      op: 'add',
-      path: '/spec/template/spec/containers/0/volumeMounts/-',
-      value: { name: 'member-config', mountPath: CONFIG_DIR, readOnly: true },
-    },
-    { op: 'add', path: '/spec/template/spec/volumes/-', value: { name: 'member-config', emptyDir: {} } },
-  ];
-  applyKustomization(cluster, writeOverlay(join(dir, 'env'), images, [{ kind: 'StatefulSet', name: STS, ops }]));
+  applyKustomization(cluster, writeOverlay(join(dir, 'env'), images));
 }
 
 async function memberNames(): Promise<{ name: string; id: string }[]> {
@@ -235,6 +176,8 @@ describe('etcd membership through etcdns etcd-member on a real single-node clust
   });
 
   test('(7c) replicas 3 -> 5 in the props adds two members with member add, with no lost query', async () => {
+    const uids = async () => (await pods(cluster.admin, component('etcd'))).map((p) => `${p.name}/${p.uid}`).sort();
+    const before = await uids();
     const load = digLoad(dns, `steady.${ZONE}`, '10.213.200.70');
     const t0 = performance.now();
     applyWithReplicas(5);
@@ -277,9 +220,65 @@ describe('etcd membership through etcdns etcd-member on a real single-node clust
       [0, 1, 2, 3, 4].map((i) => `${STS}-${i}`),
     );
     assert.match(initLogs(`${STS}-3`), /added etcdns-etcd-3/);
+    const after = await uids();
+    assert.deepEqual(
+      before.filter((p) => !after.includes(p)),
+      [],
+      'the members there before were not restarted (the member count is not in the pod template)',
+    );
     assert.deepEqual(failures, []);
-    // 5 -> 3 is not done by etcd-member: the StatefulSet deletes pods 4 and 3 while they are still
-    // members (3 of 5 alive: quorum held, no margin), and the template change then restarts the
-    // others one by one (2 of 5: quorum lost). The members must be removed first: see README.
+  });
+
+  test('(7d) replicas 5 -> 3 in the props removes two members with member remove: quorum kept, no member restarted', async () => {
+    const staying = async () =>
+      (await pods(cluster.admin, component('etcd')))
+        .filter((p) => [0, 1, 2].some((i) => p.name === `${STS}-${i}`))
+        .map((p) => `${p.name}/${p.uid}`)
+        .sort();
+    const before = await staying();
+    const [first] = await pods(cluster.admin, `${component('etcd')},statefulset.kubernetes.io/pod-name=${STS}-0`);
+    const quorum = quorumWatch(first!.ip!);
+    const load = digLoad(dns, `steady.${ZONE}`, '10.213.200.70');
+    const t0 = performance.now();
+    applyWithReplicas(3);
+    const core = cluster.admin.makeApiClient(k8s.CoreV1Api);
+    const gone = (name: string) =>
+      core.readNamespacedPod({ name, namespace: NAMESPACE }).then(
+        () => false,
+        (e: { code?: number }) => e.code === 404,
+      );
+    try {
+      await waitFor(
+        'three members, pods 3 and 4 gone',
+        async () => {
+          if (!(await gone(`${STS}-3`)) || !(await gone(`${STS}-4`))) return undefined;
+          const all = await pods(cluster.admin, component('etcd'));
+          if (all.length !== 3 || all.some((p) => !p.ready)) return undefined;
+          const now = await memberNames();
+          return now.length === 3 ? now : undefined;
+        },
+        300_000,
+        1000,
+      );
+    } catch (e) {
+      await load.stop();
+      await quorum.stop();
+      throw new Error(`${(e as Error).message}\n${diagnose(cluster)}`, { cause: e });
+    }
+    const ms = Math.round(performance.now() - t0);
+    // Settle: a later failure would still count.
+    await new Promise((r) => setTimeout(r, 3000));
+    const { queries, failures } = await load.stop();
+    const health = await quorum.stop();
+    figures.push(
+      `5 -> 3 members ${ms} ms; ${queries} queries, ${failures.length} failed; ${health.checks} quorum checks, ${health.failures.length} failed`,
+    );
+    assert.deepEqual(
+      (await memberNames()).map((m) => m.name),
+      [0, 1, 2].map((i) => `${STS}-${i}`),
+    );
+    assert.deepEqual(await staying(), before, 'the staying members were not restarted (no roll)');
+    assert.deepEqual(health.failures, [], 'a linearizable read answered throughout');
+    assert.deepEqual(failures, []);
   });
 });

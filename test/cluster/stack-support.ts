@@ -119,6 +119,7 @@ export async function createEtcdVolumes(
 
 export interface PodState {
   name: string;
+  uid: string;
   ready: boolean;
   phase: string;
   ip?: string;
@@ -132,6 +133,7 @@ export async function pods(kc: k8s.KubeConfig, selector?: string, namespace = NA
     .filter((p) => !p.metadata?.deletionTimestamp)
     .map((p) => ({
       name: p.metadata!.name!,
+      uid: p.metadata!.uid!,
       phase: p.status?.phase ?? '',
       ip: p.status?.podIP,
       ready: p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,

@@ -128,8 +128,11 @@ test('the controller RBAC: sufficient and minimal, acting as its ServiceAccount'
     'ClusterRoleBinding/etcdns-controller',
     'Namespace/etcdns',
     'Role/etcdns-controller',
+    'Role/etcdns-etcd',
     'RoleBinding/etcdns-controller',
+    'RoleBinding/etcdns-etcd',
     'ServiceAccount/etcdns-controller',
+    'ServiceAccount/etcdns-etcd',
   ]);
   for (const object of rbac) await apply(object, false);
 
@@ -287,6 +290,22 @@ test('the controller RBAC: sufficient and minimal, acting as its ServiceAccount'
   ];
   for (const [what, call] of forbidden) await assert.rejects(call(), (e) => code(e) === 403, `forbidden: ${what}`);
   await assert.rejects(watchEvent(sa, '/api/v1/secrets'), (e) => code(e) === 403, 'forbidden: watch secrets');
+});
+
+test("etcd-member's leave sidecar may read its own StatefulSet's replicas and nothing else", async () => {
+  // The RBAC objects are applied by the test above.
+  const apps = (await kube.asServiceAccount('etcdns', 'etcdns-etcd')).makeApiClient(k8s.AppsV1Api);
+  // Allowed: the get reaches the API server's own answer (no such StatefulSet applied here).
+  await assert.rejects(
+    apps.readNamespacedStatefulSet({ name: 'etcdns-etcd', namespace: 'etcdns' }),
+    (e) => code(e) === 404,
+  );
+  for (const [what, call] of [
+    ['another StatefulSet', () => apps.readNamespacedStatefulSet({ name: 'other', namespace: 'etcdns' })],
+    ['a list', () => apps.listNamespacedStatefulSet({ namespace: 'etcdns' })],
+    ['a change', () => apps.deleteNamespacedStatefulSet({ name: 'etcdns-etcd', namespace: 'etcdns' })],
+  ] as const)
+    await assert.rejects(call(), (e) => code(e) === 403, `forbidden: ${what}`);
 });
 
 test('every object of every environment passes server-side dry-run apply', async () => {

@@ -1,7 +1,9 @@
-// The synthesized etcd members, run by the real etcd from the StatefulSet's own arguments. Only
-// what differs between a pod and loopback is moved: host names resolve to 127.0.0.1, each member
-// gets its own ports, $(POD_NAME) is filled in as Kubernetes does, and each Secret volume's mount
-// path points at a folder holding that Secret's keys.
+// The synthesized etcd members, run by the real etcd and `etcdns etcd-member` from the
+// StatefulSet's own arguments: the init container bootstraps each member and writes etcd's config
+// file, etcd starts from it. Only what differs between a pod and loopback is moved: host names
+// resolve to 127.0.0.1, each member gets its own ports, $(POD_NAME) is filled in as Kubernetes
+// does, and each volume's mount path points at a folder (a Secret's keys, a ConfigMap's keys, the
+// member's own data and emptyDir).
 //  - 3 members started at once (Parallel) form a cluster; the endpoints EtcdCluster exposes
 //    reach it; with one member lost the others stay ready (the PDB's quorum), with quorum lost the
 //    survivor turns unready (and stays live with etcd >= 3.5);
@@ -9,7 +11,7 @@
 //    ConfigMap and mounts, reads records through it with its client certificate.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { Etcd3 } from 'etcd3';
@@ -37,7 +39,9 @@ async function runMembers(objects: Json[], secrets: Map<string, string>) {
   const statefulSet = objects.find((o) => o.kind === 'StatefulSet')!;
   const pod = statefulSet.spec.template.spec;
   const container = pod.containers[0];
+  const init = (pod.initContainers as Json[])[0]!;
   assert.deepEqual(container.command, ['etcd']);
+  assert.equal(init.name, 'etcd-member');
   assert.equal(statefulSet.spec.podManagementPolicy, 'Parallel');
   const members = Array.from(
     { length: statefulSet.spec.replicas as number },
@@ -47,10 +51,11 @@ async function runMembers(objects: Json[], secrets: Map<string, string>) {
   for (const m of members)
     ports.set(m, { client: await freePort(), peer: await freePort(), metrics: await freePort() });
   const hostPort = (member: string, port: string) => `127.0.0.1:${ports.get(member)![PORT_NAMES[port]!]}`;
-  const mounts = mountedSecrets(pod, container, secrets);
-
-  const localize = (arg: string, member: string) => {
-    let local = arg
+  const configMaps = new Map(
+    objects.filter((o) => o.kind === 'ConfigMap').map((o) => [o.metadata.name as string, o.data as Json]),
+  );
+  const localizeUrls = (arg: string, member: string) =>
+    arg
       .replaceAll('$(POD_NAME)', member)
       // Namespace-relative names only: a member through the peer Service, and the client
       // Service, which routes to a ready member (here the first).
@@ -58,9 +63,15 @@ async function runMembers(objects: Json[], secrets: Map<string, string>) {
         hostPort(host, port),
       )
       .replace(/(?<=:\/\/)[a-z0-9-]+-etcd:(2379)/g, (_, port: string) => hostPort(members[0]!, port))
-      .replace(/(?<=:\/\/)0\.0\.0\.0:(\d+)/g, (_, port: string) => hostPort(member, port))
-      .replace(/^--data-dir=.*$/, `--data-dir=${tempDir(member)}/data`);
-    for (const [mountPath, dir] of mounts) local = local.replaceAll(`${mountPath}/`, `${dir}/`);
+      .replace(/(?<=:\/\/)0\.0\.0\.0:(\d+)/g, (_, port: string) => hostPort(member, port));
+  // Each member's own emptyDir and data folders; Secrets and ConfigMaps (their URLs moved) are shared.
+  const memberMounts = new Map(
+    members.map((m) => [m, mountedVolumes(pod, secrets, configMaps, tempDir(m), (v) => localizeUrls(v, m))]),
+  );
+  const localize = (arg: string, member: string) => {
+    let local = localizeUrls(arg, member);
+    for (const [mountPath, dir] of memberMounts.get(member) ?? memberMounts.get(members[0]!)!)
+      local = local.replaceAll(`=${mountPath}/`, `=${dir}/`);
     return local;
   };
   const probe = async (member: string, kind: 'livenessProbe' | 'readinessProbe') => {
@@ -72,6 +83,12 @@ async function runMembers(objects: Json[], secrets: Map<string, string>) {
       return 0;
     }
   };
+  // The init container first, all members at once: with no cluster answering, each bootstraps
+  // the static cluster from the ConfigMap and writes etcd's config file.
+  const helpers = members.map((m) =>
+    startProcess(`${m}-etcd-member`, nodeBin, [etcdnsBin, ...(init.args as string[]).map((a) => localize(a, m))]),
+  );
+  for (const h of helpers) assert.equal(await h.exited, 0, h.logs());
   const procs = new Map<string, ManagedProcess>();
   for (const m of members)
     procs.set(
@@ -92,15 +109,35 @@ async function runMembers(objects: Json[], secrets: Map<string, string>) {
   return { members, procs, probe, localize };
 }
 
-/** Mount path -> folder of the Secret mounted there, for every Secret volume of a pod. */
-function mountedSecrets(pod: Json, container: Json, secrets: Map<string, string>): Map<string, string> {
+/**
+ * Mount path -> folder, for every volume of the pod: a Secret's folder from `secrets`, a
+ * ConfigMap's keys written into a folder, and the member's own folders for the rest (data, emptyDir).
+ */
+function mountedVolumes(
+  pod: Json,
+  secrets: Map<string, string>,
+  configMaps: Map<string, Json>,
+  memberDir: string,
+  localizeValue: (value: string) => string = (v) => v,
+): Map<string, string> {
   const result = new Map<string, string>();
-  for (const mount of container.volumeMounts as Json[]) {
+  const mounts = [...((pod.initContainers ?? []) as Json[]), ...(pod.containers as Json[])].flatMap(
+    (c) => c.volumeMounts as Json[],
+  );
+  for (const mount of mounts) {
+    if (result.has(mount.mountPath)) continue;
     const volume = (pod.volumes as Json[] | undefined)?.find((v) => v.name === mount.name);
-    if (!volume?.secret) continue;
-    const dir = secrets.get(volume.secret.secretName);
-    assert.ok(dir, `a folder for Secret ${volume.secret.secretName}`);
-    result.set(mount.mountPath, dir);
+    if (volume?.secret) {
+      const dir = secrets.get(volume.secret.secretName);
+      assert.ok(dir, `a folder for Secret ${volume.secret.secretName}`);
+      result.set(mount.mountPath, dir);
+    } else if (volume?.configMap) {
+      const dir = join(memberDir, mount.name);
+      mkdirSync(dir, { recursive: true });
+      for (const [key, value] of Object.entries(configMaps.get(volume.configMap.name) ?? {}))
+        writeFileSync(join(dir, key), localizeValue(value as string));
+      result.set(mount.mountPath, dir);
+    } else result.set(mount.mountPath, join(memberDir, mount.name));
   }
   return result;
 }
@@ -178,11 +215,14 @@ test('prod: TLS between members and to clients; the DNS server pod reads through
   } finally {
     caOnly.close();
   }
-  const mounts = mountedSecrets(pod, container, secrets);
+  const mounts = mountedVolumes(pod, secrets, new Map(), tempDir('server-pod'));
   const file = (path: string) => {
-    for (const [mountPath, dir] of mounts)
-      if (path.startsWith(`${mountPath}/`)) return join(dir, path.slice(mountPath.length + 1));
-    throw new Error(`${path} is not under a mounted Secret`);
+    // The deepest mount holding the path (a Secret may be mounted inside the config's folder).
+    const [mountPath, dir] = [...mounts]
+      .filter(([m]) => path.startsWith(`${m}/`))
+      .sort((a, b) => b[0].length - a[0].length)[0] ?? ['', ''];
+    if (!mountPath) throw new Error(`${path} is not under a mounted volume`);
+    return join(dir, path.slice(mountPath.length + 1));
   };
   const read = (path: string) => readFileSync(file(path));
   const client = new Etcd3({

@@ -112,8 +112,10 @@ for (const [env, props] of Object.entries(ENVIRONMENTS)) {
     assert.equal(peer.spec.clusterIP, 'None', 'members resolve through the headless peer Service');
     const scheme = props.etcd?.tls ? 'https' : 'http';
     const members = Array.from({ length: sts.spec.replicas as number }, (_, i) => `${sts.metadata.name}-${i}`);
+    // etcd's flags follow `--` in the etcd-member init container, which writes etcd's config file.
+    const init = sts.spec.template.spec.initContainers[0].args as string[];
     const flags = new Map(
-      (sts.spec.template.spec.containers[0].args as string[]).map((a) => {
+      [...init.slice(1, init.indexOf('--')), ...init.slice(init.indexOf('--') + 1)].map((a) => {
         const at = a.indexOf('=');
         return [a.slice(2, at), a.slice(at + 1)] as const;
       }),
@@ -121,12 +123,14 @@ for (const [env, props] of Object.entries(ENVIRONMENTS)) {
     assert.equal(flags.get('advertise-client-urls'), `${scheme}://$(POD_NAME).${peer.metadata.name}:2379`);
     assert.equal(flags.get('initial-advertise-peer-urls'), `${scheme}://$(POD_NAME).${peer.metadata.name}:2380`);
     assert.equal(
-      flags.get('initial-cluster'),
+      one(objects, 'ConfigMap', `${sts.metadata.name}-members`).data['initial-cluster'],
       members.map((m) => `${m}=${scheme}://${m}.${peer.metadata.name}:2380`).join(','),
     );
     assert.equal(flags.get('initial-cluster-token'), sts.metadata.name, 'from the stack name only');
+    assert.equal(flags.get('peer-url'), flags.get('initial-advertise-peer-urls'), "etcd-member adds etcd's own URL");
+    assert.equal(one(objects, 'Service', urlParts(flags.get('endpoints')!).host).spec.type, 'ClusterIP');
 
-    for (const configMap of find(objects, 'ConfigMap')) {
+    for (const configMap of find(objects, 'ConfigMap').filter((c) => c.data['config.json'])) {
       const endpoints = JSON.parse(configMap.data['config.json']).etcd.endpoints as string[];
       assert.ok(endpoints.length > 0);
       for (const url of endpoints) {
@@ -161,10 +165,7 @@ for (const [env, props] of Object.entries(ENVIRONMENTS)) {
         (pod.volumes as Rendered[]).find((v) => v.name === volume)!.secret.secretName;
       const dnsNames = (secret: string) =>
         find(objects, 'Certificate').find((c) => c.spec.secretName === secret)!.spec.dnsNames as string[];
-      const args = pod.containers[0].args as string[];
-      const peers = args
-        .find((a) => a.startsWith('--initial-cluster='))!
-        .slice('--initial-cluster='.length)
+      const peers = (one(objects, 'ConfigMap', `${sts.metadata.name}-members`).data['initial-cluster'] as string)
         .split(',')
         .map((member) => urlParts(member.slice(member.indexOf('=') + 1)).host);
       for (const host of peers)
@@ -172,7 +173,7 @@ for (const [env, props] of Object.entries(ENVIRONMENTS)) {
           dnsNames(secretOf('tls-peer')).some((n) => goCovers(n, host)),
           `peer ${host}`,
         );
-      for (const configMap of find(objects, 'ConfigMap'))
+      for (const configMap of find(objects, 'ConfigMap').filter((c) => c.data['config.json']))
         for (const url of JSON.parse(configMap.data['config.json']).etcd.endpoints as string[])
           assert.ok(nodeCovers(dnsNames(secretOf('tls-server')), urlParts(url).host), `client ${url}`);
     });

@@ -20,6 +20,13 @@ const find = (list: Json[], kind: string, name: string) => {
 };
 const workloads = (list: Json[]) => list.filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet');
 const containers = (list: Json[]) => workloads(list).flatMap((w) => w.spec.template.spec.containers as Json[]);
+const initContainers = (list: Json[]) =>
+  workloads(list).flatMap((w) => (w.spec.template.spec.initContainers ?? []) as Json[]);
+/** etcd's flags: after `--` in the etcd-member init container, which writes them into etcd's config file. */
+const etcdFlags = (sts: Json) => {
+  const args = sts.spec.template.spec.initContainers[0].args as string[];
+  return args.slice(args.indexOf('--') + 1);
+};
 const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding']);
 const selector = (component: string) => ({
   'app.kubernetes.io/component': component,
@@ -37,6 +44,7 @@ test('explicit names: the objects of each environment', () => {
     'ClusterRole/etcdns-controller',
     'ClusterRoleBinding/etcdns-controller',
     'ConfigMap/etcdns-controller',
+    'ConfigMap/etcdns-etcd-members',
     'ConfigMap/etcdns-server-internal',
     'Deployment/etcdns-controller',
     'Deployment/etcdns-server-internal',
@@ -45,10 +53,13 @@ test('explicit names: the objects of each environment', () => {
     'NetworkPolicy/etcdns-etcd',
     'NetworkPolicy/etcdns-server-internal',
     'PodDisruptionBudget/etcdns-server-internal',
+    'Role/etcdns-etcd',
+    'RoleBinding/etcdns-etcd',
     'Service/etcdns-etcd',
     'Service/etcdns-etcd-peer',
     'Service/etcdns-server-internal',
     'ServiceAccount/etcdns-controller',
+    'ServiceAccount/etcdns-etcd',
     'StatefulSet/etcdns-etcd',
   ];
   assert.deepEqual(ids(dev), common.sort());
@@ -157,8 +168,9 @@ for (const [env, props, list] of envs) {
   });
 
   test(`${env}: probes, explicit resources and a restricted security context on every container`, () => {
-    for (const c of containers(list)) {
+    for (const c of containers(list))
       assert.ok(c.livenessProbe?.httpGet && c.readinessProbe?.httpGet, `${c.name} probes`);
+    for (const c of [...containers(list), ...initContainers(list)]) {
       assert.ok(
         c.resources.requests.cpu && c.resources.requests.memory && c.resources.limits.memory,
         `${c.name} resources`,
@@ -193,7 +205,7 @@ for (const [env, props, list] of envs) {
   });
 
   test(`${env}: lists in sorted order (env, ports, args, volumes, mounts)`, () => {
-    for (const c of containers(list)) {
+    for (const c of [...containers(list), ...initContainers(list)]) {
       const names = (xs: Json[] | undefined) => (xs ?? []).map((x) => x.name as string);
       assert.deepEqual(names(c.env), sorted(names(c.env)));
       assert.deepEqual(names(c.ports), sorted(names(c.ports)));
@@ -203,9 +215,7 @@ for (const [env, props, list] of envs) {
       const names = (w.spec.template.spec.volumes ?? []).map((v: Json) => v.name as string);
       assert.deepEqual(names, sorted(names));
     }
-    const flags = (find(list, 'StatefulSet', 'etcdns-etcd').spec.template.spec.containers[0].args as string[]).map(
-      (a) => a.split('=')[0]!,
-    );
+    const flags = etcdFlags(find(list, 'StatefulSet', 'etcdns-etcd')).map((a) => a.split('=')[0]!);
     assert.deepEqual(flags, [...flags].sort());
   });
 
@@ -221,7 +231,7 @@ for (const [env, props, list] of envs) {
     }
   });
 
-  test(`${env}: the etcd cluster: Parallel, headless peers, initial cluster, claims, quorum`, () => {
+  test(`${env}: the etcd cluster: Parallel, headless peers, initial cluster, claims, quorum, etcd-member`, () => {
     const replicas = members;
     const sts = find(list, 'StatefulSet', 'etcdns-etcd');
     assert.equal(sts.spec.replicas, replicas);
@@ -231,15 +241,32 @@ for (const [env, props, list] of envs) {
     assert.equal(peer.spec.clusterIP, 'None');
     assert.equal(peer.spec.publishNotReadyAddresses, true);
     assert.equal(find(list, 'Service', 'etcdns-etcd').spec.type, 'ClusterIP');
-    const args = sts.spec.template.spec.containers[0].args as string[];
-    const initial = args
-      .find((a) => a.startsWith('--initial-cluster='))!
-      .slice('--initial-cluster='.length)
-      .split(',');
+    const pod = sts.spec.template.spec;
+    const args = etcdFlags(sts);
+    // The bootstrap cluster is in a ConfigMap, not the template: scaling rolls no member.
+    assert.ok(!args.some((a) => a.startsWith('--initial-cluster=') || a.startsWith('--initial-cluster-state')));
     assert.deepEqual(
-      initial,
+      find(list, 'ConfigMap', 'etcdns-etcd-members').data['initial-cluster'].split(','),
       Array.from({ length: replicas }, (_, i) => `etcdns-etcd-${i}=${scheme}://etcdns-etcd-${i}.etcdns-etcd-peer:2380`),
     );
+    assert.deepEqual(pod.containers[0].args, ['--config-file=/run/etcd-member/etcd.yaml']);
+    assert.deepEqual(
+      pod.initContainers.map((c: Json) => [c.name, c.args.slice(0, 2), c.restartPolicy]),
+      [
+        ['etcd-member', ['etcd-member', '--name=$(POD_NAME)'], undefined],
+        ['etcd-member-leave', ['etcd-member', 'leave'], 'Always'],
+      ],
+    );
+    // Only the leave sidecar gets an API token, and its Role reads this StatefulSet only.
+    assert.equal(pod.automountServiceAccountToken, false);
+    assert.equal(pod.serviceAccountName, 'etcdns-etcd');
+    const tokenMounts = [...pod.containers, ...pod.initContainers]
+      .filter((c: Json) => c.volumeMounts.some((m: Json) => m.name === 'kube-api-access'))
+      .map((c: Json) => c.name);
+    assert.deepEqual(tokenMounts, ['etcd-member-leave']);
+    assert.deepEqual(find(list, 'Role', 'etcdns-etcd').rules, [
+      { apiGroups: ['apps'], resources: ['statefulsets'], resourceNames: ['etcdns-etcd'], verbs: ['get'] },
+    ]);
     for (const flag of [
       '--auto-compaction-mode=periodic',
       '--auto-compaction-retention=1h',
@@ -276,7 +303,7 @@ for (const [env, props, list] of envs) {
     // The Lease's namespace is the pod's own ($POD_NAMESPACE), wherever an overlay puts it.
     assert.deepEqual(config.leaderElection, { enabled: elected, leaseName: 'etcdns-controller', namespace: '' });
     assert.equal(deployment.spec.strategy.type, elected ? 'RollingUpdate' : 'Recreate');
-    const role = list.find((o) => o.kind === 'Role');
+    const role = list.find((o) => o.kind === 'Role' && o.metadata.name === 'etcdns-controller');
     if (elected)
       assert.deepEqual(
         role!.rules.map((r: Json) => r.resourceNames ?? []),
@@ -314,7 +341,7 @@ test('prod: 3 members, >= 2 servers with HPA, a load-balancer IP, TLS references
   assert.match(config.etcd.endpoints[0], /^https:\/\//);
   assert.equal(config.etcd.tls.caFile, '/etc/etcdns/etcd-tls/ca.crt');
   const sts = find(prod, 'StatefulSet', 'etcdns-etcd');
-  assert.ok((sts.spec.template.spec.containers[0].args as string[]).includes('--client-cert-auth=true'));
+  assert.ok(etcdFlags(sts).includes('--client-cert-auth=true'));
   assert.ok(sts.spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution);
   const monitor = find(prod, 'ServiceMonitor', 'etcdns');
   assert.equal(monitor.metadata.annotations['argocd.argoproj.io/sync-options'], 'SkipDryRunOnMissingResource=true');
@@ -453,9 +480,7 @@ test('staging: cert-manager issues the TLS Secrets etcd and its clients mount', 
   assert.deepEqual(server.spec.issuerRef, { group: 'cert-manager.io', kind: 'ClusterIssuer', name: 'internal-ca' });
   // Every name a client or a peer dials is in the server certificate.
   const config = JSON.parse(find(staging, 'ConfigMap', 'etcdns-server-internal').data['config.json']);
-  const args = find(staging, 'StatefulSet', 'etcdns-etcd').spec.template.spec.containers[0].args as string[];
-  const peerHosts = args
-    .find((a) => a.startsWith('--initial-cluster='))!
+  const peerHosts = (find(staging, 'ConfigMap', 'etcdns-etcd-members').data['initial-cluster'] as string)
     .split(',')
     .map((m) => new URL(m.split('=').pop()!).hostname);
   const covered = (host: string) =>
@@ -472,7 +497,7 @@ test('staging: cert-manager issues the TLS Secrets etcd and its clients mount', 
   assert.equal(volumes.find((v) => v.name === 'etcd-tls')!.secret.secretName, client.spec.secretName);
   const etcdVolumes = find(staging, 'StatefulSet', 'etcdns-etcd').spec.template.spec.volumes as Json[];
   assert.deepEqual(
-    etcdVolumes.map((v) => v.secret.secretName),
+    etcdVolumes.filter((v) => v.secret).map((v) => v.secret.secretName),
     ['etcd-server-tls', 'etcd-server-tls'],
     'one server certificate serves clients and peers',
   );

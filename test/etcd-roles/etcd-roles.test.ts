@@ -14,6 +14,7 @@ import * as k8s from '@kubernetes/client-node';
 import { Etcd3, EtcdPermissionDeniedError, Range } from 'etcd3';
 import type { DnsStackProps } from '../../src/constructs/dns-stack.ts';
 import { synthObjects } from '../../src/constructs/synth-stack.ts';
+import { openCluster } from '../../src/runtime/etcd-member/member-api.ts';
 import { makeTestPki } from '../support/certificates.ts';
 import { controllerKubeconfig, runOnce, startController } from '../controller/controller-harness.ts';
 import { answerData, dig } from '../support/dig.ts';
@@ -115,6 +116,19 @@ after(async () => {
   await stopAll();
 });
 
+/** etcd-member's membership calls, logged in as `user` with the password file of that Secret key. */
+const memberApi = (user: string, key: string) =>
+  openCluster({ endpoints: [etcd.endpoint], auth: { username: user, passwordFile: join(secrets, key) } });
+
+test('etcd-member logs in as root from the roles Secret: before authentication is on, it falls back to no login', async () => {
+  const api = memberApi('root', 'root');
+  try {
+    assert.equal((await api.members())?.length, 1);
+  } finally {
+    api.close();
+  }
+});
+
 test('the rendered Job arguments create the roles and users and switch authentication on; a second run only sets the passwords again', async () => {
   assert.deepEqual(
     args.filter((a, i) => args[i - 1] === '--grant'),
@@ -165,6 +179,28 @@ test("a run puts back what an operator changed: a permission too many, a user's 
     (await root.user(CONTROLLER).roles()).map((r) => r.name),
     [CONTROLLER],
   );
+});
+
+test('with authentication on, root may change the membership and a component user may not', async () => {
+  const root = memberApi('root', 'root');
+  const controller = memberApi(CONTROLLER, 'controller');
+  try {
+    assert.equal((await root.members())?.length, 1);
+    // An unknown member ID: root gets past the permission check to etcd's own answer.
+    await assert.rejects(root.remove('12345'), /member not found/);
+    await assert.rejects(controller.remove('12345'), EtcdPermissionDeniedError);
+  } finally {
+    root.close();
+    controller.close();
+  }
+  writeFileSync(join(secrets, 'wrong-root'), 'not-it\n');
+  const wrong = memberApi('root', 'wrong-root');
+  try {
+    // A refused login is an answer: raised, not taken for a cluster that is not there.
+    await assert.rejects(wrong.members(), /authentication failed|invalid/i);
+  } finally {
+    wrong.close();
+  }
 });
 
 test('a wrong root password fails at once, saying so', async () => {

@@ -56,6 +56,9 @@ function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
   return Promise.race([p, new Promise<undefined>((r) => setTimeout(() => r(undefined), ms).unref())]);
 }
 
+/** etcd's answer to a login while authentication is off (before the roles Job turns it on). */
+const AUTH_OFF = /authentication is not enabled/;
+
 export function openCluster(c: MemberConnection): MemberApi {
   const options: IOptions = { hosts: c.endpoints, dialTimeout: ANSWER_MS };
   if (c.tls)
@@ -64,17 +67,36 @@ export function openCluster(c: MemberConnection): MemberApi {
       ...(c.tls.certFile ? { certChain: readFileSync(c.tls.certFile) } : {}),
       ...(c.tls.keyFile ? { privateKey: readFileSync(c.tls.keyFile) } : {}),
     };
-  if (c.auth) options.auth = { username: c.auth.username, password: readFileSync(c.auth.passwordFile, 'utf8').trim() };
-  const client = new Etcd3(options);
+  const plain = new Etcd3(options);
+  let client = c.auth
+    ? new Etcd3({
+        ...options,
+        auth: { username: c.auth.username, password: readFileSync(c.auth.passwordFile, 'utf8').trim() },
+      })
+    : plain;
+  // A cluster bootstraps with authentication off; root's login works only once it is on.
+  const call = async <T>(f: (client: Etcd3) => Promise<T>): Promise<T> => {
+    try {
+      return await f(client);
+    } catch (e) {
+      if (client === plain || !AUTH_OFF.test((e as Error).message)) throw e;
+      client.close();
+      client = plain;
+      return f(client);
+    }
+  };
   return {
     members: async () => {
-      const r = await within(ANSWER_MS, client.cluster.memberList({}).catch(silentUnlessRefused));
+      const r = await within(ANSWER_MS, call((cl) => cl.cluster.memberList({})).catch(silentUnlessRefused));
       return r?.members.map(toMember);
     },
-    add: async (peerUrl) => (await client.cluster.memberAdd({ peerURLs: [peerUrl] })).members.map(toMember),
+    add: async (peerUrl) => (await call((cl) => cl.cluster.memberAdd({ peerURLs: [peerUrl] }))).members.map(toMember),
     remove: async (id) => {
-      await client.cluster.memberRemove({ ID: id });
+      await call((cl) => cl.cluster.memberRemove({ ID: id }));
     },
-    close: () => client.close(),
+    close: () => {
+      client.close();
+      plain.close();
+    },
   };
 }

@@ -1,7 +1,8 @@
 // `etcdns etcd-member leave`: a sidecar of each etcd member that idles until its pod terminates,
-// then removes the member when the StatefulSet was scaled below it (leave-plan.ts). Removing it
-// while it is still running, before the StatefulSet's later steps, keeps the quorum of the
-// members that stay; a pod that stops for any other reason stays a member.
+// then removes the member when the StatefulSet was scaled below it (leave-plan.ts), through the
+// members that stay; a pod that stops for any other reason stays a member. As a native sidecar
+// it is stopped after etcd, so it removes a member that has already stopped: the others keep
+// their quorum throughout (5 -> 3: 3 of 5 running, then 3 of 4, then 3 of 3).
 import type { KubeClient } from '../controller/kube/kube-client.ts';
 import { KubeApiError } from '../controller/kube/kube-client.ts';
 import { planLeave, type LeavePlan } from './leave-plan.ts';
