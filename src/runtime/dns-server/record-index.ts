@@ -4,6 +4,17 @@
 import { isInZone } from '../../dns/dns-name.ts';
 import { decodeEntry, type SkyDnsEntry } from '../shared/skydns-entry.ts';
 import { keyToName, normalizePrefix } from '../shared/skydns-key.ts';
+import {
+  DEFAULT_RECORD_LIMITS,
+  entriesSkip,
+  keyTailSkip,
+  namePathSkip,
+  SKIP_REASONS,
+  valueSizeSkip,
+  type RecordLimits,
+  type Skip,
+  type SkipReason,
+} from './record-limits.ts';
 
 export interface StoredEntry {
   key: string;
@@ -21,6 +32,8 @@ export interface IndexNode {
   stored: StoredEntry | undefined;
   /** Stored entries in this subtree, this node included; 0 means the node is pruned. */
   size: number;
+  /** Children holding a stored value (the name's child entries, for the per-name limit). */
+  storedChildren: number;
 }
 
 export interface KeyValue {
@@ -29,12 +42,17 @@ export interface KeyValue {
   modRevision: number;
 }
 
-/** What one put did: stored, skipped (undecodable: the key is left out) or outside the prefix. */
-export type PutResult = { kind: 'stored' } | { kind: 'skipped'; error: string } | { kind: 'outside' };
+/** What one put did: stored, skipped (undecodable or over a limit: the key is left out) or outside the prefix. */
+export type PutResult = { kind: 'stored' } | ({ kind: 'skipped' } & Skip) | { kind: 'outside' };
 
 function newNode(label: string, parent: IndexNode | undefined): IndexNode {
-  return { label, parent, children: undefined, stored: undefined, size: 0 };
+  return { label, parent, children: undefined, stored: undefined, size: 0, storedChildren: 0 };
 }
+
+/** A skipped key's reason and mod revision in one number (a Map of small objects costs more). */
+const packSkip = (reason: SkipReason, modRevision: number) => modRevision * 8 + SKIP_REASONS.indexOf(reason);
+const unpackRevision = (packed: number) => Math.floor(packed / 8);
+const unpackReason = (packed: number) => SKIP_REASONS[packed % 8]!;
 
 const NO_CHILDREN: ReadonlyMap<string, IndexNode> = new Map();
 
@@ -49,18 +67,30 @@ export class RecordIndex {
   revision = 0;
   private readonly root: IndexNode = newNode('', undefined);
   private readonly zones: string[];
+  private readonly limits: RecordLimits;
+  /** Key paths of the zone apexes ("org/example"), where the per-name limit does not apply. */
+  private readonly apexPaths: Set<string>;
   private readonly serials = new Map<string, number>();
-  /** Keys whose current value did not decode, with the reason and the value's mod revision. */
-  readonly skipped = new Map<string, { error: string; modRevision: number }>();
+  /** Keys whose current value is skipped (undecodable or over a limit): reason and mod revision, packed. */
+  private readonly skippedKeys = new Map<string, number>();
+  private readonly skippedCounts = new Map<SkipReason, number>();
 
-  constructor(prefix: string, zones: string[]) {
+  constructor(prefix: string, zones: string[], limits: RecordLimits = DEFAULT_RECORD_LIMITS) {
     this.prefix = normalizePrefix(prefix);
     this.zones = zones;
+    this.limits = limits;
+    this.apexPaths = new Set(zones.map((z) => keyPathOfName(z)));
   }
 
   /** A fresh index from a complete range read at `revision`. */
-  static fromSnapshot(prefix: string, zones: string[], kvs: Iterable<KeyValue>, revision: number): RecordIndex {
-    const index = new RecordIndex(prefix, zones);
+  static fromSnapshot(
+    prefix: string,
+    zones: string[],
+    kvs: Iterable<KeyValue>,
+    revision: number,
+    limits: RecordLimits = DEFAULT_RECORD_LIMITS,
+  ): RecordIndex {
+    const index = new RecordIndex(prefix, zones, limits);
     for (const kv of kvs) index.put(kv.key, kv.value, kv.modRevision);
     index.revision = revision;
     return index;
@@ -88,17 +118,38 @@ export class RecordIndex {
     return this.serials.get(zone) ?? 0;
   }
 
-  put(key: string, value: string, modRevision: number): PutResult {
-    const path = this.keyPath(key);
-    if (!path) return { kind: 'outside' };
+  /** Skipped keys by reason (the etcdns_dns_skipped_values gauge). */
+  get skippedByReason(): ReadonlyMap<SkipReason, number> {
+    return this.skippedCounts;
+  }
+
+  get skippedCount(): number {
+    return this.skippedKeys.size;
+  }
+
+  /** Whether this key is skipped at exactly this mod revision (so a resync reports only what is new). */
+  isSkipped(key: string, modRevision: number): boolean {
+    const packed = this.skippedKeys.get(key);
+    return packed !== undefined && unpackRevision(packed) === modRevision;
+  }
+
+  /**
+   * Stores a key's value, or skips the key (see record-limits.ts): a skipped key's earlier value is
+   * removed too. A value given as bytes is measured before it is turned into text.
+   */
+  put(key: string, value: string | Uint8Array, modRevision: number): PutResult {
+    if (key !== this.prefix && !key.startsWith(`${this.prefix}/`)) return { kind: 'outside' };
+    const tooLong = keyTailSkip(key.length - this.prefix.length - 1);
+    if (tooLong) return this.skip(key, undefined, tooLong, modRevision);
+    const path = this.keyPath(key)!;
     this.touch(key, modRevision);
-    const decoded = decodeEntry(value);
-    if (!decoded.ok) {
-      this.skipped.set(key, { error: decoded.error, modRevision });
-      this.removeAt(path);
-      return { kind: 'skipped', error: decoded.error };
-    }
-    this.skipped.delete(key);
+    const bytes = typeof value === 'string' ? Buffer.byteLength(value) : value.length;
+    const before = namePathSkip(path) ?? valueSizeSkip(bytes, this.limits);
+    if (before) return this.skip(key, path, before, modRevision);
+    const decoded = decodeEntry(typeof value === 'string' ? value : Buffer.from(value).toString());
+    if (!decoded.ok) return this.skip(key, path, { reason: 'undecodable', error: decoded.error }, modRevision);
+    const full = this.entriesSkip(path);
+    if (full) return this.skip(key, path, full, modRevision);
     let node = this.root;
     for (const label of path) {
       node.children ??= new Map();
@@ -109,7 +160,11 @@ export class RecordIndex {
       }
       node = child;
     }
-    if (!node.stored) for (let n: IndexNode | undefined = node; n; n = n.parent) n.size += 1;
+    this.unskip(key);
+    if (!node.stored) {
+      for (let n: IndexNode | undefined = node; n; n = n.parent) n.size += 1;
+      if (node.parent) node.parent.storedChildren += 1;
+    }
     // Ownership fields are the controller's business; the copy keeps only what answers need.
     const { owner: _owner, resource: _resource, ...entry } = decoded.entry;
     node.stored = { key, entry, modRevision };
@@ -120,8 +175,38 @@ export class RecordIndex {
     const path = this.keyPath(key);
     if (!path) return false;
     this.touch(key, modRevision);
-    this.skipped.delete(key);
+    this.unskip(key);
     return this.removeAt(path);
+  }
+
+  /**
+   * The per-name limit for a value at `path`: a new value among its parent's child entries (a
+   * replaced one always passes; none applies one label below a zone apex). Checked before any
+   * node is made, so a skipped key leaves nothing behind.
+   */
+  private entriesSkip(path: readonly string[]): Skip | undefined {
+    if (path.length === 0) return undefined;
+    let parent: IndexNode | undefined = this.root;
+    for (let i = 0; i < path.length - 1 && parent; i++) parent = parent.children?.get(path[i]!);
+    if (!parent || parent.children?.get(path[path.length - 1]!)?.stored) return undefined;
+    const full = entriesSkip(parent.storedChildren, this.limits);
+    return full && !this.apexPaths.has(path.slice(0, -1).join('/')) ? full : undefined;
+  }
+
+  private skip(key: string, path: string[] | undefined, skip: Skip, modRevision: number): PutResult {
+    this.unskip(key);
+    this.skippedKeys.set(key, packSkip(skip.reason, modRevision));
+    this.skippedCounts.set(skip.reason, (this.skippedCounts.get(skip.reason) ?? 0) + 1);
+    if (path) this.removeAt(path);
+    return { kind: 'skipped', ...skip };
+  }
+
+  private unskip(key: string): void {
+    const packed = this.skippedKeys.get(key);
+    if (packed === undefined) return;
+    this.skippedKeys.delete(key);
+    const reason = unpackReason(packed);
+    this.skippedCounts.set(reason, this.skippedCounts.get(reason)! - 1);
   }
 
   /** The node for a name's labels (leftmost first), or undefined when nothing is at or below it. */
@@ -164,6 +249,7 @@ export class RecordIndex {
     for (const label of path) node = node?.children?.get(label);
     if (!node?.stored) return false;
     node.stored = undefined;
+    if (node.parent) node.parent.storedChildren -= 1;
     for (let n: IndexNode | undefined = node; n; n = n.parent) {
       n.size -= 1;
       if (n.size === 0 && n.parent?.children) {
@@ -185,7 +271,9 @@ export class RecordIndex {
   private zoneRevisions(zone: string): Map<string, number> {
     const out = new Map<string, number>();
     for (const s of this.subtree(this.root)) if (isInZone(this.nameOf(s.key), zone)) out.set(s.key, s.modRevision);
-    for (const [key, s] of this.skipped) if (isInZone(this.nameOf(key), zone)) out.set(key, s.modRevision);
+    for (const [key, packed] of this.skippedKeys) {
+      if (isInZone(this.nameOf(key), zone)) out.set(key, unpackRevision(packed));
+    }
     return out;
   }
 
@@ -194,6 +282,11 @@ export class RecordIndex {
     const theirs = other.zoneRevisions(zone);
     return mine.size === theirs.size && [...mine].every(([key, rev]) => theirs.get(key) === rev);
   }
+}
+
+/** "example.org." -> "org/example", as keyPath joins it. */
+function keyPathOfName(name: string): string {
+  return name === '.' ? '' : name.slice(0, -1).split('.').reverse().join('/');
 }
 
 export function byKey(a: StoredEntry, b: StoredEntry): number {

@@ -9,6 +9,7 @@ import { promises as fs, readFileSync } from 'node:fs';
 import type { Logger } from '../shared/log.ts';
 import { encodeEntry } from '../shared/skydns-entry.ts';
 import { RecordIndex, type KeyValue } from './record-index.ts';
+import type { RecordLimits } from './record-limits.ts';
 
 export const SNAPSHOT_FORMAT = 'etcdns-record-snapshot';
 export const SNAPSHOT_VERSION = 1;
@@ -83,6 +84,8 @@ export interface RecordSnapshotOptions {
   prefix: string;
   zones: string[];
   logger: Logger;
+  /** The limits the live copy applies, applied again on load (they may have changed since it was written). */
+  limits?: RecordLimits;
   /** Least time between two writes; default 2 s. */
   intervalMs?: number;
 }
@@ -108,7 +111,7 @@ export class RecordSnapshot {
 
   /** The verified file as a copy to serve, or undefined (missing or failing a check: logged). */
   load(): LoadedSnapshot | undefined {
-    const { file, prefix, zones, logger } = this.o;
+    const { file, prefix, zones, logger, limits } = this.o;
     let text: string;
     try {
       text = readFileSync(file, 'utf8');
@@ -119,7 +122,13 @@ export class RecordSnapshot {
     }
     try {
       const { header, kvs } = decodeSnapshot(text, prefix);
-      const index = RecordIndex.fromSnapshot(prefix, zones, kvs, header.revision);
+      const index = RecordIndex.fromSnapshot(prefix, zones, kvs, header.revision, limits);
+      if (index.skippedCount > 0) {
+        logger.warn('record snapshot: values over the limits skipped', {
+          file,
+          byReason: Object.fromEntries(index.skippedByReason),
+        });
+      }
       const cluster = header.clusterId ? ` of etcd cluster ${header.clusterId}` : '';
       logger.warn('etcd unreachable: serving the record snapshot', { file, ...header });
       return { index, detail: `from snapshot at revision ${header.revision}${cluster} saved ${header.savedAt}` };

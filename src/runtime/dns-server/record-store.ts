@@ -7,8 +7,10 @@ import type { Etcd3, IKeyValue, Watcher } from 'etcd3';
 import type { Readiness } from '../shared/http-server.ts';
 import type { Logger } from '../shared/log.ts';
 import { RecordIndex } from './record-index.ts';
+import type { RecordLimits } from './record-limits.ts';
 import type { LoadedSnapshot } from './record-snapshot.ts';
 import type { ServerMetrics, StoreState } from './server-metrics.ts';
+import { SkipReport } from './skip-report.ts';
 
 export interface RecordStoreOptions {
   client: Etcd3;
@@ -28,6 +30,8 @@ export interface RecordStoreOptions {
   pageSize?: number;
   /** A last-known copy (record-snapshot.ts) to serve, stale, when the first load fails. */
   fallback?: () => LoadedSnapshot | undefined;
+  /** What the copy refuses to keep; default DEFAULT_RECORD_LIMITS. */
+  limits?: RecordLimits;
 }
 
 const RETRY_MIN_MS = 250;
@@ -56,18 +60,28 @@ export class RecordStore {
   private stopWatch: (() => void) | undefined;
   private probeTimer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
-  /** Undecodable values already logged, by key, so each is logged once. */
-  private readonly reported = new Map<string, string>();
+  /** Keys per range page: shrinks when a page was larger than the client takes (large values). */
+  private pageLimit: number;
+  /** Skipped keys, logged (within a budget) and counted once per key and value. */
+  private readonly skips: SkipReport;
 
   constructor(options: RecordStoreOptions) {
     this.options = options;
-    this.index = new RecordIndex(options.prefix, options.zones);
+    this.index = new RecordIndex(options.prefix, options.zones, options.limits);
+    this.pageLimit = options.pageSize ?? 2500;
+    this.skips = new SkipReport({
+      logger: options.logger,
+      count: (reason) => options.metrics.skippedTotal.inc({ reason }),
+    });
     options.metrics.setState(this.state);
   }
 
   start(): void {
     this.running = this.run();
-    this.probeTimer = setInterval(() => void this.probe(), this.options.probeIntervalMs ?? 5000);
+    this.probeTimer = setInterval(() => {
+      this.skips.roll();
+      void this.probe();
+    }, this.options.probeIntervalMs ?? 5000);
     this.probeTimer.unref();
   }
 
@@ -143,9 +157,8 @@ export class RecordStore {
     // A stale copy stays "stale" until a reload succeeds; a synced one says it is reloading.
     if (this.state === 'synced') this.setState('resyncing');
     const { client, prefix, zones } = this.options;
-    const pageSize = this.options.pageSize ?? 2500;
-    const next = new RecordIndex(prefix, zones);
-    const skipped = new Map<string, string>();
+    const pageSize = this.pageLimit;
+    const next = new RecordIndex(prefix, zones, this.options.limits);
     const read = (start: Buffer, revision?: string) => {
       const range = client
         .getAll()
@@ -153,17 +166,23 @@ export class RecordStore {
         .limit(pageSize);
       return (revision ? range.revision(revision) : range).exec();
     };
-    let page = await read(Buffer.from(`${prefix}/`));
+    let page = await this.shrinkingPages(read(Buffer.from(`${prefix}/`)));
     const revision = page.header.revision;
     for (;;) {
       // Ask for the next page before applying this one: etcd's round trip overlaps our decoding.
       const last = page.kvs[page.kvs.length - 1];
-      const following = page.more && last ? read(Buffer.concat([last.key, Buffer.from([0])]), revision) : undefined;
+      const following =
+        page.more && last
+          ? this.shrinkingPages(read(Buffer.concat([last.key, Buffer.from([0])]), revision))
+          : undefined;
       following?.catch(() => undefined);
       for (const kv of page.kvs) {
         const key = kv.key.toString();
-        const value = kv.value.toString();
-        if (next.put(key, value, Number(kv.mod_revision)).kind === 'skipped') skipped.set(key, value);
+        const modRevision = Number(kv.mod_revision);
+        // The value stays bytes until its size passed the limit.
+        const result = next.put(key, kv.value, modRevision);
+        // Reported once per key and value: a resync does not repeat what the last copy skipped.
+        if (result.kind === 'skipped' && !this.index.isSkipped(key, modRevision)) this.skips.report(key, result);
       }
       if (!following) break;
       page = await following;
@@ -176,8 +195,7 @@ export class RecordStore {
       next.inheritSerials(this.index);
       this.options.metrics.resyncs.inc();
     }
-    for (const key of this.reported.keys()) if (!skipped.has(key)) this.reported.delete(key);
-    for (const [key, value] of skipped) this.reportOnce(key, value, next.skipped.get(key)!.error);
+    this.skips.flush();
     this.index = next;
     this.options.metrics.watchLag.set(0);
     this.loadedAt = new Date();
@@ -185,6 +203,26 @@ export class RecordStore {
     this.options.logger.info('records loaded', { records: next.entryCount, revision: next.revision });
     this.options.onChange('all');
     return next.revision;
+  }
+
+  /**
+   * A page of large values can be more than the gRPC client takes in one message (server-process.ts
+   * sets 64 MiB; etcd takes values up to 1.5 MiB by default): the next loads read pages of an
+   * eighth as many keys, down to one key at a time.
+   */
+  private async shrinkingPages<T>(page: Promise<T>): Promise<T> {
+    try {
+      return await page;
+    } catch (e) {
+      if (/RESOURCE_EXHAUSTED/.test((e as Error).message) && this.pageLimit > 1) {
+        this.pageLimit = Math.max(1, Math.floor(this.pageLimit / 8));
+        this.options.logger.warn('etcd range page over the message size limit: reading smaller pages', {
+          keysPerPage: this.pageLimit,
+          error: (e as Error).message,
+        });
+      }
+      throw e;
+    }
   }
 
   /** Before the first load: serves the fallback copy, if there is one, until etcd answers. */
@@ -195,13 +233,6 @@ export class RecordStore {
     this.fromSnapshot = loaded.detail;
     this.loadedAt = new Date();
     this.options.onChange('all');
-  }
-
-  private reportOnce(key: string, value: string, error: string): void {
-    if (this.reported.get(key) === value) return;
-    this.reported.set(key, value);
-    this.options.metrics.skippedTotal.inc();
-    this.options.logger.warn('skipping undecodable value', { key, error });
   }
 
   /** Applies watch events until the watch breaks; resolves then (the caller resyncs). */
@@ -230,17 +261,17 @@ export class RecordStore {
       const changed: string[][] = [];
       watcher.on('put', (kv: IKeyValue) => {
         const key = kv.key.toString();
-        const path = this.index.keyPath(key);
+        const result = this.index.put(key, kv.value, Number(kv.mod_revision));
+        if (result.kind === 'skipped') this.skips.report(key, result);
+        // A key that cannot be a name was never in the copy: no answer to invalidate.
+        const notAName =
+          result.kind === 'skipped' && (result.reason === 'name_too_long' || result.reason === 'label_too_long');
+        const path = notAName ? undefined : this.index.keyPath(key);
         if (path) changed.push(path);
-        const value = kv.value.toString();
-        const result = this.index.put(key, value, Number(kv.mod_revision));
-        if (result.kind === 'skipped') this.reportOnce(key, value, result.error);
-        else this.reported.delete(key);
       });
       watcher.on('delete', (kv: IKeyValue) => {
         const path = this.index.keyPath(kv.key.toString());
         if (path) changed.push(path);
-        this.reported.delete(kv.key.toString());
         this.index.delete(kv.key.toString(), Number(kv.mod_revision));
       });
       watcher.on('data', (res: { header: { revision: string } }) => {

@@ -2,6 +2,7 @@
 // folded into the registry when /metrics is scraped.
 import { LATENCY_BUCKETS, Registry } from '../shared/metrics.ts';
 import { rcodeName, typeName } from './dns-constants.ts';
+import { SKIP_REASONS, type SkipReason } from './record-limits.ts';
 
 /** A registry that runs hooks (fold hot-path counts, sample gauges) before it renders. */
 class SampledRegistry extends Registry {
@@ -61,8 +62,14 @@ export class ServerMetrics {
     'etcdns_dns_etcd_seconds_since_contact',
     'Seconds since etcd last answered (watch event or probe).',
   );
-  readonly skipped = this.registry.gauge('etcdns_dns_skipped_values', 'Keys whose value does not decode (skipped).');
-  readonly skippedTotal = this.registry.counter('etcdns_dns_skipped_values_total', 'Undecodable values seen.');
+  readonly skipped = this.registry.gauge(
+    'etcdns_dns_skipped_values',
+    'Keys left out of the copy, by reason: undecodable, or over a limit (record-limits.ts).',
+  );
+  readonly skippedTotal = this.registry.counter(
+    'etcdns_dns_skipped_values_total',
+    'Values skipped (each key and value once), by reason.',
+  );
   readonly resyncs = this.registry.counter(
     'etcdns_dns_store_resyncs_total',
     'Full reloads after a watch cancel, compaction or outage.',
@@ -75,6 +82,10 @@ export class ServerMetrics {
     const key = ((type & 0xffff) * 32 + (rcode & 0x1f)) * 2 + (transport === 'tcp' ? 1 : 0);
     this.pending.set(key, (this.pending.get(key) ?? 0) + 1);
     this.latency.observe(seconds);
+  }
+
+  setSkipped(byReason: ReadonlyMap<SkipReason, number>): void {
+    for (const reason of SKIP_REASONS) this.skipped.set(byReason.get(reason) ?? 0, { reason });
   }
 
   setState(state: StoreState): void {

@@ -12,6 +12,7 @@ import { withQueryLog } from './query-log.ts';
 import { rateLimitSettings, ResponseRateLimiter, truncated } from './rate-limit.ts';
 import { Forwarder } from './forwarder.ts';
 import { createQueryHandler } from './query-handler.ts';
+import { recordLimits } from './record-limits.ts';
 import { RecordSnapshot } from './record-snapshot.ts';
 import { RecordStore } from './record-store.ts';
 import type { ResolverData } from './resolver.ts';
@@ -29,6 +30,9 @@ export function etcdOptions(settings: ServerSettings): IOptions {
   const options: IOptions = {
     ...etcdClientOptions(settings.config.etcd),
     dialTimeout: CALL_DEADLINE_MS,
+    // A range page of large values can exceed gRPC's default 4 MiB (etcd takes 1.5 MiB values):
+    // room for most such pages; the record store reads smaller pages when one is larger still.
+    grpcOptions: { 'grpc.max_receive_message_length': 64 * 2 ** 20 },
     defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + CALL_DEADLINE_MS }),
   };
   return options;
@@ -53,8 +57,9 @@ export async function startDnsServer(
   const prefix = normalizePrefix(config.prefix ?? DEFAULT_PREFIX);
   const client = new Etcd3(etcdOptions(settings));
   const cache = new AnswerCache();
+  const limits = recordLimits(config.recordLimits);
   const snapshot = config.snapshotFile
-    ? new RecordSnapshot({ file: config.snapshotFile, prefix, zones: zones.names, logger })
+    ? new RecordSnapshot({ file: config.snapshotFile, prefix, zones: zones.names, logger, limits })
     : undefined;
   const store: RecordStore = new RecordStore({
     client,
@@ -62,6 +67,7 @@ export async function startDnsServer(
     zones: zones.names,
     logger,
     metrics,
+    limits,
     onChange: (changed) => {
       const names = changed === 'all' ? 'all' : changedNames(changed);
       if (names === 'all') cache.clear();
@@ -94,7 +100,7 @@ export async function startDnsServer(
     metrics.cacheEntries.set(cache.size);
     metrics.records.set(store.index.entryCount);
     metrics.revision.set(store.index.revision);
-    metrics.skipped.set(store.index.skipped.size);
+    metrics.setSkipped(store.index.skippedByReason);
     metrics.sinceContact.set(store.secondsSinceContact());
   });
 
