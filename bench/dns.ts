@@ -10,12 +10,13 @@ import { answerData, dig } from '../test/support/dig.ts';
 import { startEtcd } from '../test/support/etcd.ts';
 import { stopAll } from '../test/support/process.ts';
 import { cleanupTempDirs, tempDir } from '../test/support/temp-dir.ts';
-import { repoRoot, tool } from '../test/support/tools.ts';
+import { etcdnsBin, repoRoot, tool } from '../test/support/tools.ts';
 import { machineFacts } from './machine.ts';
 import { CHURN_TARGETS, runChurn, type ChurnTarget } from './dns/churn.ts';
 import { allCpus, setAffinity } from './dns/cpu-affinity.ts';
 import { runDnsperf, type DnsperfOptions } from './dns/dnsperf.ts';
 import { loadIntoEtcd } from './dns/etcd-load.ts';
+import { measureMemory, renderMemoryReport, type Build, type MemoryMeasurement } from './dns/memory.ts';
 import { processTreeCpuSeconds } from './dns/process-cpu.ts';
 import { etcdEntries, generateRecordSet, queryLines, type RecordSet } from './dns/record-set.ts';
 import {
@@ -46,6 +47,10 @@ const { values: opt } = parseArgs({
     'etcdns-args': { type: 'string', default: '' },
     churn: { type: 'string', default: '10,100' },
     'churn-targets': { type: 'string', default: CHURN_TARGETS.join(',') },
+    memory: { type: 'string', default: '100000' },
+    'memory-runs': { type: 'string', default: '2' },
+    'memory-baseline': { type: 'string' },
+    'memory-only': { type: 'boolean', default: false },
     out: { type: 'string', default: join(repoRoot, 'bench', 'results', 'dns.json') },
   },
 });
@@ -79,6 +84,14 @@ const config = {
     .filter(Boolean)
     .map((r) => positive('churn', r)),
   churnTargets: listOf<ChurnTarget>('churn-targets', opt['churn-targets'], CHURN_TARGETS),
+  memory: opt.memory
+    .split(',')
+    .filter(Boolean)
+    .map((n) => positive('memory', n)),
+  memoryRuns: positive('memory-runs', opt['memory-runs']),
+  /** Another checkout whose bin/etcdns.js takes turns with this one in the memory section. */
+  memoryBaseline: opt['memory-baseline'],
+  memoryOnly: opt['memory-only'],
 };
 const PREFIX = '/skydns';
 const SERVER_CPU = '0';
@@ -118,6 +131,24 @@ async function main(): Promise<void> {
   const dnsperf = tool('dnsperf');
   const taskset = tool('taskset');
   if (config.modes.includes('pinned') && cpus().length < 2) throw new Error('pinned mode needs two CPUs');
+
+  const builds: Build[] = [
+    ...(config.memoryBaseline ? [{ label: 'baseline', bin: join(config.memoryBaseline, 'bin', 'etcdns.js') }] : []),
+    { label: 'this', bin: etcdnsBin },
+  ];
+  const memory: MemoryMeasurement[] = await measureMemory({
+    sizes: config.memory,
+    runs: config.memoryRuns,
+    builds,
+    prefix: PREFIX,
+    log,
+  });
+  const memoryReport = memory.length > 0 ? `\n\n${renderMemoryReport(memory)}` : '';
+  if (config.memoryOnly) {
+    process.stdout.write(`${renderMemoryReport(memory)}\n`);
+    writeResults({ started, loadAtStart, memory });
+    return;
+  }
 
   const set = generateRecordSet(config.names);
   const dir = tempDir('bench-dns');
@@ -278,39 +309,61 @@ async function main(): Promise<void> {
     freshnessP50Ms: percentile(fresh, 50),
     freshnessP99Ms: percentile(fresh, 99),
   }));
-  const report = `${renderReport(measurements)}\n\n${renderChurnReport(churnMeasurements)}`;
+  const report = `${renderReport(measurements)}\n\n${renderChurnReport(churnMeasurements)}${memoryReport}`;
   const loadAtEnd = loadavg();
   const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
   process.stdout.write(
     `${report}\nload average (1/5/15 min): ${load(loadAtStart)} at start, ${load(loadAtEnd)} at end\n`,
   );
   const rs = ratios(measurements);
+  writeResults({
+    started,
+    loadAtStart,
+    memory,
+    floods: {
+      versions: {
+        coredns: version(tool('coredns'), ['-version']),
+        knot: version(tool('knotd'), ['--version']),
+        dnsperf: version('dpkg-query', ['-W', '-f=${Version}', 'dnsperf']),
+      },
+      measurements,
+      churn: churnMeasurements,
+      ratios: rs,
+      targets: targets(rs),
+    },
+  });
+}
+
+/** bench/results/dns.json: the machine, versions, configuration and every figure. */
+function writeResults(r: {
+  started: number;
+  loadAtStart: number[];
+  memory: MemoryMeasurement[];
+  floods?: { versions: Record<string, string> } & Record<string, unknown>;
+}): void {
+  const { versions, ...floods } = r.floods ?? { versions: {} };
   mkdirSync(join(opt.out, '..'), { recursive: true });
   writeFileSync(
     opt.out,
     `${JSON.stringify(
       {
         date: new Date().toISOString(),
-        durationSeconds: Math.round((Date.now() - started) / 1000),
-        machine: machineFacts(loadAtStart, loadAtEnd),
+        durationSeconds: Math.round((Date.now() - r.started) / 1000),
+        machine: machineFacts(r.loadAtStart, loadavg()),
         versions: {
           node: process.version,
-          coredns: version(tool('coredns'), ['-version']),
-          knot: version(tool('knotd'), ['--version']),
-          dnsperf: version('dpkg-query', ['-W', '-f=${Version}', 'dnsperf']),
+          ...versions,
           etcdns: version('git', ['-C', repoRoot, 'rev-parse', '--short', 'HEAD']),
         },
         config,
-        measurements,
-        churn: churnMeasurements,
-        ratios: rs,
-        targets: targets(rs),
+        ...floods,
+        memory: r.memory,
       },
       null,
       2,
     )}\n`,
   );
-  log(`wrote ${opt.out} (${Math.round((Date.now() - started) / 1000)} s)`);
+  log(`wrote ${opt.out} (${Math.round((Date.now() - r.started) / 1000)} s)`);
 }
 
 // Ctrl-C or a kill stops the servers by PID too (dnsperf ends by itself: every run has -l).

@@ -11,7 +11,7 @@
 //   "any" as "*" too: so does "subtree"; in "own" mode "any" is an ordinary label, because it is
 //   a valid name of its own (a Service called "any") that must answer its own records.
 import { labelsOf } from '../../dns/dns-name.ts';
-import { byKey, childrenOf, type IndexNode, type RecordIndex, type StoredEntry } from './record-index.ts';
+import { childOf, childrenOf, sortByKey, type IndexNode, type RecordIndex, type StoredEntry } from './record-index.ts';
 import type { Zone } from './zones.ts';
 
 export type LookupMode = 'own' | 'subtree';
@@ -26,7 +26,7 @@ export interface NameData {
 
 function leafChildren(node: IndexNode): StoredEntry[] {
   const out: StoredEntry[] = [];
-  for (const child of childrenOf(node).values()) if (!child.children && child.stored) out.push(child.stored);
+  for (const child of childrenOf(node)) if (!child.children && child.stored) out.push(child.stored);
   return out;
 }
 
@@ -52,7 +52,7 @@ function wildcardFor(index: RecordIndex, labels: string[], zoneDepth: number): I
   // Without any stored node the closest encloser would be the root, outside every zone but ".".
   const encloserDepth = closest ? depthOf(closest) : 0;
   if (encloserDepth < zoneDepth) return undefined;
-  const star = closest ? childrenOf(closest).get('*') : index.find(['*']);
+  const star = closest ? childOf(closest, '*') : index.find(['*']);
   return star && star.size > 0 ? star : undefined;
 }
 
@@ -71,9 +71,9 @@ function patternNodes(index: RecordIndex, labels: string[]): IndexNode[] {
   for (const label of reversed) {
     const next: IndexNode[] = [];
     for (const node of frontier) {
-      if (label === '*') next.push(...[...childrenOf(node).values()].filter((c) => c.size > 0));
+      if (label === '*') next.push(...[...childrenOf(node)].filter((c) => c.size > 0));
       else {
-        const child = childrenOf(node).get(label);
+        const child = childOf(node, label);
         if (child && child.size > 0) next.push(child);
       }
     }
@@ -88,7 +88,7 @@ function patternNodes(index: RecordIndex, labels: string[]): IndexNode[] {
  */
 export function groupFilter(entries: StoredEntry[]): StoredEntry[] {
   if (entries.length === 0) return entries;
-  const depths = entries.map((s) => s.key.split('/').length);
+  const depths = entries.map((s) => s.depth);
   let group = entries[0]!.entry.group ?? '';
   let depth = depths[0]!;
   for (const [i, s] of entries.entries()) {
@@ -109,7 +109,8 @@ export function groupFilter(entries: StoredEntry[]): StoredEntry[] {
 }
 
 function finish(exists: boolean, entries: StoredEntry[]): NameData {
-  const unique = [...new Map(entries.map((s) => [s.key, s])).values()].sort(byKey);
+  // An entry is its key's node: the same key is the same object.
+  const unique = sortByKey(entries.length < 2 ? entries : [...new Set(entries)]);
   return { exists, entries: groupFilter(unique) };
 }
 

@@ -16,24 +16,111 @@ import {
   type SkipReason,
 } from './record-limits.ts';
 
+/** A stored value, as answers read it: the node of its key (the key is made from the labels on demand). */
 export interface StoredEntry {
-  key: string;
-  entry: SkyDnsEntry;
+  readonly key: string;
+  readonly entry: SkyDnsEntry;
   /** etcd's mod revision of the value: tells on a resync whether anything changed. */
-  modRevision: number;
+  readonly modRevision: number;
+  /** Labels between the prefix and the key. */
+  readonly depth: number;
 }
 
-export interface IndexNode {
+/**
+ * One key label. The copy holds 100,000s of these, so a node is lean: the value sits on the node
+ * itself (no separate entry object), its key is not kept but made from the labels when asked
+ * (answers are cached, so that is rare), and children are a node, a small array or a Map.
+ */
+export class IndexNode {
   readonly label: string;
   readonly parent: IndexNode | undefined;
-  /** Created with the first child: most nodes are leaves (one per record id), and a Map is not small. */
-  children: Map<string, IndexNode> | undefined;
-  /** The value stored at exactly this node's key, when it decoded. */
-  stored: StoredEntry | undefined;
+  /** The children by label; undefined for a leaf (most nodes: one per record id). */
+  children: Children | undefined = undefined;
+  /** The decoded value stored at exactly this node's key. */
+  entry: SkyDnsEntry | undefined = undefined;
+  modRevision = 0;
   /** Stored entries in this subtree, this node included; 0 means the node is pruned. */
-  size: number;
+  size = 0;
   /** Children holding a stored value (the name's child entries, for the per-name limit). */
-  storedChildren: number;
+  storedChildren = 0;
+
+  constructor(label: string, parent: IndexNode | undefined) {
+    this.label = label;
+    this.parent = parent;
+  }
+
+  /** This node as a stored entry, when a value is stored here. */
+  get stored(): StoredEntry | undefined {
+    return this.entry ? (this as StoredEntry) : undefined;
+  }
+
+  /** The etcd key: the root's label is the prefix. */
+  get key(): string {
+    const labels = [this.label];
+    for (let n = this.parent; n; n = n.parent) labels.push(n.label);
+    return labels.reverse().join('/');
+  }
+
+  /** Labels between the root and this node. */
+  get depth(): number {
+    let depth = 0;
+    for (let n = this.parent; n; n = n.parent) depth += 1;
+    return depth;
+  }
+}
+
+/** Above this many children a node indexes them in a Map; below, a scan is as fast and far smaller. */
+const LIST_MAX = 8;
+
+/** A node's children by label: one node, an array of up to LIST_MAX, or a Map. */
+export class Children {
+  private items: IndexNode | IndexNode[] | Map<string, IndexNode>;
+
+  constructor(first: IndexNode) {
+    this.items = first;
+  }
+
+  get size(): number {
+    const items = this.items;
+    if (items instanceof IndexNode) return 1;
+    return Array.isArray(items) ? items.length : items.size;
+  }
+
+  get(label: string): IndexNode | undefined {
+    const items = this.items;
+    if (items instanceof IndexNode) return items.label === label ? items : undefined;
+    if (!Array.isArray(items)) return items.get(label);
+    for (const node of items) if (node.label === label) return node;
+    return undefined;
+  }
+
+  /** Adds a child whose label is not here yet. */
+  add(node: IndexNode): void {
+    const items = this.items;
+    if (items instanceof IndexNode) this.items = [items, node];
+    else if (!Array.isArray(items)) items.set(node.label, node);
+    else if (items.length < LIST_MAX) items.push(node);
+    else this.items = new Map([...items, node].map((n) => [n.label, n]));
+  }
+
+  /** Removes a child; false when it was the last (the parent then drops this object). */
+  delete(label: string): boolean {
+    const items = this.items;
+    if (items instanceof IndexNode) return items.label !== label;
+    if (!Array.isArray(items)) items.delete(label);
+    else {
+      const i = items.findIndex((n) => n.label === label);
+      if (i >= 0) items.splice(i, 1);
+      if (items.length === 1) this.items = items[0]!;
+    }
+    return this.size > 0;
+  }
+
+  values(): Iterable<IndexNode> {
+    const items = this.items;
+    if (items instanceof IndexNode) return [items];
+    return Array.isArray(items) ? items : items.values();
+  }
 }
 
 export interface KeyValue {
@@ -45,31 +132,30 @@ export interface KeyValue {
 /** What one put did: stored, skipped (undecodable or over a limit: the key is left out) or outside the prefix. */
 export type PutResult = { kind: 'stored' } | ({ kind: 'skipped' } & Skip) | { kind: 'outside' };
 
-function newNode(label: string, parent: IndexNode | undefined): IndexNode {
-  return { label, parent, children: undefined, stored: undefined, size: 0, storedChildren: 0 };
-}
-
 /** A skipped key's reason and mod revision in one number (a Map of small objects costs more). */
 const packSkip = (reason: SkipReason, modRevision: number) => modRevision * 8 + SKIP_REASONS.indexOf(reason);
 const unpackRevision = (packed: number) => Math.floor(packed / 8);
 const unpackReason = (packed: number) => SKIP_REASONS[packed % 8]!;
 
-const NO_CHILDREN: ReadonlyMap<string, IndexNode> = new Map();
+/** A node's children, none for a leaf. */
+export function childrenOf(node: IndexNode): Iterable<IndexNode> {
+  return node.children?.values() ?? [];
+}
 
-/** A node's children, an empty map for a leaf. */
-export function childrenOf(node: IndexNode): ReadonlyMap<string, IndexNode> {
-  return node.children ?? NO_CHILDREN;
+/** A node's child by label. */
+export function childOf(node: IndexNode, label: string): IndexNode | undefined {
+  return node.children?.get(label);
 }
 
 export class RecordIndex {
   readonly prefix: string;
   /** The etcd revision this copy reflects. */
   revision = 0;
-  private readonly root: IndexNode = newNode('', undefined);
+  private readonly root: IndexNode;
   private readonly zones: string[];
+  /** Each zone's labels as a key path ("example.org." -> ["org", "example"]). */
+  private readonly zonePaths: string[][];
   private readonly limits: RecordLimits;
-  /** Key paths of the zone apexes ("org/example"), where the per-name limit does not apply. */
-  private readonly apexPaths: Set<string>;
   private readonly serials = new Map<string, number>();
   /** Keys whose current value is skipped (undecodable or over a limit): reason and mod revision, packed. */
   private readonly skippedKeys = new Map<string, number>();
@@ -77,9 +163,10 @@ export class RecordIndex {
 
   constructor(prefix: string, zones: string[], limits: RecordLimits = DEFAULT_RECORD_LIMITS) {
     this.prefix = normalizePrefix(prefix);
+    this.root = new IndexNode(this.prefix, undefined);
     this.zones = zones;
+    this.zonePaths = zones.map((z) => (z === '.' ? [] : z.slice(0, -1).split('.').reverse()));
     this.limits = limits;
-    this.apexPaths = new Set(zones.map((z) => keyPathOfName(z)));
   }
 
   /** A fresh index from a complete range read at `revision`. */
@@ -102,9 +189,9 @@ export class RecordIndex {
    * mod revision of their own to go by).
    */
   inheritSerials(previous: RecordIndex): void {
-    for (const zone of this.zones) {
+    for (const [i, zone] of this.zones.entries()) {
       const before = previous.serial(zone);
-      if (this.zoneContentEquals(previous, zone)) this.serials.set(zone, before);
+      if (this.zoneContentEquals(previous, zone, this.zonePaths[i]!)) this.serials.set(zone, before);
       else this.serials.set(zone, Math.max(this.serial(zone), before + 1, this.revision));
     }
   }
@@ -142,55 +229,56 @@ export class RecordIndex {
     const tooLong = keyTailSkip(key.length - this.prefix.length - 1);
     if (tooLong) return this.skip(key, undefined, tooLong, modRevision);
     const path = this.keyPath(key)!;
-    this.touch(key, modRevision);
+    this.touch(path, modRevision);
     const bytes = typeof value === 'string' ? Buffer.byteLength(value) : value.length;
     const before = namePathSkip(path) ?? valueSizeSkip(bytes, this.limits);
     if (before) return this.skip(key, path, before, modRevision);
     const decoded = decodeEntry(typeof value === 'string' ? value : Buffer.from(value).toString());
     if (!decoded.ok) return this.skip(key, path, { reason: 'undecodable', error: decoded.error }, modRevision);
-    const full = this.entriesSkip(path);
-    if (full) return this.skip(key, path, full, modRevision);
+
+    // The deepest node that exists on the path; the per-name limit before anything is made, so a
+    // skipped key leaves nothing behind.
     let node = this.root;
-    for (const label of path) {
-      node.children ??= new Map();
-      let child = node.children.get(label);
-      if (!child) {
-        child = newNode(label, node);
-        node.children.set(label, child);
-      }
+    let depth = 0;
+    for (; depth < path.length; depth++) {
+      const child = node.children?.get(path[depth]!);
+      if (!child) break;
       node = child;
     }
+    const parentDepth = path.length - 1;
+    const parent = depth === path.length ? node.parent : depth === parentDepth ? node : undefined;
+    if (parent && !(depth === path.length && node.entry)) {
+      const full = entriesSkip(parent.storedChildren, this.limits);
+      if (full && !this.isApexPath(path, parentDepth)) return this.skip(key, path, full, modRevision);
+    }
+    for (; depth < path.length; depth++) {
+      const child = new IndexNode(path[depth]!, node);
+      if (node.children) node.children.add(child);
+      else node.children = new Children(child);
+      node = child;
+    }
+
     this.unskip(key);
-    if (!node.stored) {
+    if (!node.entry) {
       for (let n: IndexNode | undefined = node; n; n = n.parent) n.size += 1;
       if (node.parent) node.parent.storedChildren += 1;
     }
-    // Ownership fields are the controller's business; the copy keeps only what answers need.
-    const { owner: _owner, resource: _resource, ...entry } = decoded.entry;
-    node.stored = { key, entry, modRevision };
+    node.entry = answerFields(decoded.entry);
+    node.modRevision = modRevision;
     return { kind: 'stored' };
   }
 
   delete(key: string, modRevision: number): boolean {
     const path = this.keyPath(key);
     if (!path) return false;
-    this.touch(key, modRevision);
+    this.touch(path, modRevision);
     this.unskip(key);
     return this.removeAt(path);
   }
 
-  /**
-   * The per-name limit for a value at `path`: a new value among its parent's child entries (a
-   * replaced one always passes; none applies one label below a zone apex). Checked before any
-   * node is made, so a skipped key leaves nothing behind.
-   */
-  private entriesSkip(path: readonly string[]): Skip | undefined {
-    if (path.length === 0) return undefined;
-    let parent: IndexNode | undefined = this.root;
-    for (let i = 0; i < path.length - 1 && parent; i++) parent = parent.children?.get(path[i]!);
-    if (!parent || parent.children?.get(path[path.length - 1]!)?.stored) return undefined;
-    const full = entriesSkip(parent.storedChildren, this.limits);
-    return full && !this.apexPaths.has(path.slice(0, -1).join('/')) ? full : undefined;
+  /** Whether the first `length` labels of `path` are a zone apex (the per-name limit stops there). */
+  private isApexPath(path: readonly string[], length: number): boolean {
+    return this.zonePaths.some((z) => z.length === length && z.every((label, i) => path[i] === label));
   }
 
   private skip(key: string, path: string[] | undefined, skip: Skip, modRevision: number): PutResult {
@@ -220,11 +308,11 @@ export class RecordIndex {
   subtree(node: IndexNode): StoredEntry[] {
     const out: StoredEntry[] = [];
     const walk = (n: IndexNode) => {
-      if (n.stored) out.push(n.stored);
-      for (const child of childrenOf(n).values()) walk(child);
+      if (n.entry) out.push(n as StoredEntry);
+      if (n.children) for (const child of n.children.values()) walk(child);
     };
     walk(node);
-    return out.sort(byKey);
+    return sortByKey(out);
   }
 
   nameOf(key: string): string {
@@ -238,57 +326,69 @@ export class RecordIndex {
   keyPath(key: string): string[] | undefined {
     if (key === this.prefix) return [];
     if (!key.startsWith(`${this.prefix}/`)) return undefined;
-    return key
-      .slice(this.prefix.length + 1)
-      .split('/')
-      .filter((l) => l.length > 0);
+    const labels = key.slice(this.prefix.length + 1).split('/');
+    return labels.includes('') ? labels.filter((l) => l.length > 0) : labels;
   }
 
   private removeAt(path: string[]): boolean {
     let node: IndexNode | undefined = this.root;
     for (const label of path) node = node?.children?.get(label);
-    if (!node?.stored) return false;
-    node.stored = undefined;
+    if (!node?.entry) return false;
+    node.entry = undefined;
+    node.modRevision = 0;
     if (node.parent) node.parent.storedChildren -= 1;
     for (let n: IndexNode | undefined = node; n; n = n.parent) {
       n.size -= 1;
-      if (n.size === 0 && n.parent?.children) {
-        n.parent.children.delete(n.label);
-        if (n.parent.children.size === 0) n.parent.children = undefined;
-      }
+      if (n.size === 0 && n.parent?.children && !n.parent.children.delete(n.label)) n.parent.children = undefined;
     }
     return true;
   }
 
-  private touch(key: string, modRevision: number): void {
-    const name = this.nameOf(key);
-    for (const zone of this.zones) {
-      if (isInZone(name, zone)) this.serials.set(zone, Math.max(this.serial(zone), modRevision));
+  /** A change at `path` moves the serial of every zone the key is in (labels compared as names: any case). */
+  private touch(path: readonly string[], modRevision: number): void {
+    for (const [i, zonePath] of this.zonePaths.entries()) {
+      if (zonePath.length > path.length) continue;
+      if (!zonePath.every((label, j) => path[j] === label || path[j]!.toLowerCase() === label)) continue;
+      const zone = this.zones[i]!;
+      this.serials.set(zone, Math.max(this.serial(zone), modRevision));
     }
   }
 
-  /** Mod revision by key of every value in a zone, decoded or skipped. */
-  private zoneRevisions(zone: string): Map<string, number> {
-    const out = new Map<string, number>();
-    for (const s of this.subtree(this.root)) if (isInZone(this.nameOf(s.key), zone)) out.set(s.key, s.modRevision);
-    for (const [key, packed] of this.skippedKeys) {
-      if (isInZone(this.nameOf(key), zone)) out.set(key, unpackRevision(packed));
-    }
-    return out;
-  }
-
-  private zoneContentEquals(other: RecordIndex, zone: string): boolean {
-    const mine = this.zoneRevisions(zone);
-    const theirs = other.zoneRevisions(zone);
-    return mine.size === theirs.size && [...mine].every(([key, rev]) => theirs.get(key) === rev);
+  /** Whether a zone holds the same keys at the same mod revisions in both copies, decoded or skipped. */
+  private zoneContentEquals(other: RecordIndex, zone: string, zonePath: readonly string[]): boolean {
+    const walk = (mine: IndexNode | undefined, theirs: IndexNode | undefined): boolean => {
+      if ((mine?.size ?? 0) !== (theirs?.size ?? 0)) return false;
+      if (!mine || !theirs || mine.size === 0) return true;
+      if (mine.modRevision !== theirs.modRevision || !mine.entry !== !theirs.entry) return false;
+      for (const child of childrenOf(mine)) if (!walk(child, theirs.children?.get(child.label))) return false;
+      return true;
+    };
+    const node = (index: RecordIndex) => {
+      let n: IndexNode | undefined = index.root;
+      for (const label of zonePath) n = n?.children?.get(label);
+      return n;
+    };
+    if (!walk(node(this), node(other))) return false;
+    const skippedIn = (index: RecordIndex) =>
+      [...index.skippedKeys].filter(([key]) => isInZone(index.nameOf(key), zone)).map(([key, p]) => `${key} ${p}`);
+    const mine = skippedIn(this);
+    const theirs = new Set(skippedIn(other));
+    return mine.length === theirs.size && mine.every((k) => theirs.has(k));
   }
 }
 
-/** "example.org." -> "org/example", as keyPath joins it. */
-function keyPathOfName(name: string): string {
-  return name === '.' ? '' : name.slice(0, -1).split('.').reverse().join('/');
+/** Ownership fields are the controller's business; the copy keeps only what answers need. */
+function answerFields(entry: SkyDnsEntry): SkyDnsEntry {
+  if (entry.owner === undefined && entry.resource === undefined) return entry;
+  const { owner: _owner, resource: _resource, ...rest } = entry;
+  return rest;
 }
 
-export function byKey(a: StoredEntry, b: StoredEntry): number {
-  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+/** Entries in etcd key order (byte order of the keys; each key made once). */
+export function sortByKey(entries: StoredEntry[]): StoredEntry[] {
+  if (entries.length < 2) return entries;
+  return entries
+    .map((s) => ({ key: s.key, s }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map((x) => x.s);
 }

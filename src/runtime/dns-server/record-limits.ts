@@ -46,6 +46,14 @@ export const MAX_KEY_TAIL_CHARS = 4 * MAX_NAME_OCTETS;
 
 /** The name a key path (labels below the prefix, as stored) stands for, checked against RFC 1035. */
 export function namePathSkip(path: readonly string[]): Skip | undefined {
+  // A UTF-16 unit is at most 3 octets in UTF-8: most names are short enough not to count exactly.
+  let bound = 1;
+  let longest = 0;
+  for (const label of path) {
+    bound += 3 * label.length + 1;
+    longest = Math.max(longest, label.length);
+  }
+  if (bound <= MAX_NAME_OCTETS && 3 * longest <= MAX_LABEL_OCTETS) return undefined;
   let octets = 1; // the root label
   for (const label of path) {
     const length = Buffer.byteLength(label);

@@ -6,6 +6,7 @@
 import type { Etcd3, IKeyValue, Watcher } from 'etcd3';
 import type { Readiness } from '../shared/http-server.ts';
 import type { Logger } from '../shared/log.ts';
+import { collectGarbage } from './full-gc.ts';
 import { RecordIndex } from './record-index.ts';
 import type { RecordLimits } from './record-limits.ts';
 import type { LoadedSnapshot } from './record-snapshot.ts';
@@ -200,8 +201,9 @@ export class RecordStore {
     this.options.metrics.watchLag.set(0);
     this.loadedAt = new Date();
     this.lastError = undefined;
-    this.options.logger.info('records loaded', { records: next.entryCount, revision: next.revision });
     this.options.onChange('all');
+    const gcMs = Math.round(collectGarbage());
+    this.options.logger.info('records loaded', { records: next.entryCount, revision: next.revision, gcMs });
     return next.revision;
   }
 
