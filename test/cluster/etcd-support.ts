@@ -81,32 +81,49 @@ export async function members(tls: EtcdTls, ip: string): Promise<{ name: string;
   }
 }
 
-/** Sequential dig queries through the ClusterIP until `stop()` resolves; bounded in count and time. */
-export function digLoad(dns: DnsService, name: string, expected: string) {
+/**
+ * Runs `probe` again and again until `stop()` (or `maxCount` runs, or `maxMs`), pausing `pauseMs`
+ * between runs; `probe` resolves to undefined, or to what went wrong. `stop()` resolves to how
+ * many ran and, for each that failed, when and why.
+ */
+function repeatUntilStopped(probe: () => Promise<string | undefined>, maxCount: number, maxMs: number, pauseMs = 0) {
   let stopped = false;
-  let queries = 0;
+  let runs = 0;
   const failures: string[] = [];
   const done = (async () => {
-    const deadline = Date.now() + 300_000;
-    while (!stopped && Date.now() < deadline && queries < 30_000) {
-      queries++;
-      const r = await digAt(dns.clusterIp, 53, name, 'A').catch((e: Error) => ({
-        status: e.message,
-        answer: [],
-        flags: [],
-        authority: [],
-        additional: [],
-        raw: '',
-      }));
-      if (r.status !== 'NOERROR' || answerData(r, 'A').join() !== expected)
-        failures.push(`${new Date().toISOString()} ${r.status || 'no answer'}`);
+    const deadline = Date.now() + maxMs;
+    while (!stopped && Date.now() < deadline && runs < maxCount) {
+      runs++;
+      const failure = await probe();
+      if (failure !== undefined) failures.push(`${new Date().toISOString()} ${failure}`);
+      if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
     }
   })();
   return {
     stop: async () => {
       stopped = true;
       await done;
-      return { queries, failures };
+      return { runs, failures };
+    },
+  };
+}
+
+/** Sequential dig queries through the ClusterIP until `stop()` resolves; bounded in count and time. */
+export function digLoad(dns: DnsService, name: string, expected: string) {
+  const load = repeatUntilStopped(
+    async () => {
+      const r = await digAt(dns.clusterIp, 53, name, 'A').catch((e: Error) => e);
+      if (r instanceof Error) return r.message;
+      const got = answerData(r, 'A').join();
+      return r.status === 'NOERROR' && got === expected ? undefined : `${r.status || 'no answer'} ${got}`;
+    },
+    30_000,
+    300_000,
+  );
+  return {
+    stop: async () => {
+      const { runs, failures } = await load.stop();
+      return { queries: runs, failures };
     },
   };
 }
@@ -116,25 +133,21 @@ export function digLoad(dns: DnsService, name: string, expected: string) {
  * `stop()`: any failure means the cluster had no quorum at that moment. Bounded in count and time.
  */
 export function quorumWatch(ip: string) {
-  let stopped = false;
-  let checks = 0;
-  const failures: string[] = [];
-  const done = (async () => {
-    const deadline = Date.now() + 600_000;
-    while (!stopped && Date.now() < deadline && checks < 2400) {
-      checks++;
-      const ok = await fetch(`http://${ip}:2381/health?serializable=false`, { signal: AbortSignal.timeout(2000) })
-        .then(async (r) => r.ok && ((await r.json()) as { health?: string }).health === 'true')
-        .catch(() => false);
-      if (!ok) failures.push(new Date().toISOString());
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  })();
+  const watch = repeatUntilStopped(
+    () =>
+      fetch(`http://${ip}:2381/health?serializable=false`, { signal: AbortSignal.timeout(2000) })
+        .then(async (r) =>
+          r.ok && ((await r.json()) as { health?: string }).health === 'true' ? undefined : `HTTP ${r.status}`,
+        )
+        .catch((e: Error) => e.message),
+    2400,
+    600_000,
+    250,
+  );
   return {
     stop: async () => {
-      stopped = true;
-      await done;
-      return { checks, failures };
+      const { runs, failures } = await watch.stop();
+      return { checks: runs, failures };
     },
   };
 }
