@@ -19,6 +19,8 @@ export interface ApplyResult {
   transactions: number;
   /** Names whose guard failed: someone else wrote there since we read. Nothing was written for them. */
   conflicted: string[];
+  /** etcd's revision after the last successful transaction (0: none): a copy at it has every write. */
+  revision: number;
 }
 
 interface NameUnit {
@@ -77,7 +79,7 @@ export class EtcdStore {
     }
     if (batch.length > 0) batches.push(batch);
 
-    const result: ApplyResult = { applied: 0, transactions: 0, conflicted: [] };
+    const result: ApplyResult = { applied: 0, transactions: 0, conflicted: [], revision: 0 };
     const queue = [...batches];
     const worker = async () => {
       for (let b = queue.shift(); b; b = queue.shift()) await this.applyBatch(b, result);
@@ -118,7 +120,10 @@ export class EtcdStore {
       .options(deadline())
       .commit();
     result.transactions += 1;
-    if (res.succeeded) result.applied += changes.length;
+    if (res.succeeded) {
+      result.applied += changes.length;
+      result.revision = Math.max(result.revision, Number(res.header.revision));
+    }
     return res.succeeded;
   }
 }
