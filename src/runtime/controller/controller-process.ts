@@ -12,6 +12,7 @@ import { KubeClient } from './kube/kube-client.ts';
 import { loadKubeTarget } from './kube/kube-target.ts';
 import { LeaderElector } from './kube/leader-election.ts';
 import { ProblemReporter } from './kube/problem-reporter.ts';
+import { EtcdMirror } from './store/etcd-mirror.ts';
 import { EtcdStore } from './store/etcd-store.ts';
 
 export interface ControllerProcess {
@@ -38,7 +39,7 @@ export function assembleController(
     ...(config.namespace ? { namespace: config.namespace } : {}),
     sources: config.sources ?? ['service', 'ingress'],
     // Callbacks run only after start, when `controller` below exists.
-    onChange: () => controller.trigger(),
+    onChange: (change) => controller.changed(change),
     log,
   });
   const le = config.leaderElection;
@@ -57,7 +58,7 @@ export function assembleController(
           // A new leader syncs at once; it may be the first to see changes made while it waited.
           (leading) => {
             metrics.leader.set(leading ? 1 : 0);
-            if (leading) controller.trigger(false);
+            if (leading) controller.resync();
           },
           log,
         )
@@ -66,6 +67,7 @@ export function assembleController(
     config,
     cache,
     storeFor: (prefix) => new EtcdStore(etcd, prefix),
+    mirrorFor: (store, onReload) => new EtcdMirror(store, etcd, { log: log.with({ prefix: store.prefix }), onReload }),
     reporter: new ProblemReporter(mode.dryRun ? undefined : kube, identity, log),
     isLeader: () => (elector ? elector.isLeader() : true),
     dryRun: mode.dryRun,

@@ -1,32 +1,42 @@
 // The reconcile loop: watch events (debounced a few ms) and a periodic resync trigger one sync at
-// a time: cluster snapshot -> desired records -> per view (split horizon): the view's records ->
-// plan against its prefix in etcd -> guarded writes. Only the
-// leader writes and reports problems. When etcd fails, the sync is retried with backoff and
-// /readyz says so; nothing is written from a half-read state.
+// a time. A sync after events recomputes only the changed objects and plans only the names they
+// touched (incremental/), against a watch-kept copy of each view's prefix in etcd
+// (store/etcd-mirror.ts); a full sync (start, the periodic resync as a safety net, a reload of
+// the copy, Node changes, after an etcd error) recomputes every object and plans every name.
+// Each view (split horizon) is planned against its own prefix; the writes are guarded as ever.
+// Only the leader writes and reports problems. When etcd fails, the sync is retried with backoff
+// and /readyz says so; nothing is written from a half-read state.
 import type { ControllerConfig } from '../../config/controller-config.ts';
 import type { Readiness } from '../shared/http-server.ts';
 import type { Logger } from '../shared/log.ts';
-import type { Problem } from './desired-record.ts';
 import type { ControllerMetrics } from './controller-metrics.ts';
+import type { Problem } from './desired-record.ts';
+import type { ClusterObjects, ObjectKey } from './incremental/cluster-objects.ts';
+import { objectId } from './incremental/cluster-objects.ts';
+import { IncrementalPlanner } from './incremental/incremental-planner.ts';
+import type { ClusterChange } from './kube/cluster-cache.ts';
 import { formatPlan } from './plan/format-plan.ts';
-import { isEmptyPlan, planPrefix, type Plan } from './plan/plan.ts';
-import { desiredRecords, type ClusterSnapshot } from './sources/desired-records.ts';
-import { sourceOptions, type SourceOptions } from './sources/source-options.ts';
+import { isEmptyPlan, type Plan } from './plan/plan.ts';
+import { sourceOptions } from './sources/source-options.ts';
 import { auditEntries } from './store/audit-entries.ts';
+import type { EtcdMirror } from './store/etcd-mirror.ts';
 import type { EtcdStore } from './store/etcd-store.ts';
-import { controllerViews, viewsOfName, type ViewOfName } from './views/controller-views.ts';
-import { sourceObjects } from './views/source-object.ts';
-import { compileViews, viewRecords, type CompiledView, type ViewRecords } from './views/view-records.ts';
+import { controllerViews, type ViewOfName } from './views/controller-views.ts';
+import { compileViews, type CompiledView } from './views/view-records.ts';
 
 export interface ControllerDeps {
   config: ControllerConfig;
-  cache: {
+  cache: ClusterObjects & {
     synced(): boolean;
     unsynced(): string[];
-    snapshot(): ClusterSnapshot;
   };
   /** One store per view, at the view's prefix. */
   storeFor: (prefix: string) => EtcdStore;
+  /**
+   * A watch-kept copy of a store's prefix, started with the loop. Without it (`--once`,
+   * `etcdns plan`), and while a copy is not synced, a sync reads the prefix and plans in full.
+   */
+  mirrorFor?: (store: EtcdStore, onReload: () => void) => EtcdMirror;
   reporter: { report(problems: readonly Problem[]): Promise<number> };
   isLeader: () => boolean;
   dryRun: boolean;
@@ -40,11 +50,17 @@ export type SyncOutcome = 'applied' | 'conflicted' | 'unchanged' | 'skipped' | '
 const FIRST_RETRY_MS = 200;
 /** etcd calls are cheap; a short cap means catching up within seconds of etcd's return. */
 const MAX_RETRY_MS = 5_000;
+/** How long the etcd copy may take to show our own writes before it is read again. */
+const OWN_WRITES_MS = 5_000;
 
 export class Controller {
   private readonly d: ControllerDeps;
-  private readonly options: SourceOptions;
-  private readonly views: { view: CompiledView; store: EtcdStore }[];
+  private readonly planner: IncrementalPlanner;
+  private readonly views: { view: CompiledView; store: EtcdStore; mirror: EtcdMirror | undefined }[];
+  /** Objects changed since the last sync, by id. */
+  private readonly dirty = new Map<string, ObjectKey>();
+  /** The next sync recomputes every object and plans every name. */
+  private fullPending = true;
   private etcdOk = false;
   private etcdDetail = 'not contacted yet';
   /** Time of the oldest watch event not yet synced. */
@@ -59,16 +75,21 @@ export class Controller {
   private stopped = false;
   /** The last plan computed for each view, in config order (for `etcdns plan` and dry runs). */
   lastPlans: { view: string; plan: Plan }[] = [];
-  /** The last sync's records and plan per view (for /debug/views). */
-  private lastViews: { records: ViewRecords; plan: Plan }[] = [];
 
   constructor(deps: ControllerDeps) {
     this.d = deps;
-    this.options = sourceOptions(deps.config);
-    this.views = compileViews(controllerViews(deps.config)).map((view) => ({
-      view,
-      store: deps.storeFor(view.config.prefix),
-    }));
+    const { config } = deps;
+    const compiled = compileViews(controllerViews(config));
+    this.planner = new IncrementalPlanner(compiled, sourceOptions(config), {
+      ownerId: config.ownerId,
+      policy: config.policy ?? 'sync',
+      ...(config.adoptExternalDnsOwner ? { adoptExternalDnsOwner: config.adoptExternalDnsOwner } : {}),
+    });
+    this.views = compiled.map((view) => {
+      const store = deps.storeFor(view.config.prefix);
+      // A reloaded copy may differ anywhere: everything is planned against it.
+      return { view, store, mirror: deps.mirrorFor?.(store, () => this.resync()) };
+    });
   }
 
   /** The first view's last plan (the only one without split horizon). */
@@ -78,22 +99,37 @@ export class Controller {
 
   /** What each view answers for `name` after the last sync, and why (/debug/views). */
   viewsOfName(name: string): ViewOfName[] {
-    return viewsOfName(name, this.lastViews);
+    return this.planner.viewsOfName(name);
   }
 
-  /** Starts the periodic resync (events come through trigger()). */
+  /** Starts the etcd copies and the periodic resync (events come through changed()). */
   start(): void {
     this.looping = true;
-    this.resyncTimer = setInterval(() => this.trigger(false), this.d.config.resyncSeconds! * 1000);
+    for (const v of this.views) v.mirror?.start();
+    this.resyncTimer = setInterval(() => this.resync(), this.d.config.resyncSeconds! * 1000);
     this.resyncTimer.unref();
-    this.trigger(false);
+    this.resync();
   }
 
   stop(): Promise<SyncOutcome | undefined> {
     this.stopped = true;
     clearTimeout(this.timer);
     clearInterval(this.resyncTimer);
+    for (const v of this.views) v.mirror?.stop();
     return this.running ?? Promise.resolve(undefined);
+  }
+
+  /** Objects changed in the cluster (a watch event): their names are planned again soon. */
+  changed(change: ClusterChange): void {
+    if (change === 'all') this.fullPending = true;
+    else for (const key of change.objects) this.dirty.set(objectId(key), key);
+    this.trigger();
+  }
+
+  /** Asks for a full sync soon (the periodic safety net, a new leader, a reloaded etcd copy). */
+  resync(): void {
+    this.fullPending = true;
+    this.trigger(false);
   }
 
   /** Asks for a sync soon; `fromEvent` starts the event-to-etcd clock. */
@@ -130,9 +166,9 @@ export class Controller {
     }
   }
 
-  /** One full sync. Never throws: failures are logged, counted and reported as 'error'. */
+  /** One sync. Never throws: failures are logged, counted and reported as 'error'. */
   async syncOnce(): Promise<SyncOutcome> {
-    const { cache, log, metrics, config } = this.d;
+    const { cache, log, metrics } = this.d;
     if (!cache.synced()) return this.count('skipped');
     const started = performance.now();
     const eventAt = this.pendingSince;
@@ -140,42 +176,36 @@ export class Controller {
     const leader = this.d.isLeader();
     metrics.leader.set(leader ? 1 : 0);
 
-    const snapshot = cache.snapshot();
-    const sources = desiredRecords(snapshot, this.options);
-    const split = viewRecords(
-      this.views.map((v) => v.view),
-      sources.records,
-      sourceObjects(snapshot),
-    );
-    let current;
-    try {
-      // Every view is read before anything is planned: nothing is written from a half-read state.
-      current = await Promise.all(this.views.map((v) => v.store.read()));
-      this.etcdOk = true;
-      this.etcdDetail = 'reachable';
-    } catch (err) {
-      return this.etcdFailed(err, eventAt);
+    const full = this.fullPending || !this.planner.plansByName || !this.views.every((v) => v.mirror?.synced());
+    this.fullPending = false;
+    const changed = [...this.dirty.values()];
+    this.dirty.clear();
+    let plans: Plan[];
+    if (full) {
+      this.planner.rebuild(cache);
+      let current;
+      try {
+        // Every view is read before anything is planned: nothing is written from a half-read state.
+        current = await Promise.all(
+          this.views.map(({ store, mirror }) =>
+            mirror?.synced() ? mirror.all() : store.read().then((r) => r.entries),
+          ),
+        );
+        this.etcdOk = true;
+        this.etcdDetail = 'reachable';
+      } catch (err) {
+        this.fullPending = true;
+        return this.etcdFailed(err, eventAt);
+      }
+      plans = this.views.map((_, i) => this.planner.planAll(i, current[i]!));
+      metrics.undecodable.set(plans.reduce((n, p) => n + p.undecodable.length, 0));
+    } else {
+      const touched = this.planner.update(changed, cache);
+      plans = this.views.map(({ mirror }, i) => this.planner.planNames(i, touched[i]!, (keys) => mirror!.under(keys)));
     }
-    const plans = this.views.map(({ store }, i) =>
-      planPrefix({
-        prefix: store.prefix,
-        ownerId: config.ownerId,
-        policy: config.policy ?? 'sync',
-        desired: split.views[i]!.records,
-        current: current[i]!.entries,
-        ...(config.adoptExternalDnsOwner ? { adoptExternalDnsOwner: config.adoptExternalDnsOwner } : {}),
-      }),
-    );
     this.lastPlans = plans.map((plan, i) => ({ view: this.views[i]!.view.config.name, plan }));
-    this.lastViews = plans.map((plan, i) => ({ records: split.views[i]!, plan }));
-    metrics.undecodable.set(plans.reduce((n, p) => n + p.undecodable.length, 0));
 
-    const problems = [
-      ...sources.problems,
-      ...split.problems,
-      // A conflict names its object (with uid) as any problem does: it becomes an Event as it is.
-      ...plans.flatMap((p) => p.conflicts),
-    ];
+    const problems = this.planner.problems();
     const byReason = new Map<string, number>();
     for (const p of problems) byReason.set(p.reason, (byReason.get(p.reason) ?? 0) + 1);
     for (const reason of [
@@ -190,11 +220,10 @@ export class Controller {
     ]) {
       metrics.problems.set(byReason.get(reason) ?? 0, { reason });
     }
-    for (const [i, plan] of plans.entries()) {
-      const byType = new Map<string, number>();
-      for (const r of plan.records) byType.set(r.type, (byType.get(r.type) ?? 0) + 1);
-      const view = this.views[i]!.view.config.name;
-      for (const type of ['A', 'AAAA', 'CNAME', 'SRV']) metrics.records.set(byType.get(type) ?? 0, { type, view });
+    for (const [i, { view }] of this.views.entries()) {
+      const byType = this.planner.recordCounts(i);
+      for (const type of ['A', 'AAAA', 'CNAME', 'SRV'])
+        metrics.records.set(byType.get(type) ?? 0, { type, view: view.config.name });
     }
 
     if (!leader) return this.count('skipped', started);
@@ -209,9 +238,15 @@ export class Controller {
     for (const [i, plan] of plans.entries()) {
       if (isEmptyPlan(plan)) continue;
       // Fencing: reporting or an earlier view may have taken past our renew deadline.
-      if (!this.d.isLeader()) return this.count('skipped', started);
-      const outcome = await this.applyPlan(this.views[i]!.view.config.name, this.views[i]!.store, plan, started);
-      if (typeof outcome === 'object') return this.etcdFailed(outcome.error, eventAt);
+      if (!this.d.isLeader()) {
+        this.fullPending = true;
+        return this.count('skipped', started);
+      }
+      const outcome = await this.applyPlan(this.views[i]!, plan, started);
+      if (typeof outcome === 'object') {
+        this.fullPending = true;
+        return this.etcdFailed(outcome.error, eventAt);
+      }
       conflicted ||= outcome === 'conflicted';
     }
     if (eventAt !== undefined) metrics.eventToEtcd.observe((performance.now() - eventAt) / 1000);
@@ -220,12 +255,13 @@ export class Controller {
 
   /** Writes one view's plan; names someone else changed meanwhile are planned again next round. */
   private async applyPlan(
-    view: string,
-    store: EtcdStore,
+    target: { view: CompiledView; store: EtcdStore; mirror: EtcdMirror | undefined },
     plan: Plan,
     started: number,
   ): Promise<{ error: unknown } | 'ok' | 'conflicted'> {
     const { log, metrics } = this.d;
+    const { store, mirror } = target;
+    const view = target.view.config.name;
     let result;
     try {
       result = await store.apply(plan);
@@ -245,6 +281,9 @@ export class Controller {
       transactions: result.transactions,
       ms: Math.round(performance.now() - started),
     });
+    // The next plan must see these writes: the copy has them once its watch reached their revision.
+    if (mirror && result.revision > 0 && !(await mirror.waitFor(result.revision, OWN_WRITES_MS)))
+      mirror.reload('own writes not seen in time');
     if (result.conflicted.length === 0) return 'ok';
     // Someone wrote there since we read: their entries stay untouched; the loop reads again and
     // re-plans, a single sync (--once) leaves these names as they are and says so.
@@ -255,6 +294,9 @@ export class Controller {
         : 'names changed concurrently; their changes were not applied',
       { view, count: result.conflicted.length, names: result.conflicted.slice(0, 20) },
     );
+    // What changed there is known after a fresh read of the prefix (the reload plans everything).
+    if (mirror) mirror.reload('names changed concurrently');
+    else this.fullPending = true;
     this.again = true;
     return 'conflicted';
   }

@@ -11,8 +11,11 @@ import { slimObject } from './slim-object.ts';
 export interface InformerOptions {
   /** The collection, such as /api/v1/services or /apis/networking.k8s.io/v1/namespaces/x/ingresses. */
   path: string;
-  /** Called after every change of the content once the first list succeeded (and for that list). */
-  onChange: () => void;
+  /**
+   * Called after every change of the content once the first list succeeded: with the object before
+   * and after (undefined: added, deleted) for a watch event, without a change after a list.
+   */
+  onChange: (change?: ObjectChange<KubernetesObject>) => void;
   log: Logger;
   /** Objects per list page (default 500). */
   pageSize?: number;
@@ -25,6 +28,11 @@ const MAX_RETRY_MS = 30_000;
 // cannot hide changes for long; a stream idle this much past its timeout is given up.
 const WATCH_MIN_SECONDS = 300;
 const IDLE_GRACE_MS = 30_000;
+
+export interface ObjectChange<T> {
+  before: T | undefined;
+  after: T | undefined;
+}
 
 /** A list response as it travels (client-node's types rename `continue` to `_continue`). */
 interface ListPage<T> {
@@ -138,10 +146,12 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
       return;
     }
     const key = keyOfObject(obj);
-    if (event.type === 'DELETED') this.objects.delete(key);
-    else this.objects.set(key, slimObject(obj));
+    const before = this.objects.get(key);
+    const after = event.type === 'DELETED' ? undefined : slimObject(obj);
+    if (after) this.objects.set(key, after);
+    else this.objects.delete(key);
     if (version) this.resourceVersion = version;
-    this.o.onChange();
+    this.o.onChange({ before, after });
   }
 }
 

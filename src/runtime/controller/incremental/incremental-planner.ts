@@ -1,0 +1,176 @@
+// The controller's planning state, kept between syncs so that an event costs what it changes:
+// the desired records per source object (desired-index.ts) and, per view, what the last plans
+// published and reported at each name. A changed object is recomputed alone and only the names
+// it touched (before and after) are planned again (name-plan.ts); a full plan (start, periodic
+// resync, a reload of the etcd copy, Node changes) recomputes every object and every name. Pure:
+// the caller reads the cluster and etcd and writes the plans.
+import { canonicalName } from '../../../dns/dns-name.ts';
+import type { Policy } from '../../../config/controller-config.ts';
+import { normalizePrefix } from '../../shared/skydns-key.ts';
+import { resourceId, type DesiredRecord, type Problem } from '../desired-record.ts';
+import type { CurrentEntry } from '../plan/current-entries.ts';
+import type { Conflict } from '../plan/merge.ts';
+import { planPrefix, type Plan } from '../plan/plan.ts';
+import type { ServiceContext } from '../sources/service-source.ts';
+import type { SourceOptions } from '../sources/source-options.ts';
+import type { ViewOfName } from '../views/controller-views.ts';
+import type { CompiledView } from '../views/view-records.ts';
+import { objectId, type ClusterObjects, type ObjectKey } from './cluster-objects.ts';
+import { DesiredIndex } from './desired-index.ts';
+import { planNames } from './name-plan.ts';
+import { objectRecords, type SourceObject } from './object-records.ts';
+
+function sourceObject(key: ObjectKey, cluster: ClusterObjects): SourceObject | undefined {
+  if (key.kind === 'Service') {
+    const object = cluster.service(key.namespace, key.name);
+    return object && { kind: 'Service', object };
+  }
+  const object = cluster.ingress(key.namespace, key.name);
+  return object && { kind: 'Ingress', object };
+}
+
+/** The Nodes read once per sync, not once per Service. */
+function serviceContext(cluster: ClusterObjects): ServiceContext {
+  const nodes = cluster.nodes();
+  return { nodes, endpointSlices: (namespace, service) => cluster.endpointSlices(namespace, service) };
+}
+
+export interface PlannerSettings {
+  ownerId: string;
+  policy: Policy;
+  adoptExternalDnsOwner?: string;
+}
+
+interface ViewState {
+  view: CompiledView;
+  prefix: string;
+  /** What the last plans publish at each name (plan.records) and the conflicts found there. */
+  published: Map<string, DesiredRecord[]>;
+  conflicts: Map<string, Conflict[]>;
+  /** Published records by type, kept as names change (for metrics). */
+  counts: Map<string, number>;
+}
+
+export class IncrementalPlanner {
+  private readonly options: SourceOptions;
+  private readonly settings: PlannerSettings;
+  private readonly index: DesiredIndex;
+  private readonly views: ViewState[];
+  private readonly compiled: CompiledView[];
+
+  constructor(views: readonly CompiledView[], options: SourceOptions, settings: PlannerSettings) {
+    this.options = options;
+    this.settings = settings;
+    this.compiled = [...views];
+    this.index = new DesiredIndex(views.length);
+    this.views = views.map((view) => ({
+      view,
+      prefix: normalizePrefix(view.config.prefix),
+      published: new Map(),
+      conflicts: new Map(),
+      counts: new Map(),
+    }));
+  }
+
+  /** False with adoption of external-dns entries: those are planned in full every time. */
+  get plansByName(): boolean {
+    return this.settings.adoptExternalDnsOwner === undefined;
+  }
+
+  /** Recomputes the records of every object. */
+  rebuild(cluster: ClusterObjects): void {
+    this.index.clear();
+    const context = serviceContext(cluster);
+    for (const svc of cluster.services()) this.setObject({ kind: 'Service', object: svc }, context);
+    for (const ing of cluster.ingresses()) this.setObject({ kind: 'Ingress', object: ing }, context);
+  }
+
+  /** Recomputes the records of changed objects; returns per view the names to plan again. */
+  update(changed: Iterable<ObjectKey>, cluster: ClusterObjects): Set<string>[] {
+    const touched = this.views.map(() => new Set<string>());
+    const context = serviceContext(cluster);
+    for (const key of changed) {
+      const source = sourceObject(key, cluster);
+      const names = source ? this.setObject(source, context) : this.index.set(objectId(key), undefined);
+      names.forEach((n, i) => n.forEach((name) => touched[i]!.add(name)));
+    }
+    return touched;
+  }
+
+  /** Plans every name of a view against every entry under its prefix. */
+  planAll(view: number, current: readonly CurrentEntry[]): Plan {
+    const v = this.views[view]!;
+    const plan = planPrefix({ ...this.planInput(v), desired: this.index.records(view), current });
+    v.published.clear();
+    v.conflicts.clear();
+    v.counts.clear();
+    this.remember(v, plan, undefined);
+    return plan;
+  }
+
+  /** Plans only `names` of a view; `entriesUnder` gives the entries at and below keys. */
+  planNames(view: number, names: ReadonlySet<string>, entriesUnder: (keys: string[]) => CurrentEntry[]): Plan {
+    const v = this.views[view]!;
+    const plan = planNames({ ...this.planInput(v), names, desired: this.index.recordsAt(view, names), entriesUnder });
+    this.remember(v, plan, names);
+    return plan;
+  }
+
+  /** Every problem now: the objects' and every view's conflicts. */
+  problems(): Problem[] {
+    return [...this.index.problems(), ...this.views.flatMap((v) => [...v.conflicts.values()].flat())];
+  }
+
+  /** Published records of a view by type. */
+  recordCounts(view: number): ReadonlyMap<string, number> {
+    return this.views[view]!.counts;
+  }
+
+  /** What each view answers for `name`, and why (/debug/views). */
+  viewsOfName(name: string): ViewOfName[] {
+    const wanted = canonicalName(name.trim());
+    return this.views.map((v, i) => ({
+      view: v.view.config.name,
+      prefix: v.view.config.prefix,
+      exposure: v.view.config.exposure,
+      answers: (v.published.get(wanted) ?? []).map((r) => ({
+        type: r.type,
+        target: r.target,
+        ...(r.ttl !== undefined ? { ttl: r.ttl } : {}),
+        resource: resourceId(r.object),
+      })),
+      decisions: this.index.decisionsAt(i, wanted).map(({ name: _name, ...rest }) => rest),
+    }));
+  }
+
+  private setObject(source: SourceObject, context: ServiceContext): Set<string>[] {
+    const meta = source.object.metadata;
+    const id = objectId({ kind: source.kind, namespace: meta?.namespace ?? 'default', name: meta?.name ?? '' });
+    return this.index.set(id, objectRecords(source, context, this.options, this.compiled));
+  }
+
+  private planInput(v: ViewState) {
+    const { ownerId, policy, adoptExternalDnsOwner } = this.settings;
+    return { prefix: v.prefix, ownerId, policy, ...(adoptExternalDnsOwner ? { adoptExternalDnsOwner } : {}) };
+  }
+
+  /** Keeps what a plan publishes and reports at its names (`names`: the names it planned; all when undefined). */
+  private remember(v: ViewState, plan: Plan, names: ReadonlySet<string> | undefined): void {
+    for (const name of names ?? []) {
+      for (const r of v.published.get(name) ?? []) v.counts.set(r.type, (v.counts.get(r.type) ?? 0) - 1);
+      v.published.delete(name);
+      v.conflicts.delete(name);
+    }
+    for (const r of plan.records) {
+      const list = v.published.get(r.name);
+      if (list) list.push(r);
+      else v.published.set(r.name, [r]);
+      v.counts.set(r.type, (v.counts.get(r.type) ?? 0) + 1);
+    }
+    for (const c of plan.conflicts) {
+      const list = v.conflicts.get(c.name);
+      if (list) list.push(c);
+      else v.conflicts.set(c.name, [c]);
+    }
+  }
+}
