@@ -1,8 +1,17 @@
 // npm run bench:controller — how fast a Service change reaches DNS answers, next to external-dns,
-// and how the controller scales to 10,000 Services. Everything on loopback with the real
-// kube-apiserver, etcd and our DNS server; every process stopped by PID (also on failure).
+// and how the controller scales. Everything on loopback with the real kube-apiserver, etcd, our
+// DNS server and CoreDNS; every process stopped by PID (also on failure). Sections (--sections):
+// - churn (default): at each --services size (10,000 and 50,000), with --churn-rate other Service
+//   changes a second going on, one Service's change to its DNS answer (ours and CoreDNS's), p50
+//   and p99, and the controller's RSS; for this checkout's controller, another checkout's
+//   (--before DIR, e.g. the previous commit: the before/after of one machine) and external-dns
+//   --events (up to --external-dns-max Services);
+// - propagation: one Service alone, ours next to external-dns;
+// - scale: the first size's start-up, unchanged resyncs and memory.
 // Prints a table and writes bench/results/controller.json.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
 import { startEtcd } from '../test/support/etcd.ts';
@@ -10,65 +19,50 @@ import { startEtcdnsServer } from '../test/support/etcdns-server.ts';
 import { startExternalDns } from '../test/support/external-dns.ts';
 import { startKubeApiserver, type KubeHandle } from '../test/support/kube-apiserver.ts';
 import { metricSum } from '../test/support/metrics-text.ts';
-import { freePort } from '../test/support/ports.ts';
-import { startProcess, stopAll, waitFor, type ManagedProcess } from '../test/support/process.ts';
-import { etcdnsBin, nodeBin } from '../test/support/tools.ts';
-import { percentile } from './dns/stats.ts';
+import { stopAll, waitFor } from '../test/support/process.ts';
+import { etcdnsBin } from '../test/support/tools.ts';
+import { machineFacts } from './machine.ts';
 import { createServices, setLoadBalancerIp } from './controller/services.ts';
 import { answerPoller } from './controller/answer-poller.ts';
+import {
+  churnRun,
+  PROBE,
+  rssMiB,
+  startOurController as startController,
+  summary,
+  ZONE,
+  type ChurnResult,
+  type ControllerSpec,
+} from './controller/churn.ts';
+import { kubeWriter } from './controller/kube-writer.ts';
 
 const { values: opt } = parseArgs({
   options: {
+    sections: { type: 'string', default: 'churn' },
     changes: { type: 'string', default: '200' },
     'external-dns-changes': { type: 'string', default: '50' },
-    services: { type: 'string', default: '10000' },
+    services: { type: 'string', default: '10000,50000' },
+    probes: { type: 'string', default: '40' },
+    'external-dns-probes': { type: 'string', default: '5' },
+    'external-dns-max': { type: 'string', default: '10000' },
+    'churn-rate': { type: 'string', default: '20' },
+    before: { type: 'string', default: '' },
+    'timeout-seconds': { type: 'string', default: '300' },
     skip: { type: 'string', default: '' },
     out: { type: 'string', default: 'bench/results/controller.json' },
   },
 });
+const sections = new Set(opt.sections.split(',').filter(Boolean));
 const skip = new Set(opt.skip.split(',').filter(Boolean));
-const ZONE = 'bench.example.org';
+const sizes = opt.services
+  .split(',')
+  .map(Number)
+  .sort((a, b) => a - b);
 const RESYNCS = 6;
 
-function rssMiB(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
-}
-
-async function startOurController(
-  kube: KubeHandle,
-  etcdEndpoints: string[],
-  extra: string[] = [],
-): Promise<{ proc: ManagedProcess; metrics: () => Promise<string> }> {
-  const port = await freePort();
-  const proc = startProcess('etcdns-controller', nodeBin, [
-    etcdnsBin,
-    'controller',
-    '--kubeconfig',
-    kube.kubeconfigFile,
-    '--etcd',
-    etcdEndpoints.join(','),
-    '--owner-id',
-    'bench',
-    '--domain-filter',
-    ZONE,
-    '--source',
-    'service',
-    '--http-listen',
-    `127.0.0.1:${port}`,
-    '--log-level',
-    'info',
-    ...extra,
-  ]);
-  const metrics = async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  await waitFor(
-    'controller ready',
-    async () =>
-      (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined,
-    120_000,
-  );
-  return { proc, metrics };
+/** This checkout's controller, logging at info (the scale section reads its "cache synced" lines). */
+function startOurController(kube: KubeHandle, etcdEndpoints: string[], extra: string[] = []) {
+  return startController(etcdnsBin, kube.kubeconfigFile, etcdEndpoints, [...extra, '--log-level', 'info']);
 }
 
 /** Propagation: status.loadBalancer update -> first correct answer from our DNS server. */
@@ -194,28 +188,74 @@ async function scale(kube: KubeHandle, count: number) {
   };
 }
 
-const summary = (xs: number[]) => ({
-  n: xs.length,
-  p50: percentile(xs, 50),
-  p99: percentile(xs, 99),
-  max: Math.max(...xs),
-});
+/** Creates Services up to each size, then runs every controller against them under churn. */
+async function churn(): Promise<ChurnResult[]> {
+  const kube = await startKubeApiserver();
+  const writer = kubeWriter(kube.admin);
+  const controllers: ControllerSpec[] = [
+    { label: 'etcdns', kind: 'etcdns', bin: etcdnsBin },
+    ...(opt.before
+      ? [{ label: 'etcdns (before)', kind: 'etcdns' as const, bin: join(opt.before, 'bin', 'etcdns.js') }]
+      : []),
+    ...(skip.has('external-dns') ? [] : [{ label: 'external-dns --events', kind: 'external-dns' as const }]),
+  ];
+  const names = [PROBE];
+  const out: ChurnResult[] = [];
+  try {
+    for (const size of sizes) {
+      const fresh = Array.from({ length: size - names.length }, (_, i) => `svc-${names.length - 1 + i}`);
+      const created = performance.now();
+      process.stderr.write(`creating ${fresh.length} Services (to ${size})...\n`);
+      await writer.createServices(fresh, ZONE, (i) => {
+        const n = names.length + i;
+        return `10.${100 + (n >> 16)}.${(n >> 8) & 255}.${n & 255}`;
+      });
+      if (names.length === 1) await writer.createServices([PROBE], ZONE, () => '10.250.0.0');
+      names.push(...fresh);
+      process.stderr.write(`  ${Math.round((performance.now() - created) / 1000)} s\n`);
+      for (const controller of controllers) {
+        if (controller.kind === 'external-dns' && size > Number(opt['external-dns-max'])) continue;
+        process.stderr.write(`${controller.label} at ${size} Services...\n`);
+        const result = await churnRun({
+          kube,
+          writer,
+          names,
+          controller,
+          probes: Number(controller.kind === 'external-dns' ? opt['external-dns-probes'] : opt.probes),
+          ratePerSecond: Number(opt['churn-rate']),
+          timeoutMs: Number(opt['timeout-seconds']) * 1000,
+        });
+        out.push(result);
+        process.stderr.write(`  ${JSON.stringify(result)}\n`);
+      }
+    }
+  } finally {
+    writer.close();
+    await stopAll();
+  }
+  return out;
+}
+
+const loadAtStart = loadavg();
 const results: Record<string, unknown> = { date: new Date().toISOString(), options: opt };
 try {
-  if (!skip.has('propagation')) {
+  if (sections.has('propagation')) {
     const kube = await startKubeApiserver();
     results.etcdns = summary(await propagation(kube, Number(opt.changes), 'etcdns'));
     if (!skip.has('external-dns'))
       results.externalDns = summary(await propagation(kube, Number(opt['external-dns-changes']), 'external-dns'));
     await stopAll();
   }
-  if (!skip.has('scale')) {
+  if (sections.has('scale')) {
     const kube = await startKubeApiserver();
-    results.scale = await scale(kube, Number(opt.services));
+    results.scale = await scale(kube, sizes[0]!);
+    await stopAll();
   }
+  if (sections.has('churn')) results.churn = await churn();
 } finally {
   await stopAll();
 }
+results.machine = machineFacts(loadAtStart, loadavg());
 
 const fmt = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '-');
 const rows: string[][] = [['measure', 'value', 'target']];
@@ -240,6 +280,30 @@ if (sc) {
     `${fmt(sc.heapUsedMiB)} / ${fmt(sc.externalMiB)}`,
     '',
   ]);
+}
+const churned = (results.churn ?? []) as ChurnResult[];
+if (churned.length > 0) {
+  const rate = opt['churn-rate'];
+  rows.push(['', '', '']);
+  rows.push([`churn (${rate} other Service changes/s): one change to its DNS answer`, '', '']);
+  for (const r of churned) {
+    const at = `${r.controller}, ${r.services} Services`;
+    if (r.failed) rows.push([`${at}: failed`, r.failed.slice(0, 80), '']);
+    rows.push([`${at}: start to all records in etcd, ms`, fmt(r.allInMs), '']);
+    const ours = r.controller.startsWith('etcdns');
+    rows.push([
+      `${at}: etcdns server answer p50 / p99 ms (n=${r.etcdns.n})`,
+      `${fmt(r.etcdns.p50)} / ${fmt(r.etcdns.p99)}`,
+      ours ? '< 50 / < 150' : '',
+    ]);
+    rows.push([`${at}: CoreDNS answer p50 / p99 ms`, `${fmt(r.coredns.p50)} / ${fmt(r.coredns.p99)}`, '']);
+    rows.push([
+      `${at}: controller RSS / peak, MiB`,
+      `${fmt(r.rssMiB)} / ${fmt(r.peakRssMiB)}`,
+      ours && r.services <= 10_000 ? '<= 170' : '',
+    ]);
+    rows.push([`${at}: churn writes done, per s`, `${r.churnWrites}, ${fmt(r.churnPerSecond)}`, rate]);
+  }
 }
 const width = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
 for (const r of rows) process.stdout.write(`${r.map((c, i) => c.padEnd(width[i]!)).join('  ')}\n`);
