@@ -176,6 +176,14 @@ export class Controller {
     const leader = this.d.isLeader();
     metrics.leader.set(leader ? 1 : 0);
 
+    // Until the copies' first read is done the loop waits for it (its onReload starts the first
+    // sync): one full read of each prefix at start, not two.
+    const loading = this.looping ? this.views.find((v) => v.mirror && !v.mirror.loadedOnce()) : undefined;
+    if (loading) {
+      this.etcdDetail = loading.mirror!.detail();
+      this.pendingSince ??= eventAt;
+      return this.count('skipped');
+    }
     const full = this.fullPending || !this.planner.plansByName || !this.views.every((v) => v.mirror?.synced());
     this.fullPending = false;
     const changed = [...this.dirty.values()];

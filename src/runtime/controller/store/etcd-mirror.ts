@@ -53,6 +53,11 @@ export class EtcdMirror {
     return this.loaded && this.endWatch !== undefined;
   }
 
+  /** True once the first read of the prefix succeeded. */
+  loadedOnce(): boolean {
+    return this.loaded;
+  }
+
   /** Why the copy is not synced, for /readyz. */
   detail(): string {
     return this.lastError ?? 'not loaded yet';
