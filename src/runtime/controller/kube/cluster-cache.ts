@@ -80,15 +80,6 @@ export class ClusterCache implements ClusterObjects {
     return [...this.informers].filter(([, i]) => !i.synced()).map(([kind]) => kind);
   }
 
-  snapshot(): ClusterSnapshot {
-    return {
-      services: this.list('services'),
-      ingresses: this.list('ingresses'),
-      endpointSlices: this.list('endpointSlices'),
-      nodes: this.list('nodes'),
-    };
-  }
-
   services(): readonly V1Service[] {
     return this.list('services');
   }
