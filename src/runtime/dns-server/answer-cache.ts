@@ -1,9 +1,15 @@
 // Encoded answers by question, so a repeated question costs a copy and a patch, not a resolve
 // and a dns2 encode. Answers are dropped by what a change can affect (answer-scope.ts): a change
 // to a key drops the answers of the names on its path and every shared answer; the rest stay,
-// so churn on some names does not empty the cache for all. Bounded: past `maxEntries` the oldest
-// entries go first. The key has nothing of the client, so callers store only answers that are
-// the same for every client (not refusals that forwarding would answer for another client).
+// so churn on some names does not empty the cache for all. The key has nothing of the client, so
+// callers store only answers that are the same for every client (not refusals that forwarding
+// would answer for another client).
+//
+// Bounded twice, oldest first: all answers by an estimate of the memory they hold
+// (`maxBytes`), and NXDOMAIN answers by count (`maxNxdomain`) on top. Names that do not exist
+// are unbounded in number (deleted names under churn, typos, a flood of random names); without a
+// budget of their own they would fill the cache and push out the answers clients keep asking
+// for, and a server under steady churn would grow for hours before reaching the bound.
 
 export interface CachedAnswer {
   encoded: Buffer;
@@ -15,18 +21,29 @@ export interface CachedAnswer {
   ownName: string | undefined;
 }
 
+/** Per entry beyond its bytes and key: the Map slot, the record, the Buffer object (measured in V8: ~150-250). */
+const ENTRY_OVERHEAD = 200;
+const NXDOMAIN = 3;
+
+export const ANSWER_CACHE_DEFAULTS = { maxBytes: 16 * 2 ** 20, maxNxdomain: 4096 } as const;
+
 export class AnswerCache {
   private readonly entries = new Map<string, CachedAnswer>();
-  /** Keys of the answers that depend on one name, by that name. */
-  private readonly byName = new Map<string, Set<string>>();
+  /** Keys of the NXDOMAIN answers, oldest first. */
+  private readonly nxdomain = new Set<string>();
+  /** Keys of the answers that depend on one name, by that name (one key alone, most often). */
+  private readonly byName = new Map<string, string | Set<string>>();
   /** Keys of the answers that any change may affect. */
   private readonly shared = new Set<string>();
-  private readonly maxEntries: number;
+  private readonly maxBytes: number;
+  private readonly maxNxdomain: number;
+  private usedBytes = 0;
   hits = 0;
   misses = 0;
 
-  constructor(maxEntries = 100_000) {
-    this.maxEntries = maxEntries;
+  constructor(limits: { maxBytes?: number; maxNxdomain?: number } = {}) {
+    this.maxBytes = limits.maxBytes ?? ANSWER_CACHE_DEFAULTS.maxBytes;
+    this.maxNxdomain = limits.maxNxdomain ?? ANSWER_CACHE_DEFAULTS.maxNxdomain;
   }
 
   /** The key: question name (lower-case wire form), type, class and the size bucket it was fit to. */
@@ -43,50 +60,70 @@ export class AnswerCache {
 
   set(key: string, answer: CachedAnswer): void {
     this.remove(key);
-    if (this.entries.size >= this.maxEntries) {
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.remove(oldest.value);
-    }
     this.entries.set(key, answer);
+    this.usedBytes += cost(key, answer);
+    if ((answer.encoded[3]! & 0x0f) === NXDOMAIN) {
+      this.nxdomain.add(key);
+      if (this.nxdomain.size > this.maxNxdomain) this.remove(this.nxdomain.values().next().value!);
+    }
     if (answer.ownName === undefined) this.shared.add(key);
     else {
-      let keys = this.byName.get(answer.ownName);
-      if (!keys) this.byName.set(answer.ownName, (keys = new Set()));
-      keys.add(key);
+      const keys = this.byName.get(answer.ownName);
+      if (keys === undefined) this.byName.set(answer.ownName, key);
+      else if (typeof keys === 'string') this.byName.set(answer.ownName, new Set([keys, key]));
+      else keys.add(key);
+    }
+    for (const oldest of this.entries.keys()) {
+      if (this.usedBytes <= this.maxBytes || oldest === key) break;
+      this.remove(oldest);
     }
   }
 
   /** After a change: drops the shared answers and those of the given names (wire form). */
   invalidate(wireNames: Iterable<string>): void {
-    for (const key of this.shared) this.entries.delete(key);
-    this.shared.clear();
+    for (const key of [...this.shared]) this.remove(key);
     for (const name of wireNames) {
       const keys = this.byName.get(name);
-      if (!keys) continue;
-      for (const key of keys) this.entries.delete(key);
-      this.byName.delete(name);
+      if (keys === undefined) continue;
+      for (const key of typeof keys === 'string' ? [keys] : [...keys]) this.remove(key);
     }
   }
 
   clear(): void {
     this.entries.clear();
+    this.nxdomain.clear();
     this.byName.clear();
     this.shared.clear();
+    this.usedBytes = 0;
   }
 
   get size(): number {
     return this.entries.size;
   }
 
+  /** The estimate the byte budget is checked against. */
+  get bytes(): number {
+    return this.usedBytes;
+  }
+
   private remove(key: string): void {
     const old = this.entries.get(key);
     if (!old) return;
     this.entries.delete(key);
+    this.nxdomain.delete(key);
+    this.usedBytes -= cost(key, old);
     if (old.ownName === undefined) this.shared.delete(key);
     else {
       const keys = this.byName.get(old.ownName);
-      keys?.delete(key);
-      if (keys?.size === 0) this.byName.delete(old.ownName);
+      if (typeof keys === 'string' || keys === undefined) this.byName.delete(old.ownName);
+      else {
+        keys.delete(key);
+        if (keys.size === 1) this.byName.set(old.ownName, keys.values().next().value!);
+      }
     }
   }
+}
+
+function cost(key: string, answer: CachedAnswer): number {
+  return answer.encoded.length + key.length + answer.zone.length + ENTRY_OVERHEAD;
 }

@@ -38,6 +38,10 @@ export class ServerMetrics {
   );
   readonly cacheMisses = this.registry.counter('etcdns_dns_cache_misses_total', 'Answers resolved and encoded.');
   readonly cacheEntries = this.registry.gauge('etcdns_dns_cache_entries', 'Encoded answers in the cache.');
+  readonly cacheBytes = this.registry.gauge(
+    'etcdns_dns_cache_bytes',
+    'Estimated memory held by the answer cache (its budget: 16 MiB; NXDOMAIN answers at most 4,096).',
+  );
   readonly rateLimited = this.registry.counter(
     'etcdns_dns_rate_limited_total',
     'UDP responses over the rate limit, by action: dropped, or slipped (sent truncated).',

@@ -98,6 +98,7 @@ export async function startDnsServer(
     metrics.cacheMisses.inc({}, cache.misses - folded.misses);
     folded = { hits: cache.hits, misses: cache.misses };
     metrics.cacheEntries.set(cache.size);
+    metrics.cacheBytes.set(cache.bytes);
     metrics.records.set(store.index.entryCount);
     metrics.revision.set(store.index.revision);
     metrics.setSkipped(store.index.skippedByReason);
