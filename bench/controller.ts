@@ -206,11 +206,16 @@ async function churn(): Promise<ChurnResult[]> {
       const fresh = Array.from({ length: size - names.length }, (_, i) => `svc-${names.length - 1 + i}`);
       const created = performance.now();
       process.stderr.write(`creating ${fresh.length} Services (to ${size})...\n`);
-      await writer.createServices(fresh, ZONE, (i) => {
-        const n = names.length + i;
-        return `10.${100 + (n >> 16)}.${(n >> 8) & 255}.${n & 255}`;
-      });
-      if (names.length === 1) await writer.createServices([PROBE], ZONE, () => '10.250.0.0');
+      await writer.createServices(
+        fresh,
+        ZONE,
+        (i) => {
+          const n = names.length + i;
+          return `10.${100 + (n >> 16)}.${(n >> 8) & 255}.${n & 255}`;
+        },
+        'ExternalName',
+      );
+      if (names.length === 1) await writer.createServices([PROBE], ZONE, () => '10.250.0.0', 'LoadBalancer');
       names.push(...fresh);
       process.stderr.write(`  ${Math.round((performance.now() - created) / 1000)} s\n`);
       for (const controller of controllers) {

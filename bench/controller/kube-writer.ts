@@ -1,15 +1,22 @@
 // Writes Services for the controller benchmark fast: raw HTTPS to the API server over kept-alive
-// connections, one request per Service. Each is a LoadBalancer Service whose address comes from
-// the target annotation (as a user pins it; external-dns reads it too), so no status write is
-// needed to give it a record; a change is a merge patch of that annotation.
+// connections, one request per Service. A Service's address comes from the target annotation (as
+// a user pins it; external-dns reads it too), so no status write is needed to give it a record;
+// a change is a merge patch of that annotation. The many are ExternalName Services: the API
+// server allocates them no cluster IP (allocating tens of thousands slowed creation to ~10 a
+// second here); the one whose changes are timed is a LoadBalancer Service.
 import https from 'node:https';
 import type * as k8s from '@kubernetes/client-node';
 
 const CONCURRENCY = 48;
 
 export interface KubeWriter {
-  /** Creates LoadBalancer Services with a hostname in `zone` and the address `ipOf(i)`. */
-  createServices(names: string[], zone: string, ipOf: (i: number) => string): Promise<void>;
+  /** Creates Services with a hostname in `zone` and the address `ipOf(i)`. */
+  createServices(
+    names: string[],
+    zone: string,
+    ipOf: (i: number) => string,
+    type: 'LoadBalancer' | 'ExternalName',
+  ): Promise<void>;
   /** Changes a Service's address (its target annotation). */
   setIp(name: string, ip: string): Promise<void>;
   close(): void;
@@ -47,7 +54,7 @@ export function kubeWriter(kc: k8s.KubeConfig): KubeWriter {
     send('PATCH', `${base}/${name}`, 'application/merge-patch+json', { metadata: { annotations: { [TARGET]: ip } } });
   return {
     setIp,
-    async createServices(names, zone, ipOf) {
+    async createServices(names, zone, ipOf, type) {
       let next = 0;
       const worker = async () => {
         for (let i = next++; i < names.length; i = next++) {
@@ -59,12 +66,11 @@ export function kubeWriter(kc: k8s.KubeConfig): KubeWriter {
               name,
               annotations: { 'external-dns.kubernetes.io/hostname': `${name}.${zone}`, [TARGET]: ipOf(i) },
             },
-            // No node ports: 50,000 Services would exhaust the node-port range.
-            spec: {
-              type: 'LoadBalancer',
-              allocateLoadBalancerNodePorts: false,
-              ports: [{ port: 80, protocol: 'TCP' }],
-            },
+            spec:
+              type === 'LoadBalancer'
+                ? // No node ports: many Services would exhaust the node-port range.
+                  { type, allocateLoadBalancerNodePorts: false, ports: [{ port: 80, protocol: 'TCP' }] }
+                : { type, externalName: `backend.${zone}` },
           });
         }
       };
