@@ -16,6 +16,7 @@ import {
   ownerId,
   path,
 } from './field-rules.ts';
+import { reverseZonesSchema } from './reverse-zone-config.ts';
 import { viewsSchema } from './view-config.ts';
 
 const SOURCE_KINDS = ['service', 'ingress'] as const;
@@ -67,6 +68,8 @@ export const controllerEntries = {
   prefix: v.optional(keyPrefix),
   /** Split horizon: each view is planned and written under its own prefix; default one view "internal" at `prefix`. */
   views: v.optional(viewsSchema),
+  /** PTR records for published addresses inside these networks (per view); default none. */
+  reverseZones: v.optional(reverseZonesSchema),
   /** Only names inside these domains are published (usually the zones). */
   domainFilter: v.optional(domains),
   excludeDomains: v.optional(domains),

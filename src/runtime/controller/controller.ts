@@ -79,7 +79,7 @@ export class Controller {
   constructor(deps: ControllerDeps) {
     this.d = deps;
     const { config } = deps;
-    const compiled = compileViews(controllerViews(config));
+    const compiled = compileViews(controllerViews(config), config.reverseZones);
     this.planner = new IncrementalPlanner(compiled, sourceOptions(config), {
       ownerId: config.ownerId,
       policy: config.policy ?? 'sync',

@@ -1,13 +1,13 @@
 // What the sources produce and the planner consumes: one DNS record a Kubernetes object asks
 // for, and a problem found on the way (which becomes a log line and a Kubernetes Event).
 
-export type RecordType = 'A' | 'AAAA' | 'CNAME' | 'SRV';
+export type RecordType = 'A' | 'AAAA' | 'CNAME' | 'SRV' | 'PTR';
 
 export interface DesiredRecord {
   /** Canonical owner name, e.g. "nginx.example.org.". */
   name: string;
   type: RecordType;
-  /** An IP address (A/AAAA) or a canonical name (CNAME, SRV target). */
+  /** An IP address (A/AAAA) or a canonical name (CNAME, SRV and PTR target). */
   target: string;
   /** Seconds; absent means the zone default. */
   ttl?: number;

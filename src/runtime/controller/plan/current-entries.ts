@@ -76,7 +76,7 @@ export function classifyEntries(
       const name = nameOfOwnedKey(c.key, decoded.entry, prefix);
       owned.set(c.key, { ...c, entry: decoded.entry, name, canonical: encodeEntry(decoded.entry) });
       ownedNames.add(name);
-      const slot = `${name} ${typeOfEntry(decoded.entry)}`;
+      const slot = `${name} ${typeOfEntry(decoded.entry, c.key, prefix)}`;
       if (decoded.entry.resource && !incumbents.has(slot)) incumbents.set(slot, decoded.entry.resource);
       continue;
     }

@@ -3,7 +3,7 @@
 // the name's exact key, owner and resource in the value.
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
-import { keyToName, nameToKey } from '../../shared/skydns-key.ts';
+import { keyToName, nameToKey, normalizePrefix } from '../../shared/skydns-key.ts';
 import type { SkyDnsEntry } from '../../shared/skydns-entry.ts';
 import { resourceId, type DesiredRecord } from '../desired-record.ts';
 
@@ -31,6 +31,9 @@ export function layOut(record: DesiredRecord, prefix: string, ownerId: string): 
   switch (record.type) {
     case 'CNAME':
       return { name: record.name, key: nameKey, entry: { host, ...ttl, ...owned } };
+    case 'PTR':
+      // Child entries, so that two names on one address are two PTRs.
+      return { name: record.name, key: `${nameKey}/${childLabel(record)}`, entry: { host, ...ttl, ...owned } };
     case 'SRV':
       return {
         name: record.name,
@@ -48,16 +51,22 @@ export function layOut(record: DesiredRecord, prefix: string, ownerId: string): 
 
 const CHILD_LABEL = /^[0-9a-f]{8}$/;
 
-/** The record type of an entry in our layout. */
-export function typeOfEntry(entry: SkyDnsEntry): DesiredRecord['type'] {
+/** Keys of reverse names (in-addr.arpa, ip6.arpa), where a name host is a PTR. */
+function isReverseKey(key: string, prefix: string): boolean {
+  return /^\/arpa\/(in-addr|ip6)(\/|$)/.test(key.slice(normalizePrefix(prefix).length));
+}
+
+/** The record type of an entry in our layout (with its key: a name host under a reverse name is a PTR). */
+export function typeOfEntry(entry: SkyDnsEntry, key?: string, prefix?: string): DesiredRecord['type'] {
   if (entry.port !== undefined) return 'SRV';
   const family = isIP(entry.host ?? '');
+  if (family === 0 && key !== undefined && prefix !== undefined && isReverseKey(key, prefix)) return 'PTR';
   return family === 4 ? 'A' : family === 6 ? (/^::ffff:\d+\./i.test(entry.host!) ? 'A' : 'AAAA') : 'CNAME';
 }
 
 /** The name an entry we wrote belongs to: a child entry's parent, or the key's own name (CNAME). */
 export function nameOfOwnedKey(key: string, entry: SkyDnsEntry, prefix: string): string {
   const lastSlash = key.lastIndexOf('/');
-  const isChild = CHILD_LABEL.test(key.slice(lastSlash + 1)) && typeOfEntry(entry) !== 'CNAME';
+  const isChild = CHILD_LABEL.test(key.slice(lastSlash + 1)) && typeOfEntry(entry, key, prefix) !== 'CNAME';
   return keyToName(isChild ? key.slice(0, lastSlash) : key, prefix) ?? '.';
 }

@@ -6,7 +6,10 @@ import { EXTERNAL_TARGET_ANNOTATION, VIEWS_ANNOTATION, type ViewConfig } from '.
 import { resourceId, type DesiredRecord, type ObjectRef, type Problem } from '../desired-record.ts';
 import { splitList } from '../sources/annotations.ts';
 import { classifyTarget, type Target } from '../sources/targets.ts';
+import type { ReverseZoneConfig } from '../../../config/reverse-zone-config.ts';
+import type { Cidr } from '../../../dns/cidr.ts';
 import { privateAddressKind } from './private-address.ts';
+import { pointerRecords, PTR_ANNOTATION, reverseZonesOf } from './reverse-records.ts';
 import { compileRule, evaluateRules, type CompiledRule } from './rewrite-rule.ts';
 import { sourceOf, type SourceObject } from './source-object.ts';
 import { annotatedViews, selectedForView } from './view-selection.ts';
@@ -16,6 +19,8 @@ export interface CompiledView {
   /** Canonical zone names; empty: every name. */
   zones: string[];
   rules: CompiledRule[];
+  /** Networks of the reverse zones this view publishes PTRs in (reverse-records.ts). */
+  reverseZones: Cidr[];
 }
 
 export type Outcome = 'published' | 'dropped' | 'refused' | 'not-selected' | 'outside-zones';
@@ -43,11 +48,15 @@ const EXPLICIT_TARGET_RULE = `annotation ${EXTERNAL_TARGET_ANNOTATION}`;
 const REWRITABLE = new Set(['A', 'AAAA', 'CNAME']);
 
 /** Compiles view configs validated by src/config/view-config.ts. */
-export function compileViews(views: readonly ViewConfig[]): CompiledView[] {
+export function compileViews(
+  views: readonly ViewConfig[],
+  reverseZones: readonly ReverseZoneConfig[] = [],
+): CompiledView[] {
   return views.map((config) => ({
     config,
     zones: config.zones.map(canonicalName),
     rules: config.rules.map(compileRule),
+    reverseZones: reverseZonesOf(reverseZones, config.name),
   }));
 }
 
@@ -136,6 +145,9 @@ export function viewRecords(
       result.records.push(...published);
       decision(refused ? 'refused' : published.length > 0 ? 'published' : 'dropped', published, ruleName);
     }
+    // PTRs follow the addresses the view publishes (after its rewrites).
+    const optedOut = (r: DesiredRecord) => sourceOf(sources, r.object).annotations[PTR_ANNOTATION] === 'false';
+    result.records.push(...pointerRecords(result.records, view.reverseZones, optedOut));
     return result;
   });
   return { views: out, problems };
