@@ -85,6 +85,10 @@ export const controllerEntries = {
   annotationFilter: v.optional(labelSelector),
   /** Publish ClusterIP Services without internal-hostname; default false. */
   publishClusterIp: v.optional(v.boolean('must be true or false')),
+  /** SRV records per named port of every non-headless Service (annotation etcdns.io/srv per Service); default false. */
+  srv: v.optional(v.boolean('must be true or false')),
+  /** At most this many SRV records per Service (logged and evented when reached); default 64. */
+  srvMaxPerService: v.optional(integer(1, 10_000, 'a number of records')),
   /** Default "sync". */
   policy: v.optional(policy),
   /** Seconds between full resyncs (a safety net; events drive changes); default 300. */

@@ -36,6 +36,8 @@ export type ProblemReason =
   | 'InvalidAnnotation'
   | 'RecordConflict'
   | 'NameOwnedByOthers'
+  /** A per-object cap was reached (SRV records of one Service). */
+  | 'TooManyRecords'
   /** An external view refused a private address (views/view-records.ts). */
   | 'PrivateAddressRefused';
 

@@ -3,10 +3,12 @@
 // only with internal-hostname (or --publish-cluster-ip); headless -> ready endpoint addresses and
 // per-pod names; ExternalName -> a CNAME.
 import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
-import type { ObjectRef } from '../desired-record.ts';
+import { canonicalName } from '../../../dns/dns-name.ts';
+import type { DesiredRecord, ObjectRef } from '../desired-record.ts';
 import { readAnnotation, splitList } from './annotations.ts';
 import { RecordBuilder, type SourceResult } from './record-builder.ts';
 import { objectSelected, type SourceOptions } from './source-options.ts';
+import { serviceSrvRecords, srvWanted, type SrvTarget } from './service-srv.ts';
 import type { Target } from './targets.ts';
 
 export interface ServiceContext {
@@ -35,7 +37,35 @@ export function serviceRecords(svc: V1Service, ctx: ServiceContext, options: Sou
     if (headless) headlessRecords(svc, ctx, b, internal);
     else b.hostnames(internal, b.targetOverride ?? b.targets(clusterIps(svc)));
   }
-  if (hostnames.length === 0) return;
+  const before = out.records.length;
+  if (hostnames.length > 0) publish(svc, ctx, options, b, type, headless, hostnames);
+  if (srvWanted(svc, options, headless)) {
+    const names = new Set([...hostnames, ...internal].map((h) => canonicalName(h.trim())));
+    const slices = ctx.endpointSlices(ref.namespace, ref.name);
+    serviceSrvRecords(svc, b, srvTargets(out.records.slice(before), names, headless), slices, options);
+  }
+}
+
+/** The names the Service published addresses at, with a headless Service's pod names as targets. */
+function srvTargets(records: readonly DesiredRecord[], names: ReadonlySet<string>, headless: boolean): SrvTarget[] {
+  const published = [...new Set(records.filter((r) => r.type !== 'SRV').map((r) => r.name))];
+  return published
+    .filter((n) => names.has(n))
+    .map((name) => {
+      const pods = headless ? published.filter((p) => p.endsWith(`.${name}`)) : [];
+      return { name, targets: pods.length > 0 ? pods : [name] };
+    });
+}
+
+function publish(
+  svc: V1Service,
+  ctx: ServiceContext,
+  options: SourceOptions,
+  b: RecordBuilder,
+  type: string,
+  headless: boolean,
+  hostnames: string[],
+): void {
   switch (type) {
     case 'LoadBalancer':
       b.hostnames(hostnames, b.targetOverride ?? b.targets(loadBalancerTargets(svc)));

@@ -17,7 +17,14 @@ export interface SourceOptions {
   ingressClasses: string[];
   /** Publish ClusterIP Services through their hostname annotation (external-dns's --publish-internal-services). */
   publishClusterIp: boolean;
+  /** SRV records per named Service port for every non-headless Service (service-srv.ts). */
+  srv: boolean;
+  /** At most this many SRV records per Service. */
+  srvMaxPerService: number;
 }
+
+/** A Service's SRV records stop here unless configured otherwise (srvMaxPerService). */
+export const DEFAULT_SRV_MAX_PER_SERVICE = 64;
 
 /** Values of the controller annotation that mean "us"; external-dns itself uses "dns-controller". */
 export const OUR_CONTROLLER_NAMES = ['etcdns', 'dns-controller'];
@@ -31,6 +38,8 @@ export function sourceOptions(input: {
   annotationFilter?: string;
   ingressClasses?: string[];
   publishClusterIp?: boolean;
+  srv?: boolean;
+  srvMaxPerService?: number;
 }): SourceOptions {
   return {
     sources: input.sources ?? ['service', 'ingress'],
@@ -41,6 +50,8 @@ export function sourceOptions(input: {
     annotationFilter: parseSelector(input.annotationFilter ?? ''),
     ingressClasses: input.ingressClasses ?? [],
     publishClusterIp: input.publishClusterIp ?? false,
+    srv: input.srv ?? false,
+    srvMaxPerService: input.srvMaxPerService ?? DEFAULT_SRV_MAX_PER_SERVICE,
   };
 }
 
