@@ -174,27 +174,28 @@ const planRows: {
   desired: DesiredRecord[];
   current: CurrentEntry[];
   creates: string[];
+  updates?: string[];
   deletes: string[];
   conflicts?: number;
 }[] = [
   {
-    name: 'a new PTR is created as a child entry of the reverse name',
+    name: "a new PTR is written at the reverse name's exact key (where CoreDNS reads it)",
     desired: [ptr(R5, 'web.example.org.')],
     current: [],
-    creates: [`${REV}/${h('PTR web.example.org.')}`],
+    creates: [REV],
     deletes: [],
   },
   {
-    name: 'two names on one address are two entries',
+    name: 'two names on one address: the lowest at the exact key, the other in a child entry',
     desired: [ptr(R5, 'web.example.org.'), ptr(R5, 'api.example.org.', api)],
     current: [],
-    creates: [`${REV}/${h('PTR api.example.org.')}`, `${REV}/${h('PTR web.example.org.')}`].sort(),
+    creates: [REV, `${REV}/${h('PTR web.example.org.')}`],
     deletes: [],
   },
   {
     name: 'an unchanged PTR is left alone',
     desired: [ptr(R5, 'web.example.org.')],
-    current: [cur(`${REV}/${h('PTR web.example.org.')}`, value('web.example.org', 'service/default/web'))],
+    current: [cur(REV, value('web.example.org', 'service/default/web'))],
     creates: [],
     deletes: [],
   },
@@ -202,24 +203,43 @@ const planRows: {
     name: 'the PTR of a deleted object is deleted, the other name keeps its PTR',
     desired: [ptr(R5, 'api.example.org.', api)],
     current: [
+      cur(REV, value('api.example.org', 'service/default/api')),
       cur(`${REV}/${h('PTR web.example.org.')}`, value('web.example.org', 'service/default/web')),
-      cur(`${REV}/${h('PTR api.example.org.')}`, value('api.example.org', 'service/default/api')),
     ],
     creates: [],
     deletes: [`${REV}/${h('PTR web.example.org.')}`],
   },
   {
-    name: 'a PTR another owner wrote is never touched',
+    name: 'when the first name goes, the next one moves to the exact key',
+    desired: [ptr(R5, 'web.example.org.')],
+    current: [
+      cur(REV, value('api.example.org', 'service/default/api')),
+      cur(`${REV}/${h('PTR web.example.org.')}`, value('web.example.org', 'service/default/web')),
+    ],
+    creates: [],
+    updates: [REV],
+    deletes: [`${REV}/${h('PTR web.example.org.')}`],
+  },
+  {
+    name: 'the last PTR of an address goes with its object',
     desired: [],
+    current: [cur(REV, value('web.example.org', 'service/default/web'))],
+    creates: [],
+    deletes: [REV],
+  },
+  {
+    name: 'a PTR another owner wrote is never touched, ours is not written beside it',
+    desired: [ptr(R5, 'web.example.org.')],
     current: [cur(REV, JSON.stringify({ host: 'host.example.org' }))],
     creates: [],
     deletes: [],
+    conflicts: 1,
   },
   {
     name: 'a Service and an Ingress on one address: one source keeps the PTR set (as for A records), reported',
     desired: [ptr(R5, 'web.example.org.'), ptr(R5, 'site.example.org.', site)],
     current: [],
-    creates: [`${REV}/${h('PTR site.example.org.')}`],
+    creates: [REV],
     deletes: [],
     conflicts: 1,
   },
@@ -228,8 +248,9 @@ for (const row of planRows) {
   test(`PTR plan: ${row.name}`, () => {
     const p = plan(row.desired, row.current);
     assert.deepEqual(keys(p.creates), row.creates);
+    assert.deepEqual(keys(p.updates), row.updates ?? []);
     assert.deepEqual(keys(p.deletes), row.deletes);
-    assert.equal(p.conflicts.length, row.conflicts ?? 0);
-    for (const c of p.creates) assert.equal(JSON.parse(c.after!).owner, ME);
+    assert.equal(p.conflicts.length, row.conflicts ?? 0, JSON.stringify(p.conflicts));
+    for (const c of [...p.creates, ...p.updates]) assert.equal(JSON.parse(c.after!).owner, ME);
   });
 }

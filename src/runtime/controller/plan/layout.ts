@@ -22,7 +22,8 @@ export function childLabel(record: Pick<DesiredRecord, 'type' | 'target' | 'port
   return createHash('sha256').update(identity).digest('hex').slice(0, 8);
 }
 
-export function layOut(record: DesiredRecord, prefix: string, ownerId: string): LaidOutEntry {
+/** `atExactKey`: for a PTR, whether it is its name's first (see planPrefix). */
+export function layOut(record: DesiredRecord, prefix: string, ownerId: string, atExactKey = false): LaidOutEntry {
   const nameKey = nameToKey(record.name, prefix);
   // Values hold names without the trailing dot, as external-dns writes them.
   const host = record.type === 'A' || record.type === 'AAAA' ? record.target : record.target.replace(/\.$/, '');
@@ -32,8 +33,13 @@ export function layOut(record: DesiredRecord, prefix: string, ownerId: string): 
     case 'CNAME':
       return { name: record.name, key: nameKey, entry: { host, ...ttl, ...owned } };
     case 'PTR':
-      // Child entries, so that two names on one address are two PTRs.
-      return { name: record.name, key: `${nameKey}/${childLabel(record)}`, entry: { host, ...ttl, ...owned } };
+      // The first PTR of a reverse name at its exact key, where CoreDNS reads PTRs; further ones
+      // (two names on one address) in child entries, which our server also answers from.
+      return {
+        name: record.name,
+        key: atExactKey ? nameKey : `${nameKey}/${childLabel(record)}`,
+        entry: { host, ...ttl, ...owned },
+      };
     case 'SRV':
       return {
         name: record.name,

@@ -54,6 +54,8 @@ export function planPrefix(input: PlanInput): Plan {
     undecodable: current.undecodable,
   };
 
+  const ptrNames = new Set<string>();
+  const firstPtr = (name: string) => !ptrNames.has(name) && Boolean(ptrNames.add(name));
   const wanted = new Map<string, { name: string; value: string }>();
   const refused = new Set<string>();
   for (const record of merged.records) {
@@ -71,7 +73,7 @@ export function planPrefix(input: PlanInput): Plan {
       }
       continue;
     }
-    const laid = layOut(record, input.prefix, input.ownerId);
+    const laid = layOut(record, input.prefix, input.ownerId, record.type === 'PTR' && firstPtr(record.name));
     if (current.foreignKeys.has(laid.key)) {
       conflicts.push({
         reason: 'NameOwnedByOthers',
