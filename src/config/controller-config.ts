@@ -17,7 +17,7 @@ import {
   path,
 } from './field-rules.ts';
 import { reverseZonesSchema } from './reverse-zone-config.ts';
-import { viewsSchema } from './view-config.ts';
+import { DEFAULT_VIEW, viewsSchema } from './view-config.ts';
 
 const SOURCE_KINDS = ['service', 'ingress'] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
@@ -115,6 +115,30 @@ export const controllerConfigSchema = v.pipe(
     ),
     ['prefix'],
   ),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const names = dataset.value.views?.map((view) => view.name) ?? [DEFAULT_VIEW.name];
+    dataset.value.reverseZones?.forEach((zone, i) =>
+      zone.views?.forEach((name, j) => {
+        if (names.includes(name)) return;
+        addIssue({
+          message: `"${name}" is not a configured view (${names.join(', ')})`,
+          path: [
+            {
+              type: 'object',
+              origin: 'value',
+              input: dataset.value,
+              key: 'reverseZones',
+              value: dataset.value.reverseZones,
+            },
+            { type: 'array', origin: 'value', input: dataset.value.reverseZones!, key: i, value: zone },
+            { type: 'object', origin: 'value', input: zone, key: 'views', value: zone.views },
+            { type: 'array', origin: 'value', input: zone.views!, key: j, value: name },
+          ],
+        });
+      }),
+    );
+  }),
 );
 
 /** As the controller runs with it (listen address parsed). */
