@@ -3,6 +3,7 @@
 import * as v from 'valibot';
 import { etcdConnectionSchema } from './etcd-connection.ts';
 import { cidr, hostPort, integer, keyPrefix, list, logLevel, oneOf, path, upstream } from './field-rules.ts';
+import { transferSchema } from './transfer-config.ts';
 import { serverZoneSchema, zonesSchema } from './zone-config.ts';
 
 export const forwardSchema = v.object({
@@ -66,6 +67,8 @@ export const serverEntries = {
   ),
   /** Last-known copy of the records on local disk, served when the server starts while etcd is unreachable; none when absent. */
   snapshotFile: v.optional(path),
+  /** Zone transfers out (AXFR over TCP) to these secondaries; off (REFUSED) when absent. */
+  transfer: v.optional(transferSchema),
 };
 
 export const serverConfigSchema = v.pipe(

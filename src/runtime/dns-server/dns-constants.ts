@@ -26,6 +26,8 @@ export const RCODE = {
   NXDOMAIN: 3,
   NOTIMP: 4,
   REFUSED: 5,
+  /** Zone transfers: the TSIG check failed (RFC 8945). */
+  NOTAUTH: 9,
   /** Extended (EDNS) rcode: its high bits travel in the OPT record. */
   BADVERS: 16,
 } as const;

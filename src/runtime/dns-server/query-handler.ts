@@ -1,6 +1,6 @@
 // One query in, one answer out, whatever the transport: parse, answer from the cache (ID and
 // question patched) or resolve and encode, forward when allowed, and never throw.
-import { RCODE } from './dns-constants.ts';
+import { RCODE, TYPE } from './dns-constants.ts';
 import { AnswerCache } from './answer-cache.ts';
 import { dependsOnOwnName } from './answer-scope.ts';
 import type { Forwarder } from './forwarder.ts';
@@ -9,8 +9,10 @@ import { resolve, type ResolverData } from './resolver.ts';
 import { encodeAnswer, encodeError, patchFor } from './response-encoder.ts';
 import type { ServerMetrics, Transport } from './server-metrics.ts';
 import { soaSerialOffset, wireSerial } from './soa-serial.ts';
+import type { TransferHandler } from './zone-transfer.ts';
 
-export type Reply = Buffer | undefined;
+/** Several messages only for a zone transfer (TCP). */
+export type Reply = Buffer | Buffer[] | undefined;
 export type QueryHandler = (msg: Buffer, transport: Transport, client: string) => Reply | Promise<Reply>;
 
 export interface QueryHandlerOptions {
@@ -23,6 +25,8 @@ export interface QueryHandlerOptions {
   forwarder?: Forwarder | undefined;
   /** Largest UDP answer we send, whatever size the client offers; default 4096. */
   maxUdpPayload?: number;
+  /** AXFR/IXFR requests go here when transfers are configured (else they are REFUSED). */
+  transfer?: TransferHandler | undefined;
 }
 
 const TCP_LIMIT = 65535;
@@ -111,6 +115,16 @@ export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
       }
       if (options.loaded && !options.loaded()) {
         return finish(encodeError(parsed, RCODE.SERVFAIL, msg), type, transport, started);
+      }
+      if (options.transfer && (type === TYPE.AXFR || type === TYPE.IXFR)) {
+        const reply = options.transfer(msg, parsed, transport, client);
+        metrics.countQuery(
+          type,
+          rcodeOf(Array.isArray(reply) ? reply[0]! : reply),
+          transport,
+          (performance.now() - started) / 1000,
+        );
+        return reply;
       }
       return answer(msg, parsed, transport, client, started);
     } catch {

@@ -7,8 +7,9 @@ import type { QueryHandler, Reply } from './query-handler.ts';
 import { nameFromWire, parseQuery } from './query-parser.ts';
 import type { Transport } from './server-metrics.ts';
 
-function record(log: Logger, msg: Buffer, reply: Reply, transport: Transport, client: string): void {
+function record(log: Logger, msg: Buffer, replies: Reply, transport: Transport, client: string): void {
   const q = parseQuery(msg);
+  const reply = Array.isArray(replies) ? replies[0] : replies;
   const question = q.kind === 'query' ? { name: nameFromWire(q.wireName), type: typeName(q.type) } : {};
   log.info('query', {
     client,

@@ -55,6 +55,11 @@ export class ServerMetrics {
     'Queries answered SERVFAIL after an unexpected error.',
   );
   readonly forwarded = this.registry.counter('etcdns_dns_forwarded_total', 'Queries forwarded upstream, by outcome.');
+  readonly transfers = this.registry.counter(
+    'etcdns_dns_transfers_total',
+    'Zone transfer (AXFR) requests, by outcome: served, refused (address, unsigned, UDP), notauth (TSIG failed).',
+  );
+  readonly transferBytes = this.registry.counter('etcdns_dns_transfer_bytes_total', 'Bytes of zone transfers served.');
   readonly records = this.registry.gauge('etcdns_dns_records', 'Decoded entries in the in-memory copy.');
   readonly storeState = this.registry.gauge('etcdns_dns_store_state', 'Record store state (1 for the current one).');
   readonly revision = this.registry.gauge('etcdns_dns_store_revision', 'etcd revision of the in-memory copy.');

@@ -10,7 +10,11 @@ import { AnswerCache } from './answer-cache.ts';
 import { changedNames } from './answer-scope.ts';
 import { withQueryLog } from './query-log.ts';
 import { rateLimitSettings, ResponseRateLimiter, truncated } from './rate-limit.ts';
+import { readFileSync } from 'node:fs';
 import { Forwarder } from './forwarder.ts';
+import { transferPolicy } from './transfer-acl.ts';
+import { parseKeyFile } from './tsig.ts';
+import { createTransferHandler } from './zone-transfer.ts';
 import { createQueryHandler } from './query-handler.ts';
 import { recordLimits } from './record-limits.ts';
 import { RecordSnapshot } from './record-snapshot.ts';
@@ -79,6 +83,7 @@ export async function startDnsServer(
   });
   const lookup = config.lookup ?? 'own';
   const data = (): ResolverData => ({ index: store.index, zones, lookup });
+  const transfer = config.transfer;
   const answering = createQueryHandler({
     data,
     loaded: () => store.state !== 'loading',
@@ -86,6 +91,19 @@ export async function startDnsServer(
     metrics,
     forwarder: config.forward ? new Forwarder(config.forward) : undefined,
     maxUdpPayload: config.maxUdpPayload ?? 4096,
+    transfer: transfer
+      ? createTransferHandler({
+          data,
+          metrics,
+          logger,
+          policy: transferPolicy(
+            transfer.allowCidrs,
+            transfer.keyFile
+              ? parseKeyFile(readFileSync(transfer.keyFile, 'utf8'), `transfer.keyFile ${transfer.keyFile}`)
+              : [],
+          ),
+        })
+      : undefined,
   });
   const handler = config.queryLogEvery ? withQueryLog(answering, config.queryLogEvery, logger) : answering;
 

@@ -77,6 +77,20 @@ export const SERVER_OPTIONS: CommandTable = {
       deprecatedEnv: ['ETCDNS_FORWARD_CLIENT_CIDRS'],
     },
     {
+      flag: 'transfer-allow-cidr',
+      kind: 'list',
+      field: 'transfer.allowCidrs',
+      value: 'CIDR',
+      help: 'secondaries allowed to transfer zones (AXFR over TCP); none: transfers REFUSED',
+    },
+    {
+      flag: 'transfer-key-file',
+      kind: 'string',
+      field: 'transfer.keyFile',
+      value: 'PATH',
+      help: 'BIND key file; transfers must then be TSIG-signed with one of its keys',
+    },
+    {
       flag: 'rate-limit',
       kind: 'int',
       field: 'rateLimit.responsesPerSecond',

@@ -29,8 +29,14 @@ export interface WireServer {
 }
 
 function whenDone(reply: Reply | Promise<Reply>, send: (b: Buffer) => void): void | Promise<void> {
-  if (reply instanceof Promise) return reply.then((r) => r && send(r));
-  if (reply) send(reply);
+  if (reply instanceof Promise) return reply.then((r) => r && sendAll(r, send));
+  if (reply) sendAll(reply, send);
+}
+
+/** A zone transfer is several messages (TCP only: the handler never gives UDP more than one). */
+function sendAll(reply: Buffer | Buffer[], send: (b: Buffer) => void): void {
+  if (Array.isArray(reply)) for (const r of reply) send(r);
+  else send(reply);
 }
 
 function serveTcpConnection(socket: TcpSocket, handler: QueryHandler, idleMs: number): void {

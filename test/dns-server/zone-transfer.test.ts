@@ -1,0 +1,140 @@
+// Zone transfers out, against real peers: dig AXFR (with and without TSIG, from a listed and an
+// unlisted address) and the real Knot as a TSIG-authenticated secondary of an etcdns zone.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createSocket } from 'node:dgram';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { dig } from '../support/dig.ts';
+import { digAxfr } from '../support/dig-axfr.ts';
+import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
+import { startEtcdnsServer, type EtcdnsServerHandle } from '../support/etcdns-server.ts';
+import { metricSum } from '../support/metrics-text.ts';
+import { stopAll } from '../support/process.ts';
+import { tempDir } from '../support/temp-dir.ts';
+
+after(stopAll);
+
+const SECRET = Buffer.from('etcdns zone transfer test secret!').toString('base64');
+const KEY = `hmac-sha256:xfr.example.org:${SECRET}`;
+const WRONG_SECRET = `hmac-sha256:xfr.example.org:${Buffer.from('not the secret at all, no no no').toString('base64')}`;
+
+const RECORDS: Record<string, object> = {
+  '/skydns/org/example/www': { host: '10.0.0.1' },
+  '/skydns/org/example/www6': { host: '2001:db8::1' },
+  '/skydns/org/example/multi/a1': { host: '10.0.0.2' },
+  '/skydns/org/example/multi/a2': { host: '10.0.0.3' },
+  '/skydns/org/example/alias': { host: 'www.example.org' },
+  '/skydns/org/example/txt': { text: 'hello world' },
+  '/skydns/org/example/mail': { host: 'mx.example.net', mail: true, priority: 10 },
+  '/skydns/org/example/_tcp/_http/svc': { host: 'www.example.org', port: 8080 },
+  '/skydns/org/example/wild/*': { host: '10.0.0.9' },
+};
+
+/** One comparable line per record: owner, type, data (TTLs are the server's either way). */
+function line(r: { name: string; type: string; data: string }): string {
+  return `${r.name.toLowerCase()} ${r.type} ${r.data}`;
+}
+
+describe('zone transfers out (AXFR over TCP, TSIG)', () => {
+  let etcd: EtcdHandle;
+  let server: EtcdnsServerHandle;
+
+  before(async () => {
+    etcd = await startEtcd();
+    const kv = etcd.client();
+    for (const [key, value] of Object.entries(RECORDS)) await kv.put(key).value(JSON.stringify(value));
+    const dir = tempDir('transfer');
+    const keyFile = join(dir, 'transfer.key');
+    writeFileSync(keyFile, `key "xfr.example.org" {\n  algorithm hmac-sha256;\n  secret "${SECRET}";\n};\n`);
+    server = await startEtcdnsServer({
+      etcdEndpoints: etcd.endpoints,
+      zones: ['example.org'],
+      args: ['--transfer-allow-cidr', '127.0.0.1/32', '--transfer-key-file', keyFile],
+    });
+  });
+  after(async () => {
+    await server?.stop();
+    await etcd?.stop();
+  });
+
+  test('a signed AXFR from a listed address: SOA first and last, every record once', async () => {
+    const { records: all, raw } = await digAxfr({ port: server.port, zone: 'example.org', key: KEY });
+    assert.doesNotMatch(raw, /verify|failure/i);
+    const records = all.filter((r) => r.type !== 'TSIG');
+    const soas = records.filter((r) => r.type === 'SOA');
+    assert.equal(records[0]?.type, 'SOA', raw);
+    assert.equal(records.at(-1)?.type, 'SOA', raw);
+    assert.equal(soas.length, 2, raw);
+    assert.match(raw, /XFR size: \d+ records/);
+    const body = records.filter((r) => r.type !== 'SOA' && r.type !== 'TSIG').map(line);
+    assert.equal(new Set(body).size, body.length, `a record twice:\n${raw}`);
+    for (const want of [
+      'www.example.org. A 10.0.0.1',
+      'multi.example.org. A 10.0.0.3',
+      'txt.example.org. TXT "hello world"',
+    ])
+      assert.ok(body.includes(want), `${want} missing:\n${raw}`);
+    assert.ok(body.includes('*.wild.example.org. A 10.0.0.9'), `wildcard missing:\n${raw}`);
+  });
+
+  test('the AXFR equals, as a record set, what the server answers for each name', async () => {
+    const { records, raw } = await digAxfr({ port: server.port, zone: 'example.org', key: KEY });
+    const transferred = new Set(records.filter((r) => r.type !== 'TSIG').map(line));
+    const asked = new Set<string>();
+    const names = new Set(records.map((r) => r.name.toLowerCase()));
+    for (const name of names) {
+      for (const type of ['SOA', 'NS', 'A', 'AAAA', 'CNAME', 'TXT', 'MX', 'SRV', 'PTR']) {
+        // SOA is asked at the apex only: the server answers the zone's SOA for any name in it.
+        if (type === 'SOA' && name !== 'example.org.') continue;
+        const r = await dig({ port: server.port, name, type });
+        for (const a of r.answer) if (a.type === type && a.name.toLowerCase() === name) asked.add(line(a));
+      }
+    }
+    assert.deepEqual([...transferred].sort(), [...asked].sort(), raw);
+  });
+
+  const refusals: { name: string; query: () => Parameters<typeof digAxfr>[0]; expect: RegExp }[] = [
+    { name: 'no key', query: () => ({ port: server.port, zone: 'example.org' }), expect: /Transfer failed/ },
+    {
+      name: 'unlisted address (127.0.0.2)',
+      query: () => ({ port: server.port, zone: 'example.org', key: KEY, source: '127.0.0.2' }),
+      expect: /Transfer failed/,
+    },
+    {
+      name: 'wrong key secret (BADSIG)',
+      query: () => ({ port: server.port, zone: 'example.org', key: WRONG_SECRET }),
+      expect: /NOTAUTH|tsig|Transfer failed|BADSIG/i,
+    },
+    {
+      name: 'unknown key name (BADKEY)',
+      query: () => ({ port: server.port, zone: 'example.org', key: `hmac-sha256:other.key:${SECRET}` }),
+      expect: /NOTAUTH|tsig|Transfer failed|BADKEY/i,
+    },
+  ];
+  for (const row of refusals) {
+    test(`refused: ${row.name}`, async () => {
+      const { records, raw } = await digAxfr(row.query());
+      assert.equal(records.filter((r) => r.type !== 'TSIG').length, 0, raw);
+      assert.match(raw, row.expect);
+    });
+  }
+
+  test('AXFR over UDP is REFUSED; refusals and transfers are counted', async () => {
+    const query = Buffer.from('abcd00000001000000000000076578616d706c65036f72670000fc0001', 'hex');
+    const socket = createSocket('udp4');
+    const reply = await new Promise<Buffer>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no UDP answer')), 3000);
+      socket.once('message', (m) => {
+        clearTimeout(timer);
+        resolve(m);
+      });
+      socket.send(query, server.port, '127.0.0.1');
+    }).finally(() => socket.close());
+    assert.equal(reply[3]! & 0x0f, 5);
+    const page = (await server.http('/metrics')).body;
+    assert.ok(metricSum(page, 'etcdns_dns_transfers_total', 'outcome="served"') >= 2, page);
+    assert.ok(metricSum(page, 'etcdns_dns_transfers_total', 'outcome="refused"') >= 3, page);
+    assert.ok(metricSum(page, 'etcdns_dns_transfers_total', 'outcome="notauth"') >= 2, page);
+  });
+});
