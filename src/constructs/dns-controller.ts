@@ -71,6 +71,31 @@ export interface SourcesProps {
    * @default - none
    */
   readonly excludeDomains?: string[];
+  /**
+   * Reverse zones: PTR records back to the name for every published address inside one of them.
+   * @default - none (no PTR records)
+   */
+  readonly reverseZones?: ReverseZoneProps[];
+  /**
+   * SRV records per named port of every non-headless Service (annotation etcdns.io/srv per Service).
+   * @default false
+   */
+  readonly srv?: boolean;
+  /**
+   * Most SRV records one Service gets; more are reported as a TooManyRecords problem.
+   * @default 64
+   */
+  readonly srvMaxPerService?: number;
+}
+
+export interface ReverseZoneProps {
+  /** The network whose reverse zone is ours, IPv4 at an octet and IPv6 at a nibble boundary: "10.9.176.0/24". */
+  readonly network: string;
+  /**
+   * Views that publish PTRs in it.
+   * @default - every view
+   */
+  readonly views?: string[];
 }
 
 export interface OwnershipProps {
@@ -186,6 +211,16 @@ export class DnsController extends Construct {
       ...(sources.labelSelector ? { labelSelector: sources.labelSelector } : {}),
       ...(sources.annotationFilter ? { annotationFilter: sources.annotationFilter } : {}),
       publishClusterIp: sources.publishClusterIp ?? false,
+      ...(sources.reverseZones
+        ? {
+            reverseZones: sources.reverseZones.map((z) => ({
+              network: z.network,
+              ...(z.views ? { views: [...z.views].sort() } : {}),
+            })),
+          }
+        : {}),
+      ...(sources.srv !== undefined ? { srv: sources.srv } : {}),
+      ...(sources.srvMaxPerService !== undefined ? { srvMaxPerService: sources.srvMaxPerService } : {}),
       policy: props.ownership?.policy ?? CONTROLLER_DEFAULTS.policy,
       resyncSeconds: props.resyncSeconds ?? CONTROLLER_DEFAULTS.resyncSeconds,
       // No namespace: the controller takes its pod's ($POD_NAMESPACE), wherever an overlay puts it.
@@ -295,6 +330,9 @@ function sourcesProblems(s: SourcesProps | undefined, path: string): string[] {
     ...settingProblems(c.annotationFilter, s?.annotationFilter, `${path}.annotationFilter`),
     ...settingProblems(c.publishClusterIp, s?.publishClusterIp, `${path}.publishClusterIp`),
     ...settingProblems(c.excludeDomains, s?.excludeDomains, `${path}.excludeDomains`),
+    ...settingProblems(c.reverseZones, s?.reverseZones, `${path}.reverseZones`),
+    ...settingProblems(c.srv, s?.srv, `${path}.srv`),
+    ...settingProblems(c.srvMaxPerService, s?.srvMaxPerService, `${path}.srvMaxPerService`),
   ];
 }
 
