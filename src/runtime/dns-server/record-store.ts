@@ -28,7 +28,7 @@ export interface RecordStoreOptions {
   /** How often etcd is probed for reachability and watch lag; default 5 s. */
   probeIntervalMs?: number;
   /**
-   * Keys per range page; default 25,000. etcd counts every key to the end of the range for each
+   * Most keys per range page; default 25,000 (pages are sized to about 16 per load, at least 2,500 keys). etcd counts every key to the end of the range for each
    * page, so a load costs pages x keys: 1,000,000 names loaded in 46 s with pages of 2,500 and in
    * 16 s with 25,000 (a page of typical values is a few MiB; larger ones shrink the pages).
    */
@@ -39,6 +39,7 @@ export interface RecordStoreOptions {
   limits?: RecordLimits;
 }
 
+const FIRST_PAGE = 2500;
 const RETRY_MIN_MS = 250;
 const RETRY_MAX_MS = 5000;
 const CONNECT_TIMEOUT_MS = 5000;
@@ -162,7 +163,9 @@ export class RecordStore {
     // A stale copy stays "stale" until a reload succeeds; a synced one says it is reloading.
     if (this.state === 'synced') this.setState('resyncing');
     const { client, prefix, zones } = this.options;
-    const pageSize = this.pageLimit;
+    // The first page is small; its count (keys to the end of the range) sizes the rest: about 16
+    // more pages, within 2,500..pageLimit keys each.
+    let pageSize = Math.min(this.pageLimit, FIRST_PAGE);
     const next = new RecordIndex(prefix, zones, this.options.limits);
     const read = (start: Buffer, revision?: string) => {
       const range = client
@@ -172,6 +175,7 @@ export class RecordStore {
       return (revision ? range.revision(revision) : range).exec();
     };
     let page = await this.shrinkingPages(read(Buffer.from(`${prefix}/`)));
+    pageSize = Math.min(this.pageLimit, Math.max(pageSize, Math.ceil(Number(page.count) / 16)));
     const revision = page.header.revision;
     for (;;) {
       // Ask for the next page before applying this one: etcd's round trip overlaps our decoding.
