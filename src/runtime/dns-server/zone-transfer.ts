@@ -39,7 +39,10 @@ function recordsOf(data: ResolverData, name: string, owner: string): ResourceRec
     }
     for (const r of result.answer) if (r.type === type && r.name === name) out.push({ ...r, name: owner });
   }
-  return out;
+  // RFC 1034 3.6.2: a CNAME stands alone. SkyDNS also answers SRV/MX for a name host; a zone
+  // cannot hold both (secondaries reject it), so the transfer carries the CNAME only.
+  const cname = out.filter((r) => r.type === TYPE.CNAME);
+  return cname.length > 0 ? cname : out;
 }
 
 /** Every record of the zone but its SOA, in index order, each once. */

@@ -1,0 +1,68 @@
+// The real Knot DNS (knotd) as a secondary of one zone: it transfers the zone from a primary on
+// loopback, signed with a TSIG key, and keeps it in a temporary directory (never the system ones).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort } from './ports.ts';
+import { startProcess, type ManagedProcess } from './process.ts';
+import { tempDir } from './temp-dir.ts';
+import { tool } from './tools.ts';
+
+export interface KnotSecondaryOptions {
+  zone: string;
+  primaryPort: number;
+  key: { name: string; algorithm: string; secret: string };
+}
+
+export interface KnotSecondaryHandle {
+  port: number;
+  config: string;
+  process: ManagedProcess;
+  stop(): Promise<void>;
+}
+
+export function knotSecondaryConfig(dir: string, port: number, o: KnotSecondaryOptions): string {
+  return `server:
+    rundir: ${dir}
+    listen: 127.0.0.1@${port}
+    udp-workers: 1
+    tcp-workers: 1
+    background-workers: 1
+database:
+    storage: ${dir}
+log:
+  - target: stderr
+    any: info
+key:
+  - id: ${o.key.name}
+    algorithm: ${o.key.algorithm}
+    secret: ${o.key.secret}
+remote:
+  - id: primary
+    address: 127.0.0.1@${o.primaryPort}
+    key: ${o.key.name}
+acl:
+  - id: notify-from-primary
+    address: 127.0.0.1
+    key: ${o.key.name}
+    action: notify
+zone:
+  - domain: ${o.zone}
+    storage: ${dir}
+    file: secondary.zone
+    master: primary
+    acl: notify-from-primary
+    zonefile-sync: -1
+    zonefile-load: none
+    journal-content: none
+`;
+}
+
+/** Started; the caller waits for the zone (a SOA answer) with its own deadline. */
+export async function startKnotSecondary(o: KnotSecondaryOptions): Promise<KnotSecondaryHandle> {
+  const port = await freePort();
+  const dir = tempDir('knot-secondary');
+  const config = join(dir, 'knot.conf');
+  writeFileSync(config, knotSecondaryConfig(dir, port, o));
+  const proc = startProcess('knotd-secondary', tool('knotd'), ['-c', config]);
+  return { port, config, process: proc, stop: () => proc.stop() };
+}
