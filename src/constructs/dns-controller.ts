@@ -336,6 +336,17 @@ function sourcesProblems(s: SourcesProps | undefined, path: string): string[] {
   ];
 }
 
+/** A reverse zone may only name views the stack has (the controller would refuse its config). */
+export function reverseZoneViewProblems(s: SourcesProps | undefined, viewNames: readonly string[]): string[] {
+  return (s?.reverseZones ?? []).flatMap((zone, i) =>
+    (zone.views ?? []).flatMap((view, j) =>
+      viewNames.includes(view)
+        ? []
+        : [`sources.reverseZones[${i}].views[${j}]: "${view}" is not a view of the stack (${viewNames.join(', ')})`],
+    ),
+  );
+}
+
 function ownershipProblems(o: OwnershipProps | undefined, path: string): string[] {
   return [
     ...settingProblems(controllerEntries.policy, o?.policy, `${path}.policy`),

@@ -9,6 +9,7 @@ import { zoneSchema, zonesSchema, type ZoneConfig } from '../config/zone-config.
 import {
   DnsController,
   controllerProblems,
+  reverseZoneViewProblems,
   type ControllerProps,
   type OwnershipProps,
   type SourcesProps,
@@ -300,6 +301,7 @@ export function stackProblems(props: DnsStackProps): string[] {
     ...etcdProblems(props.etcd ?? {}, 'etcd'),
     ...serverProblems(props.server ?? {}, 'server'),
     ...controllerProblems({ ...props.controller, sources: props.sources, ownership: props.ownership }, 'controller'),
+    ...reverseZoneViewProblems(props.sources, viewNames),
     ...intProblem(o?.metricsPort, 'observability.metricsPort', 1024, 65535, 'an unprivileged port'),
     ...networkPolicyProblems(props.networkPolicy, viewNames, 'networkPolicy'),
     ...etcdRolesProblems(

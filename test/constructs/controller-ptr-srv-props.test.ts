@@ -56,6 +56,12 @@ const rejected: [string, NonNullable<DnsStackProps['sources']>, string, string][
     'a nibble',
   ],
   ['reverse zone not a CIDR', { reverseZones: [{ network: 'example.org' }] }, 'sources.reverseZones[0].network', ''],
+  [
+    'reverse zone naming a view the stack lacks',
+    { reverseZones: [{ network: '10.9.176.0/24', views: ['external'] }] },
+    'sources.reverseZones[0].views[0]',
+    '"external" is not a view of the stack (internal)',
+  ],
   ['srvMaxPerService zero', { srvMaxPerService: 0 }, 'sources.srvMaxPerService', ''],
 ];
 for (const [what, sources, field, allowed] of rejected) {
