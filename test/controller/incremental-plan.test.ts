@@ -198,8 +198,15 @@ interface Setup {
   policy: Policy;
 }
 
+/** PTRs too: the internal view's reverse zones cover some of the addresses, the external's its mapped ones. */
+const REVERSE_ZONES = [
+  { network: '10.0.0.0/24' },
+  { network: '192.0.2.0/24', views: ['internal'] },
+  { network: '203.0.113.0/24', views: ['external'] },
+];
+
 function setup(views: ViewInput[] = VIEWS, policy: Policy = 'sync'): Setup {
-  return { views: compileViews(controllerViews({ views })), policy };
+  return { views: compileViews(controllerViews({ views }), REVERSE_ZONES), policy };
 }
 
 interface State {
