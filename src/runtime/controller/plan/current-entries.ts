@@ -67,7 +67,7 @@ export function classifyEntries(
     if (decoded.ok && adopted) {
       owned.set(c.key, { ...c, entry: decoded.entry, name: adopted.name, canonical: '', adopted: true });
       ownedNames.add(adopted.name);
-      const slot = `${adopted.name} ${typeOfEntry(decoded.entry)}`;
+      const slot = `${adopted.name} ${typeOfEntry(decoded.entry, c.key, prefix)}`;
       if (adopted.resource && decoded.entry.host !== undefined && !incumbents.has(slot))
         incumbents.set(slot, adopted.resource);
       continue;
