@@ -113,7 +113,8 @@ function oneSource(
   const bySource = new Map<ObjectRef['kind'], DesiredRecord[]>();
   for (const r of all) bySource.set(r.object.kind, [...(bySource.get(r.object.kind) ?? []), r]);
   if (bySource.size === 1) return all;
-  const targets = (rs: DesiredRecord[]) => [...new Set(rs.map((r) => r.target))];
+  // Sorted, so a message does not depend on the order the records came in (full or incremental plan).
+  const targets = (rs: DesiredRecord[]) => [...new Set(rs.map((r) => r.target))].sort();
   const [kept, ...others] = [...bySource.values()].sort((a, b) => {
     const owns = (rs: DesiredRecord[]) => rs.some((r) => resourceId(r.object) === current);
     if (owns(a) !== owns(b)) return owns(a) ? -1 : 1;
