@@ -190,4 +190,38 @@ describe('zone transfers out (AXFR over TCP, TSIG)', () => {
       console.log(`knotd had the zone after ${ms} ms (${names.size} names)`);
     });
   });
+
+  test('a large zone goes in several messages, each TSIG-signed, dig verifies them all', async () => {
+    const kv = etcd.client();
+    const count = 3000; // below the default 4,000 entries per name
+    for (let i = 0; i < count; i += 250) {
+      await Promise.all(
+        Array.from({ length: Math.min(250, count - i) }, (_, j) =>
+          kv
+            .put(`/skydns/org/example/bulk/h${i + j}`)
+            .value(JSON.stringify({ host: `10.1.${(i + j) >> 8}.${(i + j) & 255}` })),
+        ),
+      );
+    }
+    let result = await digAxfr({ port: server.port, zone: 'example.org', key: KEY });
+    await waitFor(
+      'all bulk records transferred',
+      async () => {
+        result = await digAxfr({ port: server.port, zone: 'example.org', key: KEY });
+        return result.records.filter((r) => r.name.startsWith('h') && r.type === 'A').length === count
+          ? true
+          : undefined;
+      },
+      15_000,
+    ).catch((e: Error) => {
+      const bulk = result.records.filter((r) => r.name.startsWith('h')).length;
+      throw new Error(`${e.message}: ${bulk} bulk records; ${result.raw.slice(-700)}`);
+    });
+    const size = /XFR size: (\d+) records \(messages (\d+), bytes (\d+)\)/.exec(result.raw);
+    assert.ok(size, result.raw.slice(-500));
+    assert.ok(Number(size[2]) > 1, `one message only: ${size[0]}`);
+    assert.doesNotMatch(result.raw, /verify|failure|failed/i);
+    const time = /Query time: (\d+) msec/.exec(result.raw)?.[1];
+    console.log(`AXFR of ${size[1]} records: ${size[2]} messages, ${size[3]} bytes, ${time} ms`);
+  });
 });
