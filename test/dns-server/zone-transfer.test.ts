@@ -99,6 +99,14 @@ describe('zone transfers out (AXFR over TCP, TSIG)', () => {
     assert.deepEqual([...transferred].sort(), [...asked].sort(), raw);
   });
 
+  test('IXFR is answered with the whole zone (RFC 1995 4), SOA first and last', async () => {
+    const axfr = await digAxfr({ port: server.port, zone: 'example.org', key: KEY });
+    const ixfr = await digAxfr({ port: server.port, zone: 'example.org', key: KEY, type: 'IXFR=1' });
+    const lines = (rs: typeof axfr.records) => rs.filter((r) => r.type !== 'TSIG').map(line);
+    assert.deepEqual(lines(ixfr.records), lines(axfr.records), ixfr.raw);
+    assert.doesNotMatch(ixfr.raw, /verify|failure|failed/i);
+  });
+
   const refusals: { name: string; query: () => Parameters<typeof digAxfr>[0]; expect: RegExp }[] = [
     { name: 'no key', query: () => ({ port: server.port, zone: 'example.org' }), expect: /Transfer failed/ },
     {

@@ -14,6 +14,8 @@ export interface AxfrQuery {
   key?: string;
   /** Source address (dig -b). */
   source?: string;
+  /** "AXFR" (default), or "IXFR=<serial>". */
+  type?: string;
 }
 
 export interface AxfrResult {
@@ -29,7 +31,7 @@ export async function digAxfr(q: AxfrQuery): Promise<AxfrResult> {
     ...(q.key ? ['-y', q.key] : []),
     ...(q.source ? ['-b', q.source] : []),
     q.zone,
-    'AXFR',
+    q.type ?? 'AXFR',
     '+time=5',
     '+tries=1',
   ];

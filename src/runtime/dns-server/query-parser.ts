@@ -79,10 +79,12 @@ export function parseQuery(msg: Buffer): ParseResult {
   off += 4;
   header.questionEnd = off;
 
-  if (msg.readUInt16BE(6) !== 0 || msg.readUInt16BE(8) !== 0) {
+  // RFC 1995: an IXFR request carries the secondary's SOA in the authority section.
+  const authority = type === TYPE.IXFR ? msg.readUInt16BE(8) : 0;
+  if (msg.readUInt16BE(6) !== 0 || msg.readUInt16BE(8) !== authority) {
     return fail(RCODE.FORMERR, 'a query carries no answer or authority records');
   }
-  const additional = msg.readUInt16BE(10);
+  const additional = authority + msg.readUInt16BE(10);
   for (let i = 0; i < additional; i++) {
     const start = off;
     off = skipName(msg, off);

@@ -96,12 +96,7 @@ export async function startDnsServer(
           data,
           metrics,
           logger,
-          policy: transferPolicy(
-            transfer.allowCidrs,
-            transfer.keyFile
-              ? parseKeyFile(readFileSync(transfer.keyFile, 'utf8'), `transfer.keyFile ${transfer.keyFile}`)
-              : [],
-          ),
+          policy: transferPolicy(transfer.allowCidrs, transfer.keyFile ? readKeyFile(transfer.keyFile) : []),
         })
       : undefined,
   });
@@ -201,4 +196,15 @@ function rateLimitFilter(limiter: ResponseRateLimiter, metrics: ServerMetrics) {
     metrics.rateLimited.inc({ action: verdict === 'slip' ? 'slipped' : 'dropped' });
     return verdict === 'slip' ? truncated(reply) : undefined;
   };
+}
+
+/** The transfer keys, read once at start; an unreadable or invalid file stops the start, naming the field. */
+function readKeyFile(file: string) {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new Error(`transfer.keyFile ${file}: ${(e as Error).message}`, { cause: e });
+  }
+  return parseKeyFile(text, `transfer.keyFile ${file}`);
 }
