@@ -2,6 +2,7 @@
 // unlisted address) and the real Knot as a TSIG-authenticated secondary of an etcdns zone.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { metricSum } from '../support/metrics-text.ts';
 import { startKnotSecondary, type KnotSecondaryHandle } from '../support/knot-secondary.ts';
 import { stopAll, waitFor } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { tool } from '../support/tools.ts';
 
 after(stopAll);
 
@@ -196,6 +198,31 @@ describe('zone transfers out (AXFR over TCP, TSIG)', () => {
       }
       assert.match(knot.process.logs(), /AXFR, incoming|finished/i);
       console.log(`knotd had the zone after ${ms} ms (${names.size} names)`);
+    });
+
+    test('after a change, a refresh (knotc zone-refresh: IXFR, answered in full) brings it to knotd', async () => {
+      const kv = etcd.client();
+      await kv.put('/skydns/org/example/added').value(JSON.stringify({ host: '10.0.0.77' }));
+      await kv.delete().key('/skydns/org/example/txt');
+      await waitFor('etcdns answers the change', async () => {
+        const r = await dig({ port: server.port, name: 'added.example.org', type: 'A' });
+        return r.answer.length > 0 ? true : undefined;
+      });
+      const started = performance.now();
+      execFileSync(tool('knotc'), ['-c', knot.config, 'zone-refresh', 'example.org.']);
+      await waitFor(
+        'knotd answers the change',
+        async () => {
+          const added = await dig({ port: knot.port, name: 'added.example.org', type: 'A' });
+          const removed = await dig({ port: knot.port, name: 'txt.example.org', type: 'TXT' });
+          return added.answer[0]?.data === '10.0.0.77' && removed.status === 'NXDOMAIN' ? true : undefined;
+        },
+        10_000,
+      ).catch((e: Error) => {
+        throw new Error(`${e.message}\n${knot.process.logs().slice(-3000)}`);
+      });
+      assert.match(knot.process.logs(), /IXFR, incoming, .*receiving AXFR-style IXFR/);
+      console.log(`knotd converged ${Math.round(performance.now() - started)} ms after zone-refresh`);
     });
   });
 
