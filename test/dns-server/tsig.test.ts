@@ -24,7 +24,7 @@ async function digSigned(spec: string): Promise<Buffer> {
     spec,
     'example.org',
     'SOA',
-        '+time=1',
+    '+time=1',
     '+tries=1',
   ]);
   try {
