@@ -15,7 +15,7 @@ import type { ClusterObjects, ObjectKey } from '../../src/runtime/controller/inc
 import { IncrementalPlanner } from '../../src/runtime/controller/incremental/incremental-planner.ts';
 import type { CurrentEntry } from '../../src/runtime/controller/plan/current-entries.ts';
 import { isEmptyPlan, planPrefix, type Plan } from '../../src/runtime/controller/plan/plan.ts';
-import { desiredRecords } from '../../src/runtime/controller/sources/desired-records.ts';
+import { desiredRecords } from '../support/full-pipeline.ts';
 import { sourceOptions } from '../../src/runtime/controller/sources/source-options.ts';
 import { controllerViews } from '../../src/runtime/controller/views/controller-views.ts';
 import { sourceObjects } from '../../src/runtime/controller/views/source-object.ts';

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1EndpointSlice, V1Service, V1ServicePort } from '@kubernetes/client-node';
-import { desiredRecords } from '../../src/runtime/controller/sources/desired-records.ts';
+import { desiredRecords } from '../support/full-pipeline.ts';
 import { sourceOptions } from '../../src/runtime/controller/sources/source-options.ts';
 
 const HOST = 'external-dns.alpha.kubernetes.io/hostname';

@@ -7,7 +7,7 @@ import type { V1EndpointSlice, V1Ingress, V1Node, V1Service, KubernetesObject } 
 import type { SourceKind } from '../../../config/controller-config.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { ClusterObjects, ObjectKey } from '../incremental/cluster-objects.ts';
-import type { ClusterSnapshot } from '../sources/desired-records.ts';
+import type { ClusterSnapshot } from '../sources/cluster-snapshot.ts';
 import { Informer, type ObjectChange } from './informer.ts';
 import type { KubeClient } from './kube-client.ts';
 

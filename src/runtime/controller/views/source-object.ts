@@ -2,7 +2,7 @@
 // labels and annotations, found by the record's object.
 import type { V1Ingress, V1Service } from '@kubernetes/client-node';
 import { resourceId, type ObjectRef } from '../desired-record.ts';
-import type { ClusterSnapshot } from '../sources/desired-records.ts';
+import type { ClusterSnapshot } from '../sources/cluster-snapshot.ts';
 import { ingressClassOf } from '../sources/ingress-source.ts';
 
 export interface SourceObject {

@@ -1,16 +1,12 @@
-// The sources' single entry point: a snapshot of the cluster in, desired records and problems out.
-import type { V1EndpointSlice, V1Ingress, V1Node, V1Service } from '@kubernetes/client-node';
-import { ingressRecords } from './ingress-source.ts';
-import type { SourceResult } from './record-builder.ts';
-import { serviceRecords } from './service-source.ts';
-import type { SourceOptions } from './source-options.ts';
-
-export interface ClusterSnapshot {
-  services: readonly V1Service[];
-  ingresses: readonly V1Ingress[];
-  endpointSlices: readonly V1EndpointSlice[];
-  nodes: readonly V1Node[];
-}
+// The sources over a whole cluster snapshot at once: the reference the tests hold the
+// controller's per-object path (src/runtime/controller/incremental/) against. The product plans
+// object by object and never needs this whole-snapshot form.
+import type { V1EndpointSlice } from '@kubernetes/client-node';
+import type { ClusterSnapshot } from '../../src/runtime/controller/sources/cluster-snapshot.ts';
+import { ingressRecords } from '../../src/runtime/controller/sources/ingress-source.ts';
+import type { SourceResult } from '../../src/runtime/controller/sources/record-builder.ts';
+import { serviceRecords } from '../../src/runtime/controller/sources/service-source.ts';
+import type { SourceOptions } from '../../src/runtime/controller/sources/source-options.ts';
 
 const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
