@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import { canonicalName } from '../dns/dns-name.ts';
 import { dnsName, ipAddress, list, soaTimer, ttl, zoneName } from './field-rules.ts';
+import { transferSchema } from './transfer-config.ts';
 
 export const soaSchema = v.object({
   /** Primary name server; default: the first configured name server, else "ns.dns.<zone>". */
@@ -39,6 +40,8 @@ export const serverZoneSchema = v.object({
   ...zoneEntries,
   /** The zone's NS set; when absent, NS come from the entries under `<zone>/dns/ns` in etcd. */
   nameServers: v.optional(v.array(nameServerSchema)),
+  /** Transfers of this zone; replaces the server-wide `transfer` for it. */
+  transfer: v.optional(transferSchema),
 });
 
 /** Zones, at least one, each once (compared as DNS names: case and trailing dot do not count). */

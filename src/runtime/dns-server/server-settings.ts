@@ -91,6 +91,13 @@ export const SERVER_OPTIONS: CommandTable = {
       help: 'BIND key file; transfers must then be TSIG-signed with one of its keys',
     },
     {
+      flag: 'transfer-notify',
+      kind: 'list',
+      field: 'transfer.notify',
+      value: 'IP[:PORT]',
+      help: 'secondaries to NOTIFY when a zone changes',
+    },
+    {
       flag: 'rate-limit',
       kind: 'int',
       field: 'rateLimit.responsesPerSecond',
