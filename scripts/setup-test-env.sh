@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the real programs the test suite runs against, pinned, cached under .cache/.
 # Idempotent: a second run only checks stamps and prints versions (a second or two).
-#   Debian: etcd-server, bind9-dnsutils (dig), dnsperf, knot
+#   Debian: etcd-server, bind9-dnsutils (dig), dnsperf, knot, bind9 (named, rndc: a BIND secondary)
 #   Go module proxy: CoreDNS, external-dns, kube-apiserver (reference peers; not part of the product)
 #   Debian: buildah, podman, runc (the image: npm run image, test/image/), ca-certificates (its CA
 #   bundle), shellcheck (run: scripts in workflows); Go module proxy: actionlint (the workflows)
@@ -13,7 +13,7 @@ KUBERNETES_VERSION=v1.37.2
 ACTIONLINT_VERSION=v1.7.12
 # runc named explicitly: podman depends on "crun | runc" and apt would pick crun, which refuses
 # hybrid cgroups v1 machines like this one.
-APT_PACKAGES=(etcd-server etcd-client bind9-dnsutils dnsperf knot iproute2
+APT_PACKAGES=(etcd-server etcd-client bind9-dnsutils dnsperf knot bind9 iproute2
   buildah podman runc ca-certificates shellcheck containernetworking-plugins iptables)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,7 +33,7 @@ install_debian() {
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   # The Debian packages start system services on the standard ports; tests use their own.
-  for svc in etcd knot; do $sudo systemctl disable --now "$svc" >/dev/null 2>&1 || true; done
+  for svc in etcd knot named; do $sudo systemctl disable --now "$svc" >/dev/null 2>&1 || true; done
 }
 
 # stamp_ok NAME VERSION: .cache/bin/NAME exists and was built at VERSION.
@@ -115,6 +115,7 @@ build_actionlint
   echo "dig             $(dig -v 2>&1 | awk '{print $2}')"
   echo "dnsperf         $(dpkg-query -W -f='${Version}' dnsperf)"
   echo "knotd           $(knotd --version | awk '{print $NF}')"
+  echo "named           $(named -v | awk '{print $2}')"
   echo "coredns         $("$bin/coredns" -version | awk -F- '/CoreDNS/ {print $2}')"
   echo "external-dns    $("$bin/external-dns" --version 2>&1)"
   echo "kube-apiserver  $("$bin/kube-apiserver" --version | awk '{print $2}')"
