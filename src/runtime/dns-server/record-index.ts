@@ -205,6 +205,14 @@ export class RecordIndex {
     return this.serials.get(zone) ?? 0;
   }
 
+  /**
+   * Moves a zone's serial up to `serial` (a later revision with the same content): after a fresh
+   * load the last key's mod revision can predate deletions in the zone (zone-serials.ts).
+   */
+  raiseSerial(zone: string, serial: number): void {
+    this.serials.set(zone, Math.max(this.serial(zone), serial));
+  }
+
   /** Skipped keys by reason (the etcdns_dns_skipped_values gauge). */
   get skippedByReason(): ReadonlyMap<SkipReason, number> {
     return this.skippedCounts;

@@ -37,6 +37,8 @@ export interface RecordStoreOptions {
   fallback?: () => LoadedSnapshot | undefined;
   /** What the copy refuses to keep; default DEFAULT_RECORD_LIMITS. */
   limits?: RecordLimits;
+  /** Corrects a first load's SOA serials against etcd's history before it is served (zone-serials.ts). */
+  settleSerials?: (index: RecordIndex) => Promise<void>;
 }
 
 const FIRST_PAGE = 2500;
@@ -203,7 +205,7 @@ export class RecordStore {
     if (this.loadedAt) {
       next.inheritSerials(this.index);
       this.options.metrics.resyncs.inc();
-    }
+    } else await this.options.settleSerials?.(next);
     this.skips.flush();
     this.index = next;
     this.options.metrics.watchLag.set(0);
