@@ -21,6 +21,7 @@ export type { DnsClientsProps, NetworkPoliciesProps, NetworkPolicyProps } from '
 export { EtcdRolesJob, etcdUsers } from './constructs/etcd-roles.ts';
 export type { EtcdRolesJobProps, EtcdRolesProps, EtcdUser } from './constructs/etcd-roles.ts';
 export type { ViewProps } from './constructs/views.ts';
+export type { TransferKeySecretProps, TransferProps, ZoneProps } from './constructs/zone-transfer.ts';
 export type { ServiceMonitorProps } from './constructs/service-monitor.ts';
 export type { AntiAffinity, ResourceProps, WorkloadProps } from './constructs/workload.ts';
 export { DEFAULT_IMAGES, imageReference } from './constructs/image.ts';

@@ -1,6 +1,7 @@
 // DnsServer: the authoritative DNS server of one view. A Deployment of `etcdns server` reading
 // its ServerConfig from a ConfigMap (content hash on the pod template), listening on the
-// unprivileged port 5353 inside the pod, exposed on 53 by DnsService; PDB and optional HPA.
+// unprivileged port 5353 inside the pod, exposed on 53 by DnsService; PDB and optional HPA. The
+// Secrets holding zone-transfer keys are mounted read-only (zone-transfer.ts).
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
@@ -13,7 +14,7 @@ import {
 import { keyPrefix } from '../config/field-rules.ts';
 import { problemsOf } from '../config/schema-problems.ts';
 import type { Exposure } from '../config/view-config.ts';
-import { zoneSchema, zonesSchema, type ZoneConfig } from '../config/zone-config.ts';
+import { zoneSchema, zonesSchema } from '../config/zone-config.ts';
 import { CONFIG_DIR, CONFIG_FILE, renderConfigFile } from './config-file.ts';
 import { DNS_PORT_NAMES, DnsService, dnsServiceProblems, mayUseIpv6, type DnsServiceProps } from './dns-service.ts';
 import { etcdClientMounts, type EtcdClientAccess } from './etcd-client-access.ts';
@@ -37,6 +38,13 @@ import {
   httpProbe,
   runtimePodAnnotations,
 } from './workload.ts';
+import {
+  transferFiles,
+  transferProblems,
+  zoneTransferProblems,
+  type TransferProps,
+  type ZoneProps,
+} from './zone-transfer.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -125,6 +133,12 @@ export interface ServerProps extends WorkloadProps {
    * @default 0
    */
   readonly queryLogEvery?: number;
+  /**
+   * Zone transfers out (AXFR/IXFR over TCP, NOTIFY, TSIG) to secondaries such as the corporate DNS
+   * servers, for every zone without its own `transfer`; a view may replace it with its own.
+   * @default - off: transfers are REFUSED
+   */
+  readonly transfer?: TransferProps;
 }
 
 /** Where the record snapshot lives in the server container (an emptyDir). */
@@ -143,8 +157,8 @@ export interface DnsServerProps extends ServerProps {
    * @default "internal"
    */
   readonly exposure?: Exposure;
-  /** Zones the view answers. */
-  readonly zones: ZoneConfig[];
+  /** Zones the view answers, each with its own `transfer` if any. */
+  readonly zones: ZoneProps[];
   /** Where etcd is: EtcdCluster.clientAccess. */
   readonly etcd: EtcdClientAccess;
   /** Port of /healthz, /readyz and /metrics. */
@@ -171,12 +185,15 @@ export class DnsServer extends Construct {
   readonly serviceNames: string[];
   /** The config file it renders into the ConfigMap. */
   readonly config: ServerConfigInput;
+  /** The networks allowed to transfer some zone of it (for the NetworkPolicy), sorted. */
+  readonly transferCidrs: string[];
 
   constructor(scope: Construct, id: string, props: DnsServerProps) {
     super(scope, id);
     assertNoProblems([
       ...serverProblems(props, 'server'),
       ...problemsOf(zonesSchema(zoneSchema), props.zones, 'zones'),
+      ...zoneTransferProblems(props.zones, 'zones'),
       ...settingProblems(keyPrefix, props.prefix, 'prefix'),
     ]);
     const { stack } = props;
@@ -197,10 +214,12 @@ export class DnsServer extends Construct {
     const etcd = etcdClientMounts(props.etcd);
     const dualStack = mayUseIpv6(props.service);
     const snapshot = props.snapshot ?? true;
+    const transfer = transferFiles(props.transfer, props.zones);
+    this.transferCidrs = transfer.cidrs;
     this.config = {
       etcd: etcd.connection,
       prefix: props.prefix,
-      zones: props.zones,
+      zones: transfer.zones,
       listen: `${dualStack ? '[::]' : '0.0.0.0'}:${SERVER_DEFAULTS.dnsPort}`,
       httpListen: `${dualStack ? '[::]' : '0.0.0.0'}:${props.httpPort}`,
       lookup: props.lookup ?? 'own',
@@ -215,6 +234,7 @@ export class DnsServer extends Construct {
       ...(snapshot ? { snapshotFile: `${SNAPSHOT_MOUNT.mountPath}/records.snapshot` } : {}),
       ...(props.rateLimit ? { rateLimit: props.rateLimit } : {}),
       ...(props.queryLogEvery ? { queryLogEvery: props.queryLogEvery } : {}),
+      ...(transfer.transfer ? { transfer: transfer.transfer } : {}),
     };
     const configText = renderConfigFile(this.config);
     new k8s.KubeConfigMap(this, 'config', { metadata: meta(name), data: { [CONFIG_FILE]: configText } });
@@ -261,6 +281,7 @@ export class DnsServer extends Construct {
                 ...etcd.mounts,
                 TMP_MOUNT,
                 ...(snapshot ? [SNAPSHOT_MOUNT] : []),
+                ...transfer.mounts,
               ].sort((a, b) => a.name.localeCompare(b.name)),
             },
           ],
@@ -269,6 +290,7 @@ export class DnsServer extends Construct {
             ...etcd.volumes,
             TMP_VOLUME,
             ...(snapshot ? [SNAPSHOT_VOLUME] : []),
+            ...transfer.volumes,
           ].sort((a, b) => a.name.localeCompare(b.name)),
         },
       },
@@ -352,6 +374,7 @@ export function serverProblems(p: ServerProps, path: string): string[] {
     ...settingProblems(serverEntries.forward, p.forward, `${path}.forward`),
     ...settingProblems(serverEntries.rateLimit, p.rateLimit, `${path}.rateLimit`),
     ...settingProblems(serverEntries.queryLogEvery, p.queryLogEvery, `${path}.queryLogEvery`),
+    ...transferProblems(p.transfer, `${path}.transfer`),
     ...intProblem(p.drainSeconds, `${path}.drainSeconds`, 0, 120, 'a number of seconds'),
     ...dnsServiceProblems(p.service, `${path}.service`),
   ];

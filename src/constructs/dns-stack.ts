@@ -5,7 +5,7 @@ import { Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import { problemsOf } from '../config/schema-problems.ts';
-import { zoneSchema, zonesSchema, type ZoneConfig } from '../config/zone-config.ts';
+import { zoneSchema, zonesSchema } from '../config/zone-config.ts';
 import {
   DnsController,
   controllerProblems,
@@ -39,6 +39,7 @@ import {
   viewsProblems,
   type ViewProps,
 } from './views.ts';
+import { zoneTransferProblems, type ZoneProps } from './zone-transfer.ts';
 
 export interface NamespaceProps {
   /**
@@ -110,8 +111,11 @@ export interface DnsStackProps {
    * @default "cluster.local"
    */
   readonly clusterDomain?: string;
-  /** Zones the DNS server is authoritative for and the controller publishes into (at least one). */
-  readonly zones: ZoneConfig[];
+  /**
+   * Zones the DNS server is authoritative for and the controller publishes into (at least one),
+   * each with its own zone-transfer settings if any.
+   */
+  readonly zones: ZoneProps[];
   /**
    * Views (split horizon): one DNS server and Service each, one etcd prefix each.
    * @default - one view "internal" on "/skydns" answering every zone
@@ -226,7 +230,7 @@ export class DnsStack extends Construct {
       ...(props.server?.imagePullPolicy ? { helperImagePullPolicy: props.server.imagePullPolicy } : {}),
       ...(roles ? { rootPassword: { name: roles.passwordSecret, key: ROOT_PASSWORD_KEY } } : {}),
     });
-    const views = resolveViews(props.views, props.zones, props.server?.service);
+    const views = resolveViews(props.views, props.zones, props.server?.service, props.server?.transfer);
     const [controllerUser, ...serverUsers] = etcdUsers(stack.name, views);
     const etcdAs = (user: EtcdUser) =>
       roles ? accessAs(this.etcd.clientAccess, user, roles.passwordSecret) : this.etcd.clientAccess;
@@ -251,6 +255,7 @@ export class DnsStack extends Construct {
           exposure: view.exposure,
           zones: view.zones,
           service: view.service,
+          transfer: view.transfer,
           etcd: etcdAs(serverUsers[i]!),
           httpPort,
           prometheusAnnotations,
@@ -277,6 +282,7 @@ export class DnsStack extends Construct {
         stack,
         version,
         views: views.map((v) => v.name),
+        transferFrom: Object.fromEntries(views.map((v, i) => [v.name, this.servers[i]!.transferCidrs])),
         rolesJob: roles !== undefined && roles.job !== false,
       });
     }
@@ -297,6 +303,7 @@ export function stackProblems(props: DnsStackProps): string[] {
     ...k8sName(props.clusterDomain, 'clusterDomain', 'subdomain', 253),
     ...mapProblems(props.namespace?.labels, 'namespace.labels', true),
     ...problemsOf(zonesSchema(zoneSchema), props.zones, 'zones'),
+    ...zoneTransferProblems(props.zones, 'zones'),
     ...viewsProblems(props.views, props.zones, 'views'),
     ...etcdProblems(props.etcd ?? {}, 'etcd'),
     ...serverProblems(props.server ?? {}, 'server'),

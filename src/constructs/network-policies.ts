@@ -1,8 +1,10 @@
 // NetworkPolicies: every pod of the stack accepts only the traffic it needs. etcd's client port
 // from the DNS servers, the controller, the roles Job and the members themselves (etcd-member
 // asks the others for the member list); its peer port from members only; the HTTP ports
-// (/metrics, /healthz, /readyz) from the monitoring namespaces; DNS from the configured clients.
-// Ingress only: the pods' egress (etcd, the API server, forwarders) is left to the cluster.
+// (/metrics, /healthz, /readyz) from the monitoring namespaces; DNS from the configured clients
+// and, when those are restricted, from the secondaries allowed zone transfers (their SOA queries
+// come over UDP, the transfers over TCP). Ingress only: the pods' egress (etcd, the API server,
+// forwarders, NOTIFY to the secondaries) is left to the cluster.
 // Ports are the containers' port names, so a changed port number needs no change here.
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
@@ -65,6 +67,12 @@ export interface NetworkPoliciesProps extends NetworkPolicyProps {
   readonly version: string;
   /** The stack's view names (one DNS server each). */
   readonly views: string[];
+  /**
+   * Networks allowed zone transfers from each view's server (DnsServer.transferCidrs), by view
+   * name: let through to its DNS port even when `dnsFrom` restricts who may query.
+   * @default - none
+   */
+  readonly transferFrom?: Record<string, string[]>;
   /** Whether the etcd-roles Job runs (it needs etcd's client port). */
   readonly rolesJob: boolean;
 }
@@ -86,11 +94,11 @@ function namespacePeers(namespaces: readonly string[]): k8s.NetworkPolicyPeer[] 
   ];
 }
 
-/** The peers of one DNS server; undefined means anyone. */
-function dnsPeers(clients: DnsClientsProps | undefined): k8s.NetworkPolicyPeer[] | undefined {
+/** The peers of one DNS server, its clients and its secondaries; undefined means anyone. */
+function dnsPeers(clients: DnsClientsProps | undefined, secondaries: string[]): k8s.NetworkPolicyPeer[] | undefined {
   if (clients === undefined) return undefined;
   return [
-    ...[...(clients.cidrs ?? [])].sort().map((cidr) => ({ ipBlock: { cidr } })),
+    ...[...new Set([...(clients.cidrs ?? []), ...secondaries])].sort().map((cidr) => ({ ipBlock: { cidr } })),
     ...namespacePeers(clients.namespaces ?? []),
   ];
 }
@@ -101,7 +109,10 @@ export class NetworkPolicies extends Construct {
 
   constructor(scope: Construct, id: string, props: NetworkPoliciesProps) {
     super(scope, id);
-    assertNoProblems(networkPolicyProblems(props, props.views, 'networkPolicy'));
+    assertNoProblems([
+      ...networkPolicyProblems(props, props.views, 'networkPolicy'),
+      ...transferFromProblems(props.transferFrom, props.views, 'transferFrom'),
+    ]);
     const { stack } = props;
     const pods = (component: string): k8s.NetworkPolicyPeer => ({
       podSelector: { matchLabels: selectorLabels(stack.name, component) },
@@ -142,7 +153,7 @@ export class NetworkPolicies extends Construct {
       ...metricsRule('metrics'),
     ]);
     for (const view of props.views) {
-      const from = dnsPeers(props.dnsFromByView?.[view] ?? props.dnsFrom);
+      const from = dnsPeers(props.dnsFromByView?.[view] ?? props.dnsFrom, props.transferFrom?.[view] ?? []);
       policy(COMPONENT.server(view), [
         // No `from`: anyone.
         { ports: [port(DNS_PORT_NAMES.udp, 'UDP'), port(DNS_PORT_NAMES.tcp)], ...(from ? { from } : {}) },
@@ -164,6 +175,15 @@ function clientsProblems(c: DnsClientsProps | undefined, path: string): string[]
   if ((c.cidrs ?? []).length === 0 && (c.namespaces ?? []).length === 0)
     problems.push(`${path}: give cidrs or namespaces (leave it out to let anyone query)`);
   return problems;
+}
+
+function transferFromProblems(byView: Record<string, string[]> | undefined, views: string[], path: string): string[] {
+  return Object.entries(byView ?? {}).flatMap(([view, cidrs]) => [
+    ...(views.includes(view) ? [] : [`${path}.${view}: no such view (views: ${views.map(show).join(', ')})`]),
+    ...(Array.isArray(cidrs)
+      ? cidrs.flatMap((cidr, i) => settingProblems(network, cidr, `${path}.${view}[${i}]`))
+      : [`${path}.${view}: must be a list of CIDRs (got ${show(cidrs)})`]),
+  ]);
 }
 
 function namespacesProblems(namespaces: unknown, path: string, wildcard: boolean): string[] {

@@ -14,6 +14,7 @@ import {
 import type { ZoneConfig } from '../config/zone-config.ts';
 import { canonicalName, dnsNameProblem } from '../dns/dns-name.ts';
 import { dnsServiceProblems, type DnsServiceProps } from './dns-service.ts';
+import { transferProblems, type TransferProps, type ZoneProps } from './zone-transfer.ts';
 
 export interface ViewProps {
   /** Part of the server's object names and of its component label; a DNS-1123 label. */
@@ -49,6 +50,13 @@ export interface ViewProps {
    * @default - none (records as the sources give them)
    */
   readonly rules?: RewriteRule[];
+  /**
+   * Zone transfers out of this view's server, replacing `server.transfer`: e.g. the external
+   * view transfers its (external) records to the public secondaries. A zone's own `transfer`
+   * still wins for that zone.
+   * @default - `server.transfer`
+   */
+  readonly transfer?: TransferProps;
 }
 
 export const DEFAULT_VIEWS: ViewProps[] = [{ name: 'internal' }];
@@ -57,18 +65,20 @@ export const DEFAULT_PREFIX = '/skydns';
 export interface ResolvedView {
   name: string;
   prefix: string;
-  zones: ZoneConfig[];
+  zones: ZoneProps[];
   service: DnsServiceProps;
   exposure: Exposure;
   selection: ViewSelection;
   rules: RewriteRule[];
+  transfer?: TransferProps;
 }
 
 /** Views with their defaults filled in; assumes validated props. */
 export function resolveViews(
   views: ViewProps[] | undefined,
-  zones: ZoneConfig[],
+  zones: ZoneProps[],
   service: DnsServiceProps | undefined,
+  transfer: TransferProps | undefined,
 ): ResolvedView[] {
   return (views ?? DEFAULT_VIEWS).map((view) => ({
     name: view.name,
@@ -78,6 +88,7 @@ export function resolveViews(
     exposure: view.exposure ?? 'internal',
     selection: view.selection ?? { mode: view.exposure === 'external' ? 'opt-in' : 'all' },
     rules: view.rules ?? [],
+    ...((view.transfer ?? transfer) ? { transfer: view.transfer ?? transfer } : {}),
   }));
 }
 
@@ -126,6 +137,7 @@ export function viewsProblems(views: ViewProps[] | undefined, zones: ZoneConfig[
         );
     });
     problems.push(...dnsServiceProblems(view.service, `${at}.service`));
+    problems.push(...transferProblems(view.transfer, `${at}.transfer`));
   });
   return problems;
 }
