@@ -10,7 +10,17 @@ const cacheBin = join(repoRoot, '.cache', 'bin');
 const BUILT = ['coredns', 'external-dns', 'kube-apiserver'] as const;
 /** Built ones live in .cache/bin; the others come from Debian packages on PATH. */
 export type Tool =
-  (typeof BUILT)[number] | 'etcd' | 'etcdctl' | 'dig' | 'dnsperf' | 'knotd' | 'knotc' | 'openssl' | 'taskset';
+  | (typeof BUILT)[number]
+  | 'etcd'
+  | 'etcdctl'
+  | 'dig'
+  | 'dnsperf'
+  | 'knotd'
+  | 'knotc'
+  | 'named'
+  | 'rndc'
+  | 'openssl'
+  | 'taskset';
 
 export function tool(name: Tool): string {
   const dirs = (BUILT as readonly string[]).includes(name)
