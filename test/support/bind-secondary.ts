@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { assertLocalRoute } from './cluster-host.ts';
 import { freePort } from './ports.ts';
 import { startProcess, waitReady, type ManagedProcess } from './process.ts';
 import { tempDir } from './temp-dir.ts';
@@ -102,6 +103,8 @@ options { default-key "${rndcKey.name}"; default-server 127.0.0.1; default-port 
 
 /** Started and its control channel answering; the caller waits for the zone with its own deadline. */
 export async function startBindSecondary(o: BindSecondaryOptions): Promise<BindSecondaryHandle> {
+  // Everything named sends goes to 127.0.0.1: make sure that stays on this host.
+  assertLocalRoute('127.0.0.1');
   const port = o.port ?? (await freePort());
   const controlPort = await freePort();
   const dir = tempDir('bind-secondary');
