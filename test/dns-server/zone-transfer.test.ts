@@ -1,8 +1,8 @@
-// Zone transfers out, against real peers: dig AXFR (with and without TSIG, from a listed and an
-// unlisted address) and the real Knot as a TSIG-authenticated secondary of an etcdns zone.
+// Zone transfers out, against real peers: dig AXFR and IXFR (with and without TSIG, from a listed
+// and an unlisted address) and the real Knot as a TSIG-authenticated secondary of an etcdns zone,
+// told of changes by NOTIFY.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,10 +11,10 @@ import { digAxfr } from '../support/dig-axfr.ts';
 import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
 import { startEtcdnsServer, type EtcdnsServerHandle } from '../support/etcdns-server.ts';
 import { metricSum } from '../support/metrics-text.ts';
+import { freePort } from '../support/ports.ts';
 import { startKnotSecondary, type KnotSecondaryHandle } from '../support/knot-secondary.ts';
 import { stopAll, waitFor } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
-import { tool } from '../support/tools.ts';
 
 after(stopAll);
 
@@ -43,9 +43,12 @@ function line(r: { name: string; type: string; data: string }): string {
 describe('zone transfers out (AXFR over TCP, TSIG)', () => {
   let etcd: EtcdHandle;
   let server: EtcdnsServerHandle;
+  /** Knot's port, known before it starts, so the server can NOTIFY it. */
+  let knotPort: number;
 
   before(async () => {
     etcd = await startEtcd();
+    knotPort = await freePort();
     const kv = etcd.client();
     for (const [key, value] of Object.entries(RECORDS)) await kv.put(key).value(JSON.stringify(value));
     const dir = tempDir('transfer');
@@ -54,7 +57,14 @@ describe('zone transfers out (AXFR over TCP, TSIG)', () => {
     server = await startEtcdnsServer({
       etcdEndpoints: etcd.endpoints,
       zones: ['example.org'],
-      args: ['--transfer-allow-cidr', '127.0.0.1/32', '--transfer-key-file', keyFile],
+      args: [
+        '--transfer-allow-cidr',
+        '127.0.0.1/32',
+        '--transfer-key-file',
+        keyFile,
+        '--transfer-notify',
+        `127.0.0.1:${knotPort}`,
+      ],
     });
   });
   after(async () => {
@@ -101,12 +111,81 @@ describe('zone transfers out (AXFR over TCP, TSIG)', () => {
     assert.deepEqual([...transferred].sort(), [...asked].sort(), raw);
   });
 
-  test('IXFR is answered with the whole zone (RFC 1995 4), SOA first and last', async () => {
+  test('IXFR from a serial whose changes outgrow the zone gets the whole zone (RFC 1995 4)', async () => {
     const axfr = await digAxfr({ port: server.port, zone: 'example.org', key: KEY });
     const ixfr = await digAxfr({ port: server.port, zone: 'example.org', key: KEY, type: 'IXFR=1' });
     const lines = (rs: typeof axfr.records) => rs.filter((r) => r.type !== 'TSIG').map(line);
     assert.deepEqual(lines(ixfr.records), lines(axfr.records), ixfr.raw);
     assert.doesNotMatch(ixfr.raw, /verify|failure|failed/i);
+  });
+
+  test('IXFR from the current serial is one SOA; from an older one, only the changes since', async () => {
+    const kv = etcd.client();
+    const serial = async () =>
+      Number((await dig({ port: server.port, name: 'example.org', type: 'SOA' })).answer[0]!.data.split(' ')[2]);
+    const before = await serial();
+    const current = await digAxfr({ port: server.port, zone: 'example.org', key: KEY, type: `IXFR=${before}` });
+    assert.deepEqual(
+      current.records.filter((r) => r.type !== 'TSIG').map((r) => r.type),
+      ['SOA'],
+      current.raw,
+    );
+
+    await kv.put('/skydns/org/example/ixfr-added').value(JSON.stringify({ host: '10.0.0.55' }));
+    await kv.delete().key('/skydns/org/example/www6');
+    await waitFor('both changes answered', async () => {
+      const r = await dig({ port: server.port, name: 'www6.example.org', type: 'AAAA' });
+      return r.status === 'NXDOMAIN' ? true : undefined;
+    });
+    const after = await serial();
+    assert.ok(after > before, `serial ${before} -> ${after}`);
+    const ixfr = await digAxfr({ port: server.port, zone: 'example.org', key: KEY, type: `IXFR=${before}` });
+    const seq = ixfr.records.filter((r) => r.type !== 'TSIG').map(line);
+    const soa = (n: number) => new RegExp(`^example\\.org\\. SOA \\S+ \\S+ ${n} `);
+    // RFC 1995 4: new SOA, old SOA, deletions, new SOA, additions, new SOA. A SkyDNS host is
+    // also answered as SRV (as CoreDNS does), so each name has two records.
+    assert.equal(seq.length, 8, ixfr.raw);
+    assert.match(seq[0]!, soa(after));
+    assert.match(seq[1]!, soa(before));
+    assert.deepEqual(seq.slice(2, 4), [
+      'www6.example.org. AAAA 2001:db8::1',
+      'www6.example.org. SRV 10 100 0 www6.example.org.',
+    ]);
+    assert.match(seq[4]!, soa(after));
+    assert.deepEqual(seq.slice(5, 7), [
+      'ixfr-added.example.org. A 10.0.0.55',
+      'ixfr-added.example.org. SRV 10 100 0 ixfr-added.example.org.',
+    ]);
+    assert.match(seq[7]!, soa(after));
+    assert.doesNotMatch(ixfr.raw, /verify|failure|failed/i);
+    const page = (await server.http('/metrics')).body;
+    assert.ok(metricSum(page, 'etcdns_dns_transfers_served_total', 'form="ixfr"') >= 1, page);
+    assert.ok(metricSum(page, 'etcdns_dns_transfers_served_total', 'form="soa"') >= 1, page);
+    const readyz = (await server.http('/readyz')).body;
+    assert.match(readyz, new RegExp(`transferred to 127\\.0\\.0\\.1 serial ${after} \\(ixfr\\)`));
+  });
+
+  test('IXFR from a serial whose etcd history is compacted gets the whole zone', async () => {
+    const kv = etcd.client();
+    const soa = await dig({ port: server.port, name: 'example.org', type: 'SOA' });
+    const before = Number(soa.answer[0]!.data.split(' ')[2]);
+    const put = await kv
+      .put('/skydns/org/example/compacted')
+      .value(JSON.stringify({ host: '10.0.0.56' }))
+      .exec();
+    await kv.delete().key('/skydns/org/example/compacted');
+    // Everything before the put's revision is gone from etcd's history.
+    await kv.kv.compact({ revision: put.header.revision, physical: true });
+    await waitFor('the delete answered', async () => {
+      const r = await dig({ port: server.port, name: 'compacted.example.org', type: 'A' });
+      return r.status === 'NXDOMAIN' ? true : undefined;
+    });
+    const axfr = await digAxfr({ port: server.port, zone: 'example.org', key: KEY });
+    const ixfr = await digAxfr({ port: server.port, zone: 'example.org', key: KEY, type: `IXFR=${before}` });
+    const lines = (rs: typeof axfr.records) => rs.filter((r) => r.type !== 'TSIG').map(line);
+    assert.deepEqual(lines(ixfr.records), lines(axfr.records), ixfr.raw);
+    const page = (await server.http('/metrics')).body;
+    assert.ok(metricSum(page, 'etcdns_dns_transfers_served_total', 'form="ixfr_full"') >= 1, page);
   });
 
   const refusals: { name: string; query: () => Parameters<typeof digAxfr>[0]; expect: RegExp }[] = [
@@ -159,6 +238,7 @@ describe('zone transfers out (AXFR over TCP, TSIG)', () => {
       knot = await startKnotSecondary({
         zone: 'example.org.',
         primaryPort: server.port,
+        port: knotPort,
         key: { name: 'xfr.example.org', algorithm: 'hmac-sha256', secret: SECRET },
       });
     });
@@ -200,29 +280,31 @@ describe('zone transfers out (AXFR over TCP, TSIG)', () => {
       console.log(`knotd had the zone after ${ms} ms (${names.size} names)`);
     });
 
-    test('after a change, a refresh (knotc zone-refresh: IXFR, answered in full) brings it to knotd', async () => {
+    test('a change in etcd reaches knotd by NOTIFY and IXFR, no refresh asked', async () => {
       const kv = etcd.client();
+      const started = performance.now();
       await kv.put('/skydns/org/example/added').value(JSON.stringify({ host: '10.0.0.77' }));
       await kv.delete().key('/skydns/org/example/txt');
-      await waitFor('etcdns answers the change', async () => {
-        const r = await dig({ port: server.port, name: 'added.example.org', type: 'A' });
-        return r.answer.length > 0 ? true : undefined;
-      });
-      const started = performance.now();
-      execFileSync(tool('knotc'), ['-c', knot.config, 'zone-refresh', 'example.org.']);
       await waitFor(
         'knotd answers the change',
         async () => {
-          const added = await dig({ port: knot.port, name: 'added.example.org', type: 'A' });
-          const removed = await dig({ port: knot.port, name: 'txt.example.org', type: 'TXT' });
+          const added = await dig({ port: knot.port, name: 'added.example.org', type: 'A', timeoutSeconds: 1 });
+          const removed = await dig({ port: knot.port, name: 'txt.example.org', type: 'TXT', timeoutSeconds: 1 });
           return added.answer[0]?.data === '10.0.0.77' && removed.status === 'NXDOMAIN' ? true : undefined;
         },
         10_000,
       ).catch((e: Error) => {
         throw new Error(`${e.message}\n${knot.process.logs().slice(-3000)}`);
       });
-      assert.match(knot.process.logs(), /IXFR, incoming, .*receiving AXFR-style IXFR/);
-      console.log(`knotd converged ${Math.round(performance.now() - started)} ms after zone-refresh`);
+      const ms = Math.round(performance.now() - started);
+      const logs = knot.process.logs();
+      assert.match(logs, /notify, incoming/i, logs.slice(-3000));
+      assert.match(logs, /IXFR, incoming, .*(started|finished)/, logs.slice(-3000));
+      assert.doesNotMatch(logs, /AXFR-style IXFR/, logs.slice(-3000));
+      const page = (await server.http('/metrics')).body;
+      assert.ok(metricSum(page, 'etcdns_dns_notify_total', 'outcome="acked"') >= 1, page);
+      assert.match((await server.http('/readyz')).body, new RegExp(`NOTIFY acked by 127\\.0\\.0\\.1:${knotPort}`));
+      console.log(`knotd answered the change ${ms} ms after the etcd write (NOTIFY, IXFR)`);
     });
   });
 

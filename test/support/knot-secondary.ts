@@ -11,6 +11,8 @@ export interface KnotSecondaryOptions {
   zone: string;
   primaryPort: number;
   key: { name: string; algorithm: string; secret: string };
+  /** Its DNS port, when the primary must know it first (to NOTIFY it); a free one otherwise. */
+  port?: number;
 }
 
 export interface KnotSecondaryHandle {
@@ -59,7 +61,7 @@ zone:
 
 /** Started; the caller waits for the zone (a SOA answer) with its own deadline. */
 export async function startKnotSecondary(o: KnotSecondaryOptions): Promise<KnotSecondaryHandle> {
-  const port = await freePort();
+  const port = o.port ?? (await freePort());
   const dir = tempDir('knot-secondary');
   const config = join(dir, 'knot.conf');
   writeFileSync(config, knotSecondaryConfig(dir, port, o));

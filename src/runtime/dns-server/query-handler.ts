@@ -117,14 +117,17 @@ export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
         return finish(encodeError(parsed, RCODE.SERVFAIL, msg), type, transport, started);
       }
       if (options.transfer && (type === TYPE.AXFR || type === TYPE.IXFR)) {
+        const count = (reply: Buffer | Buffer[]) => {
+          metrics.countQuery(
+            type,
+            rcodeOf(Array.isArray(reply) ? reply[0]! : reply),
+            transport,
+            (performance.now() - started) / 1000,
+          );
+          return reply;
+        };
         const reply = options.transfer(msg, parsed, transport, client);
-        metrics.countQuery(
-          type,
-          rcodeOf(Array.isArray(reply) ? reply[0]! : reply),
-          transport,
-          (performance.now() - started) / 1000,
-        );
-        return reply;
+        return reply instanceof Promise ? reply.then(count) : count(reply);
       }
       return answer(msg, parsed, transport, client, started);
     } catch {

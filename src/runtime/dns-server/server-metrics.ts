@@ -57,9 +57,25 @@ export class ServerMetrics {
   readonly forwarded = this.registry.counter('etcdns_dns_forwarded_total', 'Queries forwarded upstream, by outcome.');
   readonly transfers = this.registry.counter(
     'etcdns_dns_transfers_total',
-    'Zone transfer (AXFR) requests, by outcome: served, refused (address, unsigned, UDP), notauth (TSIG failed).',
+    'Zone transfer (AXFR, IXFR) requests, by outcome: served, refused (address, unsigned, AXFR over UDP, zone without transfers), notauth (TSIG failed).',
   );
   readonly transferBytes = this.registry.counter('etcdns_dns_transfer_bytes_total', 'Bytes of zone transfers served.');
+  readonly transferKinds = this.registry.counter(
+    'etcdns_dns_transfers_served_total',
+    "Zone transfers served, by zone and form: axfr, ixfr (the changes since the secondary's serial), ixfr_full (IXFR asked, whole zone sent: history compacted or the changes larger than the zone), soa (IXFR from the current serial, or over UDP: the current SOA only).",
+  );
+  readonly transferSerial = this.registry.gauge(
+    'etcdns_dns_transfer_served_serial',
+    'The SOA serial last transferred to each secondary, by zone and client address.',
+  );
+  readonly notifies = this.registry.counter(
+    'etcdns_dns_notify_total',
+    'NOTIFY messages, by zone, secondary and outcome: sent (each try), acked, refused (an error answer), unanswered (every try timed out).',
+  );
+  readonly notifyAckedSerial = this.registry.gauge(
+    'etcdns_dns_notify_acked_serial',
+    'The SOA serial each secondary last acknowledged a NOTIFY of, by zone and secondary.',
+  );
   readonly records = this.registry.gauge('etcdns_dns_records', 'Decoded entries in the in-memory copy.');
   readonly storeState = this.registry.gauge('etcdns_dns_store_state', 'Record store state (1 for the current one).');
   readonly revision = this.registry.gauge('etcdns_dns_store_revision', 'etcd revision of the in-memory copy.');

@@ -3,23 +3,25 @@
 import type { Server } from 'node:http';
 import { normalizePrefix, DEFAULT_PREFIX } from '../shared/skydns-key.ts';
 import { etcdClientOptions } from '../shared/etcd-client.ts';
-import { startHttpServer } from '../shared/http-server.ts';
+import { startHttpServer, type Readiness } from '../shared/http-server.ts';
 import { createLogger, type Logger } from '../shared/log.ts';
 import { Etcd3, type IOptions } from 'etcd3';
 import { AnswerCache } from './answer-cache.ts';
 import { changedNames } from './answer-scope.ts';
 import { withQueryLog } from './query-log.ts';
 import { rateLimitSettings, ResponseRateLimiter, truncated } from './rate-limit.ts';
-import { readFileSync } from 'node:fs';
 import { Forwarder } from './forwarder.ts';
-import { transferPolicy } from './transfer-acl.ts';
-import { parseKeyFile } from './tsig.ts';
+import { transferSetup } from './transfer-setup.ts';
+import { TransferStatus } from './transfer-status.ts';
 import { createTransferHandler } from './zone-transfer.ts';
+import { ZoneHistory } from './zone-history.ts';
+import { ZoneNotifier } from './zone-notifier.ts';
+import { settleSerials } from './zone-serials.ts';
 import { createQueryHandler } from './query-handler.ts';
 import { recordLimits } from './record-limits.ts';
 import { RecordSnapshot } from './record-snapshot.ts';
 import { RecordStore } from './record-store.ts';
-import type { ResolverData } from './resolver.ts';
+import { soaRecord, type ResolverData } from './resolver.ts';
 import { ServerMetrics } from './server-metrics.ts';
 import type { ServerSettings } from './server-settings.ts';
 import type { WorkerStatus } from './worker-pool.ts';
@@ -65,6 +67,27 @@ export async function startDnsServer(
   const snapshot = config.snapshotFile
     ? new RecordSnapshot({ file: config.snapshotFile, prefix, zones: zones.names, logger, limits })
     : undefined;
+  const history = new ZoneHistory({ client, prefix, zones: zones.names, limits });
+  const transfers = transferSetup(config);
+  const transferStatus = new TransferStatus(metrics);
+  const lookup = config.lookup ?? 'own';
+  const data = (): ResolverData => ({ index: store.index, zones, lookup });
+  // One process of a pool tells the secondaries (every worker holds the same copy).
+  const notifier =
+    transfers.notify.size > 0 && (!options.worker || process.env.ETCDNS_WORKER_SLOT === '0')
+      ? new ZoneNotifier({
+          targets: transfers.notify,
+          serial: (zone) => store.index.serial(zone),
+          soa: (zone) =>
+            soaRecord(
+              zones.zones.find((z) => z.name === zone)!,
+              store.index.serial(zone),
+            ),
+          metrics,
+          status: transferStatus,
+          logger,
+        })
+      : undefined;
   const store: RecordStore = new RecordStore({
     client,
     prefix,
@@ -72,18 +95,18 @@ export async function startDnsServer(
     logger,
     metrics,
     limits,
+    settleSerials: (index) => settleSerials(index, zones.names, history),
     onChange: (changed) => {
       const names = changed === 'all' ? 'all' : changedNames(changed);
       if (names === 'all') cache.clear();
       else cache.invalidate(names);
       // Only a copy that came from etcd is saved (not one loaded from the snapshot itself).
       if (!store.servingSnapshot) snapshot?.changed(() => ({ index: store.index, clusterId: store.clusterId }));
+      // Secondaries are told of etcd's data only, not of a snapshot's.
+      if (!store.servingSnapshot) notifier?.changed();
     },
     ...(snapshot ? { fallback: () => snapshot.load() } : {}),
   });
-  const lookup = config.lookup ?? 'own';
-  const data = (): ResolverData => ({ index: store.index, zones, lookup });
-  const transfer = config.transfer;
   const answering = createQueryHandler({
     data,
     loaded: () => store.state !== 'loading',
@@ -91,14 +114,17 @@ export async function startDnsServer(
     metrics,
     forwarder: config.forward ? new Forwarder(config.forward) : undefined,
     maxUdpPayload: config.maxUdpPayload ?? 4096,
-    transfer: transfer
-      ? createTransferHandler({
-          data,
-          metrics,
-          logger,
-          policy: transferPolicy(transfer.allowCidrs, transfer.keyFile ? readKeyFile(transfer.keyFile) : []),
-        })
-      : undefined,
+    transfer:
+      transfers.policies.size > 0
+        ? createTransferHandler({
+            data,
+            policies: transfers.policies,
+            history,
+            status: transferStatus,
+            metrics,
+            logger,
+          })
+        : undefined,
   });
   const handler = config.queryLogEvery ? withQueryLog(answering, config.queryLogEvery, logger) : answering;
 
@@ -139,7 +165,7 @@ export async function startDnsServer(
       http = await startHttpServer({
         listen: config.httpListen,
         metrics: metrics.registry,
-        readiness: () => store.readiness(),
+        readiness: () => withTransfers(store.readiness(), transferStatus),
       });
     }
   } catch (e) {
@@ -162,7 +188,7 @@ export async function startDnsServer(
     const report = () => {
       const status: WorkerStatus = {
         type: 'etcdns-worker-status',
-        readiness: store.readiness(),
+        readiness: withTransfers(store.readiness(), transferStatus),
         metrics: metrics.registry.render(),
       };
       process.send?.(status);
@@ -180,6 +206,7 @@ export async function startDnsServer(
     stop: async () => {
       clearInterval(statusTimer);
       await opened.close();
+      await notifier?.stop();
       await store.stop();
       await snapshot?.flush();
       client.close();
@@ -198,13 +225,8 @@ function rateLimitFilter(limiter: ResponseRateLimiter, metrics: ServerMetrics) {
   };
 }
 
-/** The transfer keys, read once at start; an unreadable or invalid file stops the start, naming the field. */
-function readKeyFile(file: string) {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new Error(`transfer.keyFile ${file}: ${(e as Error).message}`, { cause: e });
-  }
-  return parseKeyFile(text, `transfer.keyFile ${file}`);
+/** The store's readiness, with what the secondaries last got when there is any. */
+function withTransfers(readiness: Readiness, status: TransferStatus): Readiness {
+  const transfers = status.describe();
+  return transfers ? { ...readiness, detail: `${readiness.detail}; secondaries: ${transfers}` } : readiness;
 }

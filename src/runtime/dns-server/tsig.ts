@@ -1,5 +1,6 @@
-// TSIG (RFC 8945): BIND key files, verifying a signed request, signing the answers to it. Pure,
-// on node:crypto's HMAC; the transfer code decides what a failed check answers.
+// TSIG (RFC 8945): BIND key files, verifying a signed request, signing the answers to it, and
+// signing our own requests (NOTIFY) and checking their answers. Pure, on node:crypto's HMAC; the
+// transfer code decides what a failed check answers.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export interface TsigKey {
@@ -247,4 +248,37 @@ export function unsignedTsig(msg: Buffer, tsig: TsigRecord, error: number): Buff
 /** BADTIME answers carry the server's time in Other Data (RFC 8945 5.2.3). */
 export function serverTime(now: number): Buffer {
   return time48(now);
+}
+
+/** Signs a request of ours (NOTIFY): the MAC covers the message and all variables (RFC 8945 4.3.1). */
+export function signRequest(msg: Buffer, key: TsigKey, now: number): { signed: Buffer; mac: Buffer } {
+  const fudge = 300;
+  const empty = Buffer.alloc(0);
+  const mac = hmac(key, [msg, variables(key, now, fudge, 0, empty)]);
+  return { signed: append(msg, tsigRecord(key, now, fudge, mac, msg.readUInt16BE(0), 0, empty)), mac };
+}
+
+/**
+ * Whether an answer to our signed request is signed by the same key over our request's MAC
+ * (RFC 8945 5.3.1), within the fudge of `now`.
+ */
+export function verifyResponse(msg: Buffer, key: TsigKey, requestMac: Buffer, now: number): boolean {
+  let tsig: TsigRecord | undefined;
+  try {
+    tsig = findTsig(msg);
+  } catch {
+    return false;
+  }
+  if (!tsig || tsig.keyName !== key.name || tsig.algorithm !== key.algorithm || tsig.error !== 0) return false;
+  const expected = hmac(key, [
+    u16(requestMac.length),
+    requestMac,
+    unsigned(msg, tsig),
+    variables(key, tsig.timeSigned, tsig.fudge, tsig.error, tsig.other),
+  ]);
+  return (
+    tsig.mac.length === expected.length &&
+    timingSafeEqual(expected, tsig.mac) &&
+    Math.abs(now - tsig.timeSigned) <= tsig.fudge
+  );
 }

@@ -1,7 +1,9 @@
-// AXFR out (RFC 5936): the zone's SOA, every RRset the server would answer for a name of the
-// zone, the SOA again; split over as many TCP messages as needed, each signed when the request
-// was (TSIG). The records are taken from the resolver itself, name by name and type by type, so
-// a secondary serves exactly what this server answers.
+// Zone transfers out. AXFR (RFC 5936): the zone's SOA, every RRset the server would answer for a
+// name of the zone, the SOA again. IXFR (RFC 1995): the changes since the secondary's serial,
+// diffed against the zone as etcd held it at that revision (zone-history.ts), or the whole zone
+// when that history is compacted. Split over as many TCP messages as needed, each signed when the
+// request was (TSIG). The records are taken from the resolver itself, name by name and type by
+// type, so a secondary serves exactly what this server answers.
 import { labelsOf } from '../../dns/dns-name.ts';
 import type { Logger } from '../shared/log.ts';
 import { RCODE, TYPE } from './dns-constants.ts';
@@ -11,8 +13,12 @@ import { childrenOf, type IndexNode } from './record-index.ts';
 import { resolve, soaRecord, type ResolverData } from './resolver.ts';
 import { encodeAnswer, encodeError, patchFor } from './response-encoder.ts';
 import type { ServerMetrics, Transport } from './server-metrics.ts';
+import { incrementalTransfer } from './incremental-transfer.ts';
+import { soaSerialOffset, wireSerial } from './soa-serial.ts';
 import { decideTransfer, type TransferPolicy } from './transfer-acl.ts';
+import type { TransferStatus } from './transfer-status.ts';
 import { serverTime, TSIG_ERROR, TsigSigner, unsignedTsig } from './tsig.ts';
+import { COMPACTED, type ZoneHistory } from './zone-history.ts';
 import type { Zone } from './zones.ts';
 
 /** The types a name is asked for: every type the resolver answers from records (not SOA, ANY). */
@@ -116,17 +122,35 @@ function encodeTransfer(q: ParsedQuery, zone: Zone, msg: Buffer, records: Resour
 
 export interface ZoneTransferOptions {
   data: () => ResolverData;
-  policy: TransferPolicy;
+  /** Per zone (canonical apex): who may transfer it; a zone not here is REFUSED. */
+  policies: ReadonlyMap<string, TransferPolicy>;
+  /** Earlier states of a zone, for IXFR; without it IXFR gets the whole zone. */
+  history?: ZoneHistory | undefined;
+  status: TransferStatus;
   metrics: ServerMetrics;
   logger: Logger;
   /** Seconds since the epoch (tests move it to check BADTIME). */
   now?: () => number;
 }
 
-export type TransferHandler = (msg: Buffer, q: ParsedQuery, transport: Transport, client: string) => Buffer | Buffer[];
+type Messages = Buffer | Buffer[];
+export type TransferHandler = (
+  msg: Buffer,
+  q: ParsedQuery,
+  transport: Transport,
+  client: string,
+) => Messages | Promise<Messages>;
+
+/** RFC 1982 serial arithmetic: whether `a` is the same as or newer than `b`. */
+function notOlder(a: number, b: number): boolean {
+  return a === b || (a > b && a - b < 2 ** 31) || (a < b && b - a > 2 ** 31);
+}
+
+/** What an IXFR is answered with, and its form for the metrics and logs. */
+type Plan = { form: 'axfr' | 'ixfr_full'; why?: string } | { form: 'soa' } | { form: 'ixfr'; from: number };
 
 export function createTransferHandler(options: ZoneTransferOptions): TransferHandler {
-  const { policy, metrics, logger } = options;
+  const { metrics, logger, history, status } = options;
   const now = options.now ?? (() => Math.floor(Date.now() / 1000));
   return (msg, q, transport, client) => {
     const data = options.data();
@@ -137,9 +161,12 @@ export function createTransferHandler(options: ZoneTransferOptions): TransferHan
       logger.warn('zone transfer refused', { client, zone: name, reason });
       return encodeError(q, rcode, msg);
     };
-    // RFC 5936 4.2: AXFR runs over TCP only (and IXFR here is answered with the full zone over TCP).
-    if (transport !== 'tcp') return refuse('transfer over UDP');
+    const ixfr = q.type === TYPE.IXFR;
+    // RFC 5936 4.2: AXFR runs over TCP only; IXFR over UDP gets the current SOA (RFC 1995 2).
+    if (transport !== 'tcp' && !ixfr) return refuse('AXFR over UDP');
     if (!zone) return refuse('not a zone of this server (transfers start at the apex)', RCODE.NOTAUTH);
+    const policy = options.policies.get(zone.name);
+    if (!policy) return refuse('no transfers configured for this zone');
     const decision = decideTransfer(policy, client, msg, now());
     if (decision.kind === 'refuse') return refuse(decision.reason);
     if (decision.kind === 'notauth') {
@@ -151,26 +178,73 @@ export function createTransferHandler(options: ZoneTransferOptions): TransferHan
       return unsignedTsig(bare, decision.tsig, decision.error);
     }
     const started = performance.now();
-    const soa = soaRecord(zone, data.index.serial(zone.name));
-    const records = [soa, ...zoneRecords(data, zone), soa];
-    let messages = encodeTransfer(q, zone, msg, records);
-    if (decision.key && decision.tsig) {
-      const signer = new TsigSigner(decision.key, decision.tsig, now);
-      messages = messages.map((m) => signer.sign(m));
-    }
-    const bytes = messages.reduce((n, m) => n + m.length, 0);
-    metrics.transfers.inc({ outcome: 'served' });
-    metrics.transferBytes.inc({}, bytes);
-    logger.info('zone transferred', {
-      client,
-      zone: zone.name,
-      serial: soa.type === TYPE.SOA ? soa.serial : 0,
-      records: records.length,
-      messages: messages.length,
-      bytes,
-      ms: Math.round(performance.now() - started),
-      ...(decision.key ? { key: decision.key.name } : {}),
-    });
-    return messages;
+
+    /** The answer to send for `plan`, records read now (the copy changes under an await). */
+    const answer = (plan: Plan, before?: ResolverData): Messages => {
+      const current = options.data();
+      const serial = current.index.serial(zone.name);
+      const soa = soaRecord(zone, serial);
+      let records: ResourceRecord[];
+      let form = plan.form;
+      let changes: { deleted: number; added: number } | undefined;
+      if (plan.form === 'soa') records = [soa];
+      else {
+        const after = zoneRecords(current, zone);
+        const diff =
+          plan.form === 'ixfr' && before
+            ? incrementalTransfer(soaRecord(zone, plan.from), soa, zoneRecords(before, zone), after)
+            : undefined;
+        if (diff) changes = diff;
+        else if (form === 'ixfr') form = 'ixfr_full';
+        records = diff ? diff.records : [soa, ...after, soa];
+      }
+      let messages = encodeTransfer(q, zone, msg, records);
+      if (decision.key && decision.tsig) {
+        const signer = new TsigSigner(decision.key, decision.tsig, now);
+        messages = messages.map((m) => signer.sign(m));
+      }
+      const bytes = messages.reduce((n, m) => n + m.length, 0);
+      metrics.transfers.inc({ outcome: 'served' });
+      metrics.transferKinds.inc({ zone: zone.name, form });
+      metrics.transferBytes.inc({}, bytes);
+      status.transferred(zone.name, client, serial, form);
+      logger.info('zone transferred', {
+        client,
+        zone: zone.name,
+        form,
+        transport,
+        serial: wireSerial(serial),
+        ...(plan.form === 'ixfr' ? { from: plan.from } : {}),
+        ...(changes ?? {}),
+        ...('why' in plan && plan.why ? { why: plan.why } : {}),
+        records: records.length,
+        messages: messages.length,
+        bytes,
+        ms: Math.round(performance.now() - started),
+        ...(decision.key ? { key: decision.key.name } : {}),
+      });
+      return messages.length === 1 ? messages[0]! : messages;
+    };
+
+    if (!ixfr) return answer({ form: 'axfr' });
+    const at = soaSerialOffset(msg);
+    if (at < 0)
+      return transport === 'tcp'
+        ? answer({ form: 'ixfr_full', why: 'no SOA of the secondary in the request' })
+        : answer({ form: 'soa' });
+    const theirs = msg.readUInt32BE(at);
+    const serial = data.index.serial(zone.name);
+    // Up to date; or over UDP, where the current SOA tells the secondary to ask again over TCP.
+    if (notOlder(theirs, wireSerial(serial)) || transport !== 'tcp') return answer({ form: 'soa' });
+    // A serial is the etcd revision of the zone's state (zone-serials.ts), unless revisions passed 2^32.
+    if (!history || serial >= 2 ** 32 || theirs > serial)
+      return answer({ form: 'ixfr_full', why: 'serial is not an etcd revision' });
+    return history.indexAt(zone.name, theirs).then(
+      (index) =>
+        index === COMPACTED
+          ? answer({ form: 'ixfr_full', why: `etcd history before revision ${theirs} is compacted` })
+          : answer({ form: 'ixfr', from: theirs }, { index, zones: data.zones, lookup: data.lookup }),
+      (e: unknown) => answer({ form: 'ixfr_full', why: `etcd history not read: ${(e as Error).message}` }),
+    );
   };
 }
