@@ -1,5 +1,5 @@
-// The real BIND 9 (named) as a secondary of one zone: it transfers the zone from a primary on
-// loopback, TSIG-signed when a key is given, keeps it in a temporary directory (never the system
+// The real BIND 9 (named) as a secondary of one or more zones: it transfers them from a primary on
+// loopback, TSIG-signed when a key is given, keeps them in a temporary directory (never the system
 // ones) and is driven with its own rndc key on its own control port. Authoritative only and
 // loopback only: no recursion, no NOTIFY sent, IPv4 127.0.0.1, every source address 127.0.0.1.
 import { randomBytes } from 'node:crypto';
@@ -114,6 +114,7 @@ export async function startBindSecondary(o: BindSecondaryOptions): Promise<BindS
   writeFileSync(config, bindSecondaryConfig(dir, { port, controlPort }, rndcKey, o));
   writeFileSync(rndcConf, rndcConfig(controlPort, rndcKey));
   // -g: foreground, logging to stderr; -4: IPv4 only; -n 1: one worker (the machine is shared).
+  // No -u: it runs as the caller, and writes only in its temporary directory.
   const proc = startProcess('named-secondary', tool('named'), ['-g', '-4', '-n', '1', '-c', config]);
   const rndc = async (...args: string[]) => {
     await run(tool('rndc'), ['-c', rndcConf, ...args], { timeout: 10_000 });
