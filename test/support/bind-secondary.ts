@@ -60,9 +60,8 @@ export function bindSecondaryConfig(dir: string, ports: Ports, rndcKey: TsigKeyS
   const zones = zoneNames(o).map(
     (zone) => `zone "${zone}" {
     type secondary;
-    // NOTIFY is accepted from a primary's address, whatever its source port.
+    // NOTIFY is accepted from a primary's address, whatever its source port: no allow-notify.
     primaries port ${o.primaryPort} { 127.0.0.1${keyed}; };
-    allow-notify { 127.0.0.1; };
     file "${zone}.db";
     masterfile-format text;
 };
