@@ -12,6 +12,7 @@ export const TYPE = {
   AAAA: 28,
   SRV: 33,
   OPT: 41,
+  TSIG: 250,
   IXFR: 251,
   AXFR: 252,
   ANY: 255,

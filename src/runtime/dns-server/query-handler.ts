@@ -9,6 +9,8 @@ import { resolve, type ResolverData } from './resolver.ts';
 import { encodeAnswer, encodeError, patchFor } from './response-encoder.ts';
 import type { ServerMetrics, Transport } from './server-metrics.ts';
 import { soaSerialOffset, wireSerial } from './soa-serial.ts';
+import { signAnswer } from './signed-query.ts';
+import type { TsigKey } from './tsig.ts';
 import type { TransferHandler } from './zone-transfer.ts';
 
 /** Several messages only for a zone transfer (TCP). */
@@ -27,6 +29,8 @@ export interface QueryHandlerOptions {
   maxUdpPayload?: number;
   /** AXFR/IXFR requests go here when transfers are configured (else they are REFUSED). */
   transfer?: TransferHandler | undefined;
+  /** The TSIG keys a signed query may use (the transfer keys); none: signed queries get BADKEY. */
+  tsigKeys?: readonly TsigKey[];
 }
 
 const TCP_LIMIT = 65535;
@@ -129,7 +133,11 @@ export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
         const reply = options.transfer(msg, parsed, transport, client);
         return reply instanceof Promise ? reply.then(count) : count(reply);
       }
-      return answer(msg, parsed, transport, client, started);
+      const reply = answer(msg, parsed, transport, client, started);
+      if (!parsed.signed) return reply;
+      const now = () => Math.floor(Date.now() / 1000);
+      const sign = (r: Buffer | undefined) => r && signAnswer(msg, parsed, r, options.tsigKeys ?? [], now);
+      return reply instanceof Promise ? reply.then(sign) : sign(reply);
     } catch {
       metrics.internalErrors.inc();
       if (!header) return undefined;

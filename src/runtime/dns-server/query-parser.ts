@@ -26,6 +26,8 @@ export interface ParsedQuery extends QueryHeader {
   wireName: string;
   type: number;
   class: number;
+  /** A TSIG record ends the message (RFC 8945): the answer must be signed, or refused. */
+  signed: boolean;
 }
 
 export type ParseResult =
@@ -85,12 +87,18 @@ export function parseQuery(msg: Buffer): ParseResult {
     return fail(RCODE.FORMERR, 'a query carries no answer or authority records');
   }
   const additional = authority + msg.readUInt16BE(10);
+  let signed = false;
   for (let i = 0; i < additional; i++) {
     const start = off;
     off = skipName(msg, off);
     if (off < 0 || off + 10 > msg.length) return fail(RCODE.FORMERR, 'additional record runs past the message');
     const rrType = msg.readUInt16BE(off);
     const rdLength = msg.readUInt16BE(off + 8);
+    // RFC 8945 5.1: the TSIG record is the last one.
+    if (rrType === TYPE.TSIG) {
+      if (i !== additional - 1) return fail(RCODE.FORMERR, 'a TSIG record that is not the last one');
+      signed = true;
+    }
     if (off + 10 + rdLength > msg.length) return fail(RCODE.FORMERR, 'additional record data runs past the message');
     if (rrType === TYPE.OPT) {
       // RFC 6891: one OPT, owned by the root name.
@@ -110,6 +118,7 @@ export function parseQuery(msg: Buffer): ParseResult {
     wireName,
     type,
     class: qclass,
+    signed,
   };
 }
 

@@ -125,6 +125,7 @@ export async function startDnsServer(
             logger,
           })
         : undefined,
+    tsigKeys: transfers.keys,
   });
   const handler = config.queryLogEvery ? withQueryLog(answering, config.queryLogEvery, logger) : answering;
 

@@ -14,6 +14,8 @@ export interface TransferSetup {
   policies: Map<string, TransferPolicy>;
   /** Zones with secondaries to NOTIFY. */
   notify: Map<string, NotifyTarget[]>;
+  /** Every key of every key file: what a signed query may be signed with. */
+  keys: TsigKey[];
 }
 
 export function transferSetup(config: Pick<ServerConfig, 'transfer' | 'zones'>): TransferSetup {
@@ -24,7 +26,7 @@ export function transferSetup(config: Pick<ServerConfig, 'transfer' | 'zones'>):
     if (!keys) keyFiles.set(transfer.keyFile, (keys = readKeyFile(transfer.keyFile, field)));
     return keys;
   };
-  const setup: TransferSetup = { policies: new Map(), notify: new Map() };
+  const setup: TransferSetup = { policies: new Map(), notify: new Map(), keys: [] };
   config.zones.forEach((zoneConfig, i) => {
     const own = zoneConfig.transfer;
     const transfer = own ?? config.transfer;
@@ -39,6 +41,7 @@ export function transferSetup(config: Pick<ServerConfig, 'transfer' | 'zones'>):
         transfer.notify.map((address) => ({ address, key: keys[0] })),
       );
   });
+  setup.keys = [...keyFiles.values()].flat();
   return setup;
 }
 

@@ -2,6 +2,7 @@
 // signing our own requests (NOTIFY) and checking their answers. Pure, on node:crypto's HMAC; the
 // transfer code decides what a failed check answers.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { CLASS, TYPE } from './dns-constants.ts';
 
 export interface TsigKey {
   /** Canonical key name, e.g. "transfer.example.org.". */
@@ -12,8 +13,6 @@ export interface TsigKey {
 }
 
 export const TSIG_ERROR = { NOERROR: 0, BADSIG: 16, BADKEY: 17, BADTIME: 18 } as const;
-const TYPE_TSIG = 250;
-const CLASS_ANY = 255;
 const HASHES: Record<string, string> = { 'hmac-sha256.': 'sha256', 'hmac-sha512.': 'sha512', 'hmac-sha1.': 'sha1' };
 
 function canonical(name: string): string {
@@ -96,7 +95,7 @@ export function findTsig(msg: Buffer): TsigRecord | undefined {
   const start = skipQuestionsAndRecords(msg, total - 1);
   const owner = readName(msg, start);
   let off = owner.end;
-  if (msg.readUInt16BE(off) !== TYPE_TSIG) return undefined;
+  if (msg.readUInt16BE(off) !== TYPE.TSIG) return undefined;
   off += 10;
   const alg = readName(msg, off);
   off = alg.end;
@@ -136,7 +135,7 @@ function unsigned(msg: Buffer, tsig: TsigRecord): Buffer {
 function variables(key: TsigKey, timeSigned: number, fudge: number, error: number, other: Buffer): Buffer {
   return Buffer.concat([
     nameToWire(key.name),
-    u16(CLASS_ANY),
+    u16(CLASS.ANY),
     Buffer.alloc(4),
     nameToWire(key.algorithm),
     time48(timeSigned),
@@ -195,8 +194,8 @@ function tsigRecord(
     other,
   ]);
   const head = Buffer.alloc(10);
-  head.writeUInt16BE(TYPE_TSIG, 0);
-  head.writeUInt16BE(CLASS_ANY, 2);
+  head.writeUInt16BE(TYPE.TSIG, 0);
+  head.writeUInt16BE(CLASS.ANY, 2);
   head.writeUInt16BE(rdata.length, 8);
   return Buffer.concat([nameToWire(key.name), head, rdata]);
 }

@@ -17,7 +17,8 @@ import { incrementalTransfer } from './incremental-transfer.ts';
 import { soaSerialOffset, wireSerial } from './soa-serial.ts';
 import { decideTransfer, type TransferPolicy } from './transfer-acl.ts';
 import type { TransferStatus } from './transfer-status.ts';
-import { serverTime, TSIG_ERROR, TsigSigner, unsignedTsig } from './tsig.ts';
+import { tsigFailure } from './signed-query.ts';
+import { TsigSigner } from './tsig.ts';
 import { COMPACTED, type ZoneHistory } from './zone-history.ts';
 import type { Zone } from './zones.ts';
 
@@ -45,10 +46,21 @@ function recordsOf(data: ResolverData, name: string, owner: string): ResourceRec
     }
     for (const r of result.answer) if (r.type === type && r.name === name) out.push({ ...r, name: owner });
   }
-  // RFC 1034 3.6.2: a CNAME stands alone. SkyDNS also answers SRV/MX for a name host; a zone
-  // cannot hold both (secondaries reject it), so the transfer carries the CNAME only.
+  // RFC 1034 3.6.2: a CNAME stands alone. SkyDNS answers a name host as CNAME, and also as PTR,
+  // SRV and MX; a zone cannot hold the CNAME beside them (secondaries reject it), so the transfer
+  // keeps what the name is for: PTR in a reverse zone, SRV at a service name (labels with "_",
+  // RFC 8552), else the CNAME.
   const cname = out.filter((r) => r.type === TYPE.CNAME);
-  return cname.length > 0 ? cname : out;
+  if (cname.length === 0) return out;
+  const meant = intendedType(owner);
+  const kept = meant === undefined ? [] : out.filter((r) => r.type === meant);
+  return kept.length > 0 ? kept : cname;
+}
+
+function intendedType(owner: string): number | undefined {
+  if (/(^|\.)(in-addr|ip6)\.arpa\.$/i.test(owner)) return TYPE.PTR;
+  if (labelsOf(owner).some((label) => label.startsWith('_'))) return TYPE.SRV;
+  return undefined;
 }
 
 /** Every record of the zone but its SOA, in index order, each once. */
@@ -172,10 +184,7 @@ export function createTransferHandler(options: ZoneTransferOptions): TransferHan
     if (decision.kind === 'notauth') {
       metrics.transfers.inc({ outcome: 'notauth' });
       logger.warn('zone transfer refused', { client, zone: zone.name, reason: decision.reason });
-      const bare = encodeError(q, RCODE.NOTAUTH, msg);
-      if (decision.error === TSIG_ERROR.BADTIME && decision.key)
-        return new TsigSigner(decision.key, decision.tsig, now).sign(bare, decision.error, serverTime(now()));
-      return unsignedTsig(bare, decision.tsig, decision.error);
+      return tsigFailure(q, msg, decision, now);
     }
     const started = performance.now();
 
