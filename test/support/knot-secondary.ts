@@ -8,7 +8,8 @@ import { tempDir } from './temp-dir.ts';
 import { tool } from './tools.ts';
 
 export interface KnotSecondaryOptions {
-  zone: string;
+  /** One zone or several, all from the same primary. */
+  zone: string | readonly string[];
   primaryPort: number;
   key: { name: string; algorithm: string; secret: string };
   /** Its DNS port, when the primary must know it first (to NOTIFY it); a free one otherwise. */
@@ -48,15 +49,19 @@ acl:
     key: ${o.key.name}
     action: notify
 zone:
-  - domain: ${o.zone}
+${(typeof o.zone === 'string' ? [o.zone] : o.zone)
+  .map(
+    (zone, i) => `  - domain: ${zone}
     storage: ${dir}
-    file: secondary.zone
+    file: secondary-${i}.zone
     master: primary
     acl: notify-from-primary
     zonefile-sync: -1
     zonefile-load: none
     journal-content: none
-`;
+`,
+  )
+  .join('')}`;
 }
 
 /** Started; the caller waits for the zone (a SOA answer) with its own deadline. */

@@ -59,7 +59,10 @@ export class ServerMetrics {
     'etcdns_dns_transfers_total',
     'Zone transfer (AXFR, IXFR) requests, by outcome: served, refused (address, unsigned, AXFR over UDP, zone without transfers), notauth (TSIG failed).',
   );
-  readonly transferBytes = this.registry.counter('etcdns_dns_transfer_bytes_total', 'Bytes of zone transfers served.');
+  readonly transferBytes = this.registry.counter(
+    'etcdns_dns_transfer_bytes_total',
+    'Bytes of zone transfers served, by zone and form (as etcdns_dns_transfers_served_total).',
+  );
   readonly transferKinds = this.registry.counter(
     'etcdns_dns_transfers_served_total',
     "Zone transfers served, by zone and form: axfr, ixfr (the changes since the secondary's serial), ixfr_full (IXFR asked, whole zone sent: history compacted or the changes larger than the zone), soa (IXFR from the current serial, or over UDP: the current SOA only).",

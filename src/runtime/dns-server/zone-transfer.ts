@@ -215,7 +215,7 @@ export function createTransferHandler(options: ZoneTransferOptions): TransferHan
       const bytes = messages.reduce((n, m) => n + m.length, 0);
       metrics.transfers.inc({ outcome: 'served' });
       metrics.transferKinds.inc({ zone: zone.name, form });
-      metrics.transferBytes.inc({}, bytes);
+      metrics.transferBytes.inc({ zone: zone.name, form }, bytes);
       status.transferred(zone.name, client, serial, form);
       logger.info('zone transferred', {
         client,
