@@ -26,6 +26,20 @@ function patched(msg: Buffer, at: number, value: number, bytes: 1 | 2 = 2): Buff
 }
 
 const valid = query('WwW.Example.ORG', 28);
+/** `msg` with raw records appended to its additional section. */
+function withRecords(msg: Buffer, records: Buffer[]): Buffer {
+  const out = Buffer.concat([msg, ...records]);
+  out.writeUInt16BE(msg.readUInt16BE(10) + records.length, 10);
+  return out;
+}
+/** A TSIG record (owner "k.", type 250, class ANY) with an empty MAC: its shape is all that counts here. */
+const TSIG_RR = Buffer.from(
+  '016b0000fa00ff00000000001d0b686d61632d73686132353600000000000000012c0000beef00000000',
+  'hex',
+);
+/** An OPT record (root owner, type 41, 1232 bytes, no options). */
+const OPT_RR = Buffer.from('00002904d0000000000000', 'hex');
+
 const cases: { name: string; msg: Buffer; want: Record<string, unknown> }[] = [
   {
     name: 'a plain query: name lower-cased in wire form, type, class, end of question',
@@ -83,6 +97,17 @@ const cases: { name: string; msg: Buffer; want: Record<string, unknown> }[] = [
     msg: query('example.org', 1, (p) => {
       p.additionals = [Packet.Resource.EDNS([]), Packet.Resource.EDNS([])];
     }),
+    want: { kind: 'error', rcode: 1 },
+  },
+  {
+    name: 'a TSIG record last: signed',
+    msg: withRecords(valid, [TSIG_RR]),
+    want: { kind: 'query', signed: true },
+  },
+  { name: 'no TSIG record: not signed', msg: valid, want: { kind: 'query', signed: false } },
+  {
+    name: 'a TSIG record before another record: FORMERR (RFC 8945 5.1: it must be last)',
+    msg: withRecords(valid, [TSIG_RR, OPT_RR]),
     want: { kind: 'error', rcode: 1 },
   },
   {
