@@ -1,7 +1,8 @@
 // Proof against the real kube-apiserver: every committed object of every example environment
 // is accepted (server-side dry-run apply, every field kept; dev also for real, twice, and once
 // more moved into another namespace by a kustomize overlay), namespaces match the API's own
-// discovery, every workload's pod passes Pod Security "restricted", and the controller's
+// discovery, every workload's pod passes Pod Security "restricted" (also with zone transfers'
+// key Secrets mounted), and the controller's
 // synthesized RBAC is sufficient and minimal when acting as its ServiceAccount with a real token.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -9,6 +10,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import { loadAll } from 'js-yaml';
+import type { DnsStackProps } from '../../src/constructs/dns-stack.ts';
+import { synthObjects } from '../../src/constructs/synth-stack.ts';
 import { ENVIRONMENTS } from '../../src/environments/index.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
 import { stopAll, waitFor } from '../support/process.ts';
@@ -513,6 +516,53 @@ test("every pod the workloads create is admitted under Pod Security 'restricted'
         );
       });
     }
+});
+
+test('a stack with zone transfers (server-wide, per zone, per view, key Secrets mounted) passes dry-run apply and Pod Security', async () => {
+  const namespace = 'etcdns-transfers';
+  const props: DnsStackProps = {
+    namespace: { name: namespace },
+    zones: [
+      {
+        name: 'example.org',
+        transfer: { allowCidrs: ['198.51.100.7/32'], keySecret: { name: 'xfr-org', key: 'org.key' } },
+      },
+      { name: 'example.net' },
+    ],
+    server: {
+      transfer: { allowCidrs: ['192.0.2.53/32'], notify: ['192.0.2.53'], keySecret: { name: 'xfr.corp.example' } },
+    },
+    views: [
+      { name: 'internal' },
+      {
+        name: 'external',
+        prefix: '/skydns-external',
+        exposure: 'external',
+        transfer: { allowCidrs: ['203.0.113.0/24', '2001:db8::/64'], notify: ['203.0.113.10:5300'] },
+      },
+    ],
+    networkPolicy: { dnsFrom: { cidrs: ['10.0.0.0/8'] } },
+  };
+  const objects = JSON.parse(JSON.stringify(synthObjects(props))) as Obj[];
+  for (const object of objects.filter((o) => o.kind === 'Namespace')) await apply(object, false);
+  for (const object of objects.filter((o) => o.kind !== 'Namespace')) await apply(object, true);
+
+  const core = kube.admin.makeApiClient(k8s.CoreV1Api);
+  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'default' } } });
+  const servers = objects.filter((o) => o.kind === 'Deployment' && o.metadata?.name?.startsWith('etcdns-server-'));
+  assert.equal(servers.length, 2);
+  for (const server of servers) {
+    const spec = server.spec.template.spec as k8s.V1PodSpec;
+    assert.ok(
+      spec.volumes!.some((v) => v.secret?.secretName === 'xfr-org'),
+      `${id(server)} mounts the zone's key Secret`,
+    );
+    await core
+      .createNamespacedPod({ namespace, dryRun: 'All', body: { metadata: { name: server.metadata!.name }, spec } })
+      .catch((e: unknown) => {
+        throw new Error(`a pod of ${id(server)} is refused: ${JSON.stringify((e as { body?: unknown }).body)}`);
+      });
+  }
 });
 
 test('dev, moved into another namespace by a kustomize overlay, applies for real and its RBAC follows', async () => {

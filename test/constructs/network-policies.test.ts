@@ -1,5 +1,6 @@
 // The NetworkPolicies and the etcd roles Job the constructs render: who may reach which port of
-// which pods (one row per port and stack), every pod of the stack covered, every port a policy
+// which pods (one row per port and stack; zone transfers' secondaries reach the DNS port even
+// where dnsFrom restricts it), every pod of the stack covered, every port a policy
 // names a container port of the pods it selects, wrong props refused naming the field, and the
 // objects accepted by the real kube-apiserver (server-side dry-run apply, every field kept).
 // The test cluster's CNI bridge plugin does not enforce NetworkPolicy, so enforcement itself is
@@ -33,6 +34,26 @@ const STACKS: Record<string, DnsStackProps> = {
     },
   },
   closed: { zones, networkPolicy: { metricsNamespaces: [], dnsFrom: { namespaces: ['*'] } } },
+  // example.org has its own secondaries; the external view its own for the others; lab only its zone's.
+  transfers: {
+    zones: [{ name: 'example.org', transfer: { allowCidrs: ['198.51.100.7/32'] } }, { name: 'example.net' }],
+    server: { transfer: { allowCidrs: ['192.0.2.53/32', '10.0.0.0/8'] } },
+    views: [
+      { name: 'internal' },
+      {
+        name: 'external',
+        prefix: '/skydns-external',
+        exposure: 'external',
+        transfer: { allowCidrs: ['203.0.113.0/24'] },
+      },
+      { name: 'lab', prefix: '/skydns-lab', zones: ['example.org'] },
+    ],
+    networkPolicy: {
+      dnsFrom: { cidrs: ['10.0.0.0/8'] },
+      dnsFromByView: { lab: { namespaces: ['lab'] } },
+    },
+  },
+  transfersOpen: { zones, server: { transfer: { allowCidrs: ['192.0.2.53/32'] } } },
 };
 const synthesized = Object.fromEntries(
   Object.entries(STACKS).map(([name, props]) => [name, synthObjects(props) as Json[]]),
@@ -87,6 +108,18 @@ const ROWS: [string, string, string, string[]][] = [
   ['closed', 'etcdns-server-internal', 'http', []],
   ['closed', 'etcdns-server-internal', 'dns-udp', ['ns:*']],
   ['closed', 'etcdns-controller', 'http', []],
+  ['transfers', 'etcdns-server-internal', 'dns-tcp', ['cidr:10.0.0.0/8', 'cidr:192.0.2.53/32', 'cidr:198.51.100.7/32']],
+  ['transfers', 'etcdns-server-internal', 'dns-udp', ['cidr:10.0.0.0/8', 'cidr:192.0.2.53/32', 'cidr:198.51.100.7/32']],
+  [
+    'transfers',
+    'etcdns-server-external',
+    'dns-tcp',
+    ['cidr:10.0.0.0/8', 'cidr:198.51.100.7/32', 'cidr:203.0.113.0/24'],
+  ],
+  ['transfers', 'etcdns-server-lab', 'dns-tcp', ['cidr:198.51.100.7/32', 'ns:lab']],
+  ['transfers', 'etcdns-server-lab', 'http', ['ns:monitoring']],
+  ['transfersOpen', 'etcdns-server-internal', 'dns-tcp', ['any']],
+  ['transfersOpen', 'etcdns-server-internal', 'dns-udp', ['any']],
 ];
 for (const [stack, name, port, expected] of ROWS)
   test(`${stack}: ${name} admits on ${port}: ${expected.join(', ') || 'nobody'}`, () => {
@@ -248,6 +281,20 @@ test('NetworkPolicies and EtcdRolesJob used on their own check their props too',
   );
   assert.throws(
     () =>
+      new NetworkPolicies(chart(), 'np', {
+        stack,
+        version: '1',
+        views: ['internal'],
+        rolesJob: false,
+        transferFrom: { internal: ['192.0.2.0/24', 'ns1'], other: [] },
+      }),
+    (e: unknown) =>
+      e instanceof ConfigError &&
+      e.message.includes('transferFrom.internal[1]') &&
+      e.message.includes('transferFrom.other: no such view'),
+  );
+  assert.throws(
+    () =>
       new EtcdRolesJob(chart(), 'job', {
         stack,
         etcd: { endpoints: ['http://etcdns-etcd:2379'] },
@@ -285,6 +332,6 @@ test('the policies and the Job pass server-side dry-run apply on the real kube-a
       assert.deepEqual(notKept(object, stored), [], `${stack}: ${object.kind}/${object.metadata.name}`);
       applied += 1;
     }
-  // defaults 3 policies, views 5 and the Job, closed 3.
-  assert.equal(applied, 12);
+  // defaults 3 policies, views 5 and the Job, closed 3, transfers 5, transfersOpen 3.
+  assert.equal(applied, 20);
 });
