@@ -3,9 +3,11 @@
 // Secret named is mounted once, read-only, with only the keys named, and the config holds only a
 // path into that mount (no key in any manifest); bad props fail naming the field. Last, the
 // synthesized pod's config, with the Secret's file where the pod mounts it, makes the real server
-// transfer to a TSIG-signing dig from a listed address and refuse the others.
+// transfer each zone to the dig its props allow (a zone's own settings with TSIG, the server's
+// for the other) and refuse the others, and NOTIFY the zone's secondary of a change.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { createSocket } from 'node:dgram';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
@@ -19,7 +21,7 @@ import { loadServerSettings } from '../../src/runtime/dns-server/server-settings
 import { digAxfr } from '../support/dig-axfr.ts';
 import { startEtcd } from '../support/etcd.ts';
 import { freePort } from '../support/ports.ts';
-import { startProcess, stopAll, waitReady } from '../support/process.ts';
+import { startProcess, stopAll, waitFor, waitReady } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { etcdnsBin, nodeBin } from '../support/tools.ts';
 
@@ -277,10 +279,34 @@ test('DnsServer used on its own checks its zones and transfer props too', () => 
   ]);
 });
 
-test('the synthesized pod, with the Secret where it is mounted, transfers to a signing dig from a listed address only', async () => {
+/** The zone a DNS NOTIFY (opcode 4) message is about, else undefined. */
+function notifiedZone(msg: Buffer): string | undefined {
+  if (msg.length < 12 || ((msg[2]! >> 3) & 0xf) !== 4) return undefined;
+  const labels: string[] = [];
+  for (let at = 12; msg[at]! > 0; at += msg[at]! + 1) labels.push(msg.toString('ascii', at + 1, at + 1 + msg[at]!));
+  return labels.join('.');
+}
+
+test('the synthesized pod, with the Secrets where it mounts them, transfers each zone as its props say and sends NOTIFY', async () => {
+  // What a secondary listening for NOTIFYs would get.
+  const secondary = createSocket('udp4');
+  const notified: string[] = [];
+  secondary.on('message', (msg) => notified.push(notifiedZone(msg) ?? '(not a NOTIFY)'));
+  await new Promise<void>((resolve) => secondary.bind(0, '127.0.0.1', resolve));
+  after(() => secondary.close());
   const props: DnsStackProps = {
-    zones: [{ name: 'example.org' }],
-    server: { transfer: { allowCidrs: ['127.0.0.2/32'], keySecret: { name: 'xfr-corp' } } },
+    zones: [
+      {
+        name: 'example.org',
+        transfer: {
+          allowCidrs: ['127.0.0.2/32'],
+          notify: [`127.0.0.1:${secondary.address().port}`],
+          keySecret: { name: 'xfr-org', key: 'org.key' },
+        },
+      },
+      { name: 'example.net' },
+    ],
+    server: { transfer: { allowCidrs: ['127.0.0.3/32'] } },
   };
   const objects = synthObjects(props) as Json[];
   const config = serverConfig(objects, 'internal');
@@ -289,12 +315,15 @@ test('the synthesized pod, with the Secret where it is mounted, transfers to a s
   // What kubelet would put at the mount: the Secret's key, a BIND key file.
   const secret = randomBytes(32).toString('base64');
   const root = tempDir('transfer-pod');
-  const keyFile = join(root, config.transfer.keyFile);
-  mkdirSync(dirname(keyFile), { recursive: true });
-  writeFileSync(keyFile, `key "xfr.example.org" {\n  algorithm hmac-sha256;\n  secret "${secret}";\n};\n`);
+  const orgTransfer = config.zones.find((z: Json) => z.name === 'example.org').transfer;
+  assert.equal(orgTransfer.keyFile, `${TSIG_DIR}/xfr-org/org.key`);
+  orgTransfer.keyFile = join(root, orgTransfer.keyFile);
+  mkdirSync(dirname(orgTransfer.keyFile), { recursive: true });
+  writeFileSync(orgTransfer.keyFile, `key "xfr.example.org" {\n  algorithm hmac-sha256;\n  secret "${secret}";\n};\n`);
 
   const etcd = await startEtcd();
   await etcd.client().put('/skydns/org/example/www').value('{"host":"10.9.176.80"}');
+  await etcd.client().put('/skydns/net/example/www').value('{"host":"10.9.176.81"}');
   const dnsPort = await freePort();
   const httpPort = await freePort();
   const file = join(root, 'config.json');
@@ -306,7 +335,6 @@ test('the synthesized pod, with the Secret where it is mounted, transfers to a s
       listen: `127.0.0.1:${dnsPort}`,
       httpListen: `127.0.0.1:${httpPort}`,
       snapshotFile: join(root, 'records.snapshot'),
-      transfer: { ...config.transfer, keyFile },
     }),
   );
   const args = (container.args as string[]).map((a) => (a === '/etc/etcdns/config.json' ? file : a));
@@ -317,18 +345,30 @@ test('the synthesized pod, with the Secret where it is mounted, transfers to a s
   });
 
   const key = `hmac-sha256:xfr.example.org:${secret}`;
-  const signed = await digAxfr({ port: dnsPort, zone: 'example.org', key, source: '127.0.0.2' });
-  const records = signed.records.filter((r) => r.type !== 'TSIG');
-  assert.equal(records[0]?.type, 'SOA', `${signed.raw}\n${server.logs()}`);
-  assert.ok(
-    records.some((r) => r.name === 'www.example.org.' && r.data === '10.9.176.80'),
-    signed.raw,
-  );
-  for (const [what, query] of [
-    ['unsigned', { source: '127.0.0.2' }],
-    ['from an unlisted address', { source: '127.0.0.3', key }],
-  ] as const) {
-    const refused = await digAxfr({ port: dnsPort, zone: 'example.org', ...query });
-    assert.equal(refused.records.length, 0, `${what}: refused\n${refused.raw}`);
+  // [zone, source, signed, transferred]: example.org by its own settings, example.net by the server's.
+  const rows: [string, string, boolean, boolean][] = [
+    ['example.org', '127.0.0.2', true, true],
+    ['example.org', '127.0.0.2', false, false],
+    ['example.org', '127.0.0.3', false, false],
+    ['example.net', '127.0.0.3', false, true],
+    ['example.net', '127.0.0.2', false, false],
+  ];
+  for (const [zone, source, signed, transferred] of rows) {
+    const result = await digAxfr({ port: dnsPort, zone, source, ...(signed ? { key } : {}) });
+    const records = result.records.filter((r) => r.type !== 'TSIG');
+    const what = `${zone} from ${source}${signed ? ', signed' : ''}\n${result.raw}\n${server.logs()}`;
+    if (transferred) {
+      assert.equal(records[0]?.type, 'SOA', what);
+      assert.ok(
+        records.some((r) => r.name === `www.${zone}.`),
+        what,
+      );
+    } else assert.equal(records.length, 0, what);
   }
+
+  // A change of example.org is announced to its secondary; example.net has none.
+  notified.length = 0;
+  await etcd.client().put('/skydns/org/example/new').value('{"host":"10.9.176.82"}');
+  await waitFor('a NOTIFY for example.org', () => (notified.includes('example.org') ? true : undefined), 10_000);
+  assert.deepEqual([...new Set(notified)], ['example.org']);
 });
