@@ -6,9 +6,12 @@
 #     k8s.io/kubernetes as kube-apiserver, built in kube-apiserver's wrapper module (.cache/build/
 #     kube-apiserver: the packages they share are compiled once); containerd v2 (containerd,
 #     containerd-shim-runc-v2, ctr; CGO_ENABLED=0). Debian's containerd 1.6 runs, but the kubelet
-#     marks it as losing support.
+#     marks it as losing support. kube-router v2.1.0 (cmd/kube-router; CGO_ENABLED=0), run with its
+#     firewall only: it enforces NetworkPolicy beside the bridge plugin (iptables + ipset).
+#     v2.1.0 has reported security flaws: it is test infrastructure only, on the fenced test
+#     bridge, never deployed.
 #   Debian (setup-test-env.sh's list): runc, containernetworking-plugins (bridge, host-local,
-#     loopback, portmap), iptables.
+#     loopback, portmap), iptables, ipset (kube-router's sets).
 #   Images (no registry is reachable): the pause image (Kubernetes' own build/pause/linux/pause.c
 #     from the module cache, compiled static) and an etcd image (Debian's etcd binary and the
 #     libraries it links), both `buildah from scratch` and written as OCI archives to
@@ -18,6 +21,7 @@ set -euo pipefail
 
 KUBERNETES_VERSION=v1.37.2
 CONTAINERD_VERSION=v2.4.2
+KUBE_ROUTER_VERSION=v2.1.0
 CLUSTER_BINARIES=(kubelet kube-proxy kube-controller-manager kube-scheduler)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -87,6 +91,15 @@ build_containerd() {
   for b in containerd containerd-shim-runc-v2 ctr; do echo "$CONTAINERD_VERSION" > "$bin/$b.version"; done
 }
 
+build_kube_router() {
+  stamp_ok kube-router "$KUBE_ROUTER_VERSION" && return
+  log "building kube-router $KUBE_ROUTER_VERSION"
+  local m=github.com/cloudnativelabs/kube-router/v2
+  CGO_ENABLED=0 GOBIN="$bin" go install \
+    -ldflags "-X $m/pkg/version.Version=$KUBE_ROUTER_VERSION" "$m/cmd/kube-router@$KUBE_ROUTER_VERSION"
+  echo "$KUBE_ROUTER_VERSION" > "$bin/kube-router.version"
+}
+
 # image_archive NAME KEY: the archive path for an image of that content.
 image_archive() { echo "$cache/cluster-images/$1-$2.oci.tar"; }
 
@@ -143,11 +156,13 @@ build_images() {
 
 build_kubernetes_nodes
 build_containerd
+build_kube_router
 build_images
 
 {
   for b in "${CLUSTER_BINARIES[@]}"; do printf '%-24s %s\n' "$b" "$("$bin/$b" --version | awk '{print $2}')"; done
   printf '%-24s %s\n' containerd "$("$bin/containerd" --version | awk '{print $3}')"
+  printf '%-24s %s\n' kube-router "$(cat "$bin/kube-router.version")"
   printf '%-24s %s\n' images "$(cd "$cache/cluster-images" && echo *.oci.tar)"
   printf '%-24s %s\n' cni-plugins "$(dpkg-query -W -f='${Version}' containernetworking-plugins)"
 } | sed 's/^/[setup-cluster] /' >&2

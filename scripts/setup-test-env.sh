@@ -14,7 +14,7 @@ ACTIONLINT_VERSION=v1.7.12
 # runc named explicitly: podman depends on "crun | runc" and apt would pick crun, which refuses
 # hybrid cgroups v1 machines like this one.
 APT_PACKAGES=(etcd-server etcd-client bind9-dnsutils dnsperf knot bind9 iproute2
-  buildah podman runc ca-certificates shellcheck containernetworking-plugins iptables)
+  buildah podman runc ca-certificates shellcheck containernetworking-plugins iptables ipset)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache="$root/.cache"
