@@ -25,19 +25,21 @@ export interface IncrementalTransfer {
 }
 
 /**
- * The IXFR records taking a secondary from `before` (under `oldSoa`) to `after` (under `newSoa`);
- * undefined when that would be more records than the whole zone (its records and two SOAs), which
- * then goes instead (RFC 1995 4 lets a server answer with the full zone).
+ * The IXFR records taking a secondary from `before` (under `oldSoa`) to `after` (under `newSoa`):
+ * the records of the names that changed, or of the whole zone; undefined when that would be more
+ * records than the whole zone (`zoneSize` records and two SOAs), which then goes instead
+ * (RFC 1995 4 lets a server answer with the full zone).
  */
 export function incrementalTransfer(
   oldSoa: ResourceRecord,
   newSoa: ResourceRecord,
   before: readonly ResourceRecord[],
   after: readonly ResourceRecord[],
+  zoneSize: number = after.length,
 ): IncrementalTransfer | undefined {
   const deleted = minus(before, new Set(after.map(recordKey)));
   const added = minus(after, new Set(before.map(recordKey)));
-  if (deleted.length + added.length + 4 > after.length + 2) return undefined;
+  if (deleted.length + added.length + 4 > zoneSize + 2) return undefined;
   return {
     records: [newSoa, oldSoa, ...deleted, newSoa, ...added, newSoa],
     deleted: deleted.length,

@@ -9,7 +9,8 @@ import type { Logger } from '../shared/log.ts';
 import { RCODE, TYPE } from './dns-constants.ts';
 import type { ResourceRecord } from './dns-message.ts';
 import { nameFromWire, type ParsedQuery } from './query-parser.ts';
-import { childrenOf, type IndexNode } from './record-index.ts';
+import { childrenOf, type IndexNode, type RecordIndex } from './record-index.ts';
+import { changedOwners } from './changed-owners.ts';
 import { resolve, soaRecord, type ResolverData } from './resolver.ts';
 import { encodeAnswer, encodeError, patchFor } from './response-encoder.ts';
 import type { ServerMetrics, Transport } from './server-metrics.ts';
@@ -63,43 +64,87 @@ function intendedType(owner: string): number | undefined {
   return undefined;
 }
 
-/** Every record of the zone but its SOA, in index order, each once. */
-export function zoneRecords(data: ResolverData, zone: Zone): ResourceRecord[] {
-  const seen = new Set<string>();
-  const out: ResourceRecord[] = [];
-  const add = (records: ResourceRecord[]) => {
+/** The records a name of the zone transfers: none when a more specific zone of ours holds it. */
+export function ownerRecords(data: ResolverData, zone: Zone, name: string): ResourceRecord[] {
+  if (data.zones.match(name) !== zone) return [];
+  // Asking a label no record is stored under, below a "*" node, makes the wildcard answer.
+  const asked = name.startsWith('*.') ? `${WILDCARD_PROBE}.${name.slice(2)}` : name;
+  return recordsOf(data, asked, name);
+}
+
+/** Each name's records, in index order (depth first), stopping below a delegation. */
+function* zoneWalk(data: ResolverData, zone: Zone): Generator<ResourceRecord[]> {
+  const apex = zone.name;
+  yield recordsOf(data, apex, apex);
+  const root = data.index.find(labelsOf(apex));
+  if (!root) return;
+  const below = (label: string, parent: string) => (parent === '.' ? `${label}.` : `${label}.${parent}`);
+  const stack: { node: IndexNode; name: string }[] = [];
+  const pushChildren = (node: IndexNode, name: string) => {
+    const children = [...childrenOf(node)].filter((c) => c.size > 0);
+    for (let k = children.length - 1; k >= 0; k--)
+      stack.push({ node: children[k]!, name: below(children[k]!.label, name) });
+  };
+  pushChildren(root, apex);
+  for (let top = stack.pop(); top; top = stack.pop()) {
+    // A more specific zone of ours is transferred on its own.
+    if (data.zones.match(top.name) !== zone) continue;
+    const records = ownerRecords(data, zone, top.name);
+    yield records;
+    const cut =
+      records.some((r) => r.type === TYPE.NS) && resolve({ name: top.name, type: TYPE.NS, class: 1 }, data).referral;
+    if (!cut) pushChildren(top.node, top.name);
+  }
+}
+
+/** Records, each once, in the order first added. */
+class RecordSet {
+  readonly list: ResourceRecord[] = [];
+  private readonly seen = new Set<string>();
+  add(records: readonly ResourceRecord[]): void {
     for (const r of records) {
       const key = recordKey(r);
-      if (!seen.has(key)) {
-        seen.add(key);
-        out.push(r);
-      }
+      if (this.seen.has(key)) continue;
+      this.seen.add(key);
+      this.list.push(r);
     }
-  };
-  const apex = zone.name;
-  add(recordsOf(data, apex, apex));
-  const below = (label: string, parent: string) => (parent === '.' ? `${label}.` : `${label}.${parent}`);
-  const walk = (node: IndexNode, name: string) => {
-    for (const child of childrenOf(node)) {
-      if (child.size === 0) continue;
-      const childName = below(child.label, name);
-      // A more specific zone of ours is transferred on its own.
-      if (data.zones.match(childName) !== zone) continue;
-      const asked = child.label === '*' ? below(WILDCARD_PROBE, name) : childName;
-      const records = recordsOf(data, asked, childName);
-      add(records);
-      if (
-        records.some((r) => r.type === TYPE.NS) &&
-        childName !== apex &&
-        resolve({ name: childName, type: TYPE.NS, class: 1 }, data).referral
-      )
-        continue;
-      walk(child, childName);
+  }
+}
+
+/** Every record of the zone but its SOA, in index order, each once. */
+export function zoneRecords(data: ResolverData, zone: Zone): ResourceRecord[] {
+  const set = new RecordSet();
+  for (const records of zoneWalk(data, zone)) set.add(records);
+  return set.list;
+}
+
+/** Names walked between two turns of the event loop: queries keep being answered during a large transfer. */
+const NAMES_PER_TURN = 250;
+const STABLE_ATTEMPTS = 3;
+
+/**
+ * The zone's records as of one serial, walked a slice at a time. The copy changes in place under
+ * the awaits; a walk during which the zone's serial moved (or the copy was replaced) is done
+ * again, and after a few such walks once without pausing.
+ */
+async function liveZoneRecords(
+  current: () => ResolverData,
+  zone: Zone,
+): Promise<{ data: ResolverData; records: ResourceRecord[] }> {
+  for (let attempt = 0; attempt < STABLE_ATTEMPTS; attempt++) {
+    const data = current();
+    const serial = data.index.serial(zone.name);
+    const set = new RecordSet();
+    let walked = 0;
+    for (const records of zoneWalk(data, zone)) {
+      set.add(records);
+      if (++walked % NAMES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
     }
-  };
-  const root = data.index.find(labelsOf(apex));
-  if (root) walk(root, apex);
-  return out;
+    const now = current();
+    if (now.index === data.index && now.index.serial(zone.name) === serial) return { data, records: set.list };
+  }
+  const data = current();
+  return { data, records: zoneRecords(data, zone) };
 }
 
 /** The answer messages: SOA, records, SOA, packed into as few messages as fit. */
@@ -158,8 +203,8 @@ function notOlder(a: number, b: number): boolean {
   return a === b || (a > b && a - b < 2 ** 31) || (a < b && b - a > 2 ** 31);
 }
 
-/** What an IXFR is answered with, and its form for the metrics and logs. */
-type Plan = { form: 'axfr' | 'ixfr_full'; why?: string } | { form: 'soa' } | { form: 'ixfr'; from: number };
+/** How a transfer went, for the metrics and logs. */
+type Form = 'axfr' | 'ixfr' | 'ixfr_full' | 'soa';
 
 export function createTransferHandler(options: ZoneTransferOptions): TransferHandler {
   const { metrics, logger, history, status } = options;
@@ -188,25 +233,8 @@ export function createTransferHandler(options: ZoneTransferOptions): TransferHan
     }
     const started = performance.now();
 
-    /** The answer to send for `plan`, records read now (the copy changes under an await). */
-    const answer = (plan: Plan, before?: ResolverData): Messages => {
-      const current = options.data();
-      const serial = current.index.serial(zone.name);
-      const soa = soaRecord(zone, serial);
-      let records: ResourceRecord[];
-      let form = plan.form;
-      let changes: { deleted: number; added: number } | undefined;
-      if (plan.form === 'soa') records = [soa];
-      else {
-        const after = zoneRecords(current, zone);
-        const diff =
-          plan.form === 'ixfr' && before
-            ? incrementalTransfer(soaRecord(zone, plan.from), soa, zoneRecords(before, zone), after)
-            : undefined;
-        if (diff) changes = diff;
-        else if (form === 'ixfr') form = 'ixfr_full';
-        records = diff ? diff.records : [soa, ...after, soa];
-      }
+    /** `records` as messages, signed when the request was; counted and logged. */
+    const send = (form: Form, serial: number, records: ResourceRecord[], detail: object = {}): Messages => {
       let messages = encodeTransfer(q, zone, msg, records);
       if (decision.key && decision.tsig) {
         const signer = new TsigSigner(decision.key, decision.tsig, now);
@@ -223,9 +251,7 @@ export function createTransferHandler(options: ZoneTransferOptions): TransferHan
         form,
         transport,
         serial: wireSerial(serial),
-        ...(plan.form === 'ixfr' ? { from: plan.from } : {}),
-        ...(changes ?? {}),
-        ...('why' in plan && plan.why ? { why: plan.why } : {}),
+        ...detail,
         records: records.length,
         messages: messages.length,
         bytes,
@@ -234,26 +260,57 @@ export function createTransferHandler(options: ZoneTransferOptions): TransferHan
       });
       return messages.length === 1 ? messages[0]! : messages;
     };
+    const currentSoa = (): Messages => {
+      const serial = options.data().index.serial(zone.name);
+      return send('soa', serial, [soaRecord(zone, serial)]);
+    };
+    const whole = async (form: 'axfr' | 'ixfr_full', why?: string): Promise<Messages> => {
+      const { data: current, records } = await liveZoneRecords(options.data, zone);
+      const serial = current.index.serial(zone.name);
+      const soa = soaRecord(zone, serial);
+      return send(form, serial, [soa, ...records, soa], why ? { why } : {});
+    };
+    /** The changes since `from`, whose state etcd gave back as `old`; read from the copy now, in one go. */
+    const incremental = (from: number, old: RecordIndex): Messages | Promise<Messages> => {
+      const current = options.data();
+      const serial = current.index.serial(zone.name);
+      const before: ResolverData = { index: old, zones: current.zones, lookup: current.lookup };
+      const owners = changedOwners(old, current.index, zone.name);
+      const recordsAt = (data: ResolverData) => {
+        if (owners === 'all') return zoneRecords(data, zone);
+        const set = new RecordSet();
+        for (const owner of owners) set.add(ownerRecords(data, zone, owner));
+        return set.list;
+      };
+      const after = recordsAt(current);
+      const zoneSize = owners === 'all' ? after.length : (current.index.find(labelsOf(zone.name))?.size ?? 0);
+      const diff = incrementalTransfer(
+        soaRecord(zone, from),
+        soaRecord(zone, serial),
+        recordsAt(before),
+        after,
+        zoneSize,
+      );
+      if (!diff) return whole('ixfr_full', 'the changes are larger than the zone');
+      return send('ixfr', serial, diff.records, { from, deleted: diff.deleted, added: diff.added });
+    };
 
-    if (!ixfr) return answer({ form: 'axfr' });
+    if (!ixfr) return whole('axfr');
     const at = soaSerialOffset(msg);
     if (at < 0)
-      return transport === 'tcp'
-        ? answer({ form: 'ixfr_full', why: 'no SOA of the secondary in the request' })
-        : answer({ form: 'soa' });
+      return transport === 'tcp' ? whole('ixfr_full', 'no SOA of the secondary in the request') : currentSoa();
     const theirs = msg.readUInt32BE(at);
     const serial = data.index.serial(zone.name);
     // Up to date; or over UDP, where the current SOA tells the secondary to ask again over TCP.
-    if (notOlder(theirs, wireSerial(serial)) || transport !== 'tcp') return answer({ form: 'soa' });
+    if (notOlder(theirs, wireSerial(serial)) || transport !== 'tcp') return currentSoa();
     // A serial is the etcd revision of the zone's state (zone-serials.ts), unless revisions passed 2^32.
-    if (!history || serial >= 2 ** 32 || theirs > serial)
-      return answer({ form: 'ixfr_full', why: 'serial is not an etcd revision' });
+    if (!history || serial >= 2 ** 32 || theirs > serial) return whole('ixfr_full', 'serial is not an etcd revision');
     return history.indexAt(zone.name, theirs).then(
-      (index) =>
-        index === COMPACTED
-          ? answer({ form: 'ixfr_full', why: `etcd history before revision ${theirs} is compacted` })
-          : answer({ form: 'ixfr', from: theirs }, { index, zones: data.zones, lookup: data.lookup }),
-      (e: unknown) => answer({ form: 'ixfr_full', why: `etcd history not read: ${(e as Error).message}` }),
+      (old) =>
+        old === COMPACTED
+          ? whole('ixfr_full', `etcd history before revision ${theirs} is compacted`)
+          : incremental(theirs, old),
+      (e: unknown) => whole('ixfr_full', `etcd history not read: ${(e as Error).message}`),
     );
   };
 }
