@@ -50,17 +50,19 @@ function recordsOf(data: ResolverData, name: string, owner: string): ResourceRec
   // RFC 1034 3.6.2: a CNAME stands alone. SkyDNS answers a name host as CNAME, and also as PTR,
   // SRV and MX; a zone cannot hold the CNAME beside them (secondaries reject it), so the transfer
   // keeps what the name is for: PTR in a reverse zone, SRV at a service name (labels with "_",
-  // RFC 8552), else the CNAME.
+  // RFC 8552), MX where an entry says `mail`, else the CNAME.
   const cname = out.filter((r) => r.type === TYPE.CNAME);
   if (cname.length === 0) return out;
-  const meant = intendedType(owner);
+  const meant = intendedType(owner, out);
   const kept = meant === undefined ? [] : out.filter((r) => r.type === meant);
   return kept.length > 0 ? kept : cname;
 }
 
-function intendedType(owner: string): number | undefined {
+function intendedType(owner: string, records: readonly ResourceRecord[]): number | undefined {
   if (/(^|\.)(in-addr|ip6)\.arpa\.$/i.test(owner)) return TYPE.PTR;
   if (labelsOf(owner).some((label) => label.startsWith('_'))) return TYPE.SRV;
+  // The resolver answers MX only from entries marked `mail`.
+  if (records.some((r) => r.type === TYPE.MX)) return TYPE.MX;
   return undefined;
 }
 
