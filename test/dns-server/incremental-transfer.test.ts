@@ -4,20 +4,11 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TYPE } from '../../src/runtime/dns-server/dns-constants.ts';
 import type { ResourceRecord } from '../../src/runtime/dns-server/dns-message.ts';
+import { soaRecord } from '../../src/runtime/dns-server/resolver.ts';
+import { resolveZone } from '../../src/runtime/dns-server/zones.ts';
 import { incrementalTransfer } from '../../src/runtime/dns-server/incremental-transfer.ts';
 
-const soa = (serial: number): ResourceRecord => ({
-  name: 'example.org.',
-  ttl: 30,
-  type: TYPE.SOA,
-  mname: 'ns.example.org.',
-  rname: 'hostmaster.example.org.',
-  serial,
-  refresh: 7200,
-  retry: 1800,
-  expire: 86400,
-  minimum: 30,
-});
+const soa = (serial: number): ResourceRecord => soaRecord(resolveZone({ name: 'example.org' }), serial);
 const a = (name: string, address: string, ttl = 300): ResourceRecord => ({ name, ttl, type: TYPE.A, address });
 
 const ZONE = Array.from({ length: 10 }, (_, i) => a(`h${i}.example.org.`, `10.0.0.${i}`));

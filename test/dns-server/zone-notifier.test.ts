@@ -6,8 +6,9 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSocket, type Socket } from 'node:dgram';
-import { TYPE } from '../../src/runtime/dns-server/dns-constants.ts';
 import type { ResourceRecord } from '../../src/runtime/dns-server/dns-message.ts';
+import { soaRecord } from '../../src/runtime/dns-server/resolver.ts';
+import { resolveZone } from '../../src/runtime/dns-server/zones.ts';
 import { ServerMetrics } from '../../src/runtime/dns-server/server-metrics.ts';
 import { TransferStatus } from '../../src/runtime/dns-server/transfer-status.ts';
 import { ZoneNotifier } from '../../src/runtime/dns-server/zone-notifier.ts';
@@ -15,18 +16,7 @@ import { createLogger } from '../../src/runtime/shared/log.ts';
 import { metricSum } from '../support/metrics-text.ts';
 
 const ZONE = 'example.org.';
-const soa = (serial: number): ResourceRecord => ({
-  name: ZONE,
-  ttl: 30,
-  type: TYPE.SOA,
-  mname: 'ns.example.org.',
-  rname: 'hostmaster.example.org.',
-  serial,
-  refresh: 7200,
-  retry: 1800,
-  expire: 86400,
-  minimum: 30,
-});
+const soa = (serial: number): ResourceRecord => soaRecord(resolveZone({ name: 'example.org' }), serial);
 
 const sockets: Socket[] = [];
 after(() => sockets.forEach((s) => s.close()));
