@@ -11,6 +11,11 @@
 //   - Pods cannot reach anything beyond the bridge: a mangle FORWARD rule drops what comes from
 //     the bridge and would leave through another interface.
 //   - assertLocalRoute(address) checks `ip route get` before a test uses an address.
+//
+// kube-router's firewall (cluster.ts) adds KUBE- chains, removed with kube-proxy's, and ipsets
+// (KUBE-SRC-*, KUBE-DST-*): the new ones are destroyed once no rule names them. Its own
+// `--cleanup-config` is not used: in v2.1.0 it leaves the firewall alone (it cleans a
+// controller that never started) and flushes every IPVS service of the host.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,6 +54,8 @@ const IPTABLES = ['iptables', 'ip6tables'];
 const HOST_DIRS = ['/run/containerd', '/var/lib/kubelet'];
 const CNI_RESULTS = '/var/lib/cni/results';
 const TABLES = ['filter', 'nat', 'mangle', 'raw'];
+/** kube-router's ipsets (IPv6 ones carry the family prefix). */
+const KUBE_IPSET = /^(inet6:)?KUBE-/;
 /** Where the record of a running cluster lives (one cluster per machine at a time). */
 export const STATE_FILE = '/run/etcdns-test-cluster.json';
 
@@ -60,6 +67,8 @@ export interface HostRecord {
   cgroups: Record<string, string[]>;
   netns: string[];
   kubeChains: string[];
+  /** kube-router's ipsets before (none, unless a run left some): new ones are the cluster's. */
+  kubeIpsets: string[];
   /** Host directories the runtime or kubelet create whatever their settings: removed if new. */
   hostDirs: string[];
   /** libcni's result cache (/var/lib/cni/results) before: new entries are the cluster's. */
@@ -103,6 +112,12 @@ function cgroupHierarchies(): string[] {
   return subdirs(CGROUP_ROOT).map((h) => join(CGROUP_ROOT, h));
 }
 
+function kubeIpsets(): string[] {
+  return run('ipset', ['list', '-n'], true)
+    .split('\n')
+    .filter((s) => KUBE_IPSET.test(s));
+}
+
 function kubeChains(): string[] {
   const chains: string[] = [];
   for (const bin of IPTABLES)
@@ -134,6 +149,7 @@ export function recordHost(dirs: string[]): HostRecord {
     cgroups,
     netns: existsSync(NETNS_DIR) ? readdirSync(NETNS_DIR) : [],
     kubeChains: kubeChains(),
+    kubeIpsets: kubeIpsets(),
     hostDirs: HOST_DIRS.filter((d) => !existsSync(d)),
     cniResults: existsSync(CNI_RESULTS) ? readdirSync(CNI_RESULTS) : [],
     pids: [],
@@ -295,7 +311,8 @@ export async function cleanHost(record: HostRecord): Promise<string[]> {
     step(`rmdir ${cg}`, () => {
       rmdirSync(cg);
     });
-  // 4. iptables: kube-proxy's own cleanup, then any KUBE- chain that was not there before.
+  // 4. iptables: kube-proxy's own cleanup, then any KUBE- chain that was not there before (also
+  // kube-router's), then kube-router's new ipsets.
   if (record.kubeProxy && existsSync(record.kubeProxy)) run(record.kubeProxy, ['--cleanup'], true);
   const keep = new Set(record.kubeChains);
   for (const bin of IPTABLES)
@@ -312,6 +329,9 @@ export async function cleanHost(record: HostRecord): Promise<string[]> {
       for (const c of ours) run(bin, ['-w', '-t', table, '-F', c], true);
       for (const c of ours) step(`${bin} -X ${c}`, () => run(bin, ['-w', '-t', table, '-X', c]));
     }
+  const ipsetsBefore = new Set(record.kubeIpsets ?? []);
+  for (const set of kubeIpsets().filter((s) => !ipsetsBefore.has(s)))
+    step(`ipset destroy ${set}`, () => run('ipset', ['destroy', set]));
   // 5. The bridge, the routes, the sysctls.
   if (run('ip', ['-o', 'link', 'show', BRIDGE], true)) step('bridge', () => run('ip', ['link', 'delete', BRIDGE]));
   for (const route of run('ip', ['-4', 'route', 'show', 'table', 'all'], true).split('\n'))

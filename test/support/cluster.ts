@@ -1,7 +1,7 @@
 // A real single-node Kubernetes on this machine, for the cluster check (test/cluster/):
 // etcd, kube-apiserver, kube-controller-manager, kube-scheduler, containerd (+ runc, CNI bridge),
-// kubelet and kube-proxy (iptables mode), with CoreDNS (kubernetes plugin) as the cluster DNS on
-// the host. Everything is built or installed by scripts/setup-cluster-env.sh; every process is
+// kubelet and kube-proxy (iptables mode), kube-router's firewall (NetworkPolicy), with CoreDNS
+// (kubernetes plugin) as the cluster DNS on the host. Everything is built or installed by scripts/setup-cluster-env.sh; every process is
 // stopped by PID and every piece of host state is put back by stop() (cluster-host.ts), also
 // after a run that died midway (the next start cleans up first).
 //
@@ -104,7 +104,7 @@ export async function startCluster(options: { images?: string[] } = {}): Promise
   const stop = async (): Promise<string[]> => {
     // The kubelet first (it would restart containers), then the runtime's containers by their
     // cgroups (cleanHost), then the control plane.
-    for (const name of ['kube-proxy', 'kubelet', 'kube-scheduler', 'kube-controller-manager'])
+    for (const name of ['kube-router', 'kube-proxy', 'kubelet', 'kube-scheduler', 'kube-controller-manager'])
       await procs.get(name)?.stop();
     const containerd = procs.get('containerd');
     if (containerd?.running()) {
@@ -420,6 +420,23 @@ disabled_plugins = ["io.containerd.tracing.processor.v1.otlp", "io.containerd.in
       async () => (await fetch(`http://127.0.0.1:${proxyHealthz}/healthz`, { signal: AbortSignal.timeout(1000) })).ok,
       60_000,
     );
+    // --- kube-router: its firewall only, which enforces NetworkPolicy beside the bridge plugin ---
+    // (iptables chains and ipsets, bridged traffic through br_netfilter's physdev match). It reads
+    // its node at start, so it starts once the node is registered. v2.1.0 has reported security
+    // flaws: it is test infrastructure only, here on the fenced bridge of this test cluster.
+    // No health or metrics port: both would listen on every interface.
+    const router = start('kube-router', bin('kube-router'), [
+      '--run-firewall=true',
+      '--run-router=false',
+      '--run-service-proxy=false',
+      `--kubeconfig=${kubeconfig('kube-router', { cert: pki.issue('kube-router', { cn: 'kube-router', o: 'system:masters' }) })}`,
+      `--hostname-override=${nodeName}`,
+      `--service-cluster-ip-range=${SERVICE_CIDR}`,
+      '--health-port=0',
+      '--metrics-port=0',
+      '--v=1',
+    ]);
+    await waitReady(router, 'its first firewall sync', async () => /sync iptables took/.test(router.logs()), 60_000);
     // ServiceAccounts (and their tokens) exist only once the controller manager's controllers run.
     await waitFor(
       'the default ServiceAccount',

@@ -1,0 +1,249 @@
+// The synthesized NetworkPolicies enforced on real pods (issue 15): dist/dev on the single-node
+// cluster, whose kube-router firewall (test/support/cluster.ts) enforces them. Probe pods without
+// any etcdns label, in etcdns's namespace, in another one and in the monitoring namespace, run the
+// etcdns image's node and connect through `kubectl exec`, each attempt bounded (2 s):
+//   - etcd's client port is refused to every probe while the DNS server and the controller,
+//     which the policy admits, read and publish; its peer port is refused to a non-member;
+//   - the HTTP ports (etcd's metrics, the server's and the controller's) are refused from another
+//     namespace and accepted from `monitoring` (metricsNamespaces);
+//   - DNS (dnsFrom unset: anyone) is answered to the probes, over UDP and TCP;
+//   - with etcd's policy deleted the same probe connects, and refused again once it is back: the
+//     policy, not the probe, refuses.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import * as k8s from '@kubernetes/client-node';
+import { startCluster, type Cluster } from '../support/cluster.ts';
+import { clusterImages, type ClusterImages } from '../support/cluster-images.ts';
+import { answerData } from '../support/dig.ts';
+import { createLoadBalancerService } from '../support/kube-objects.ts';
+import { stopAll } from '../support/process.ts';
+import {
+  applyKustomization,
+  component,
+  createEtcdVolumes,
+  diagnose,
+  digAt,
+  distDir,
+  dnsService,
+  failOnCrashLoop,
+  NAMESPACE,
+  NEVER_PULL,
+  timeUntil,
+  waitPodsReady,
+  writeOverlay,
+  type DnsService,
+} from './stack-support.ts';
+
+const ZONE = 'dev.example.org';
+const HOSTNAME = 'external-dns.alpha.kubernetes.io/hostname';
+/** metricsNamespaces of dist/dev (the default). */
+const MONITORING = 'monitoring';
+const ELSEWHERE = 'elsewhere';
+const PROBE = 'probe';
+const ETCD_POLICY = 'etcdns-etcd';
+const SERVER = 'etcdns-server-internal';
+
+/** One TCP connect: "connected", "refused <code>" or "timeout" after 2 s. */
+const TCP_PROBE = `
+const s = require('node:net').connect({ host: process.argv[1], port: Number(process.argv[2]) });
+s.setTimeout(2000, () => { console.log('timeout'); process.exit(0); });
+s.on('connect', () => { console.log('connected'); process.exit(0); });
+s.on('error', (e) => { console.log('refused ' + e.code); process.exit(0); });
+`;
+/** One SOA query over UDP, one try of 2 s: "answered <serial>" or "error <code>". */
+const DNS_PROBE = `
+const r = new (require('node:dns').promises.Resolver)({ timeout: 2000, tries: 1 });
+r.setServers([process.argv[1] + ':' + process.argv[2]]);
+r.resolveSoa(process.argv[3]).then((soa) => console.log('answered ' + soa.serial), (e) => console.log('error ' + e.code));
+`;
+
+let cluster: Cluster;
+let images: ClusterImages;
+let dns: DnsService;
+const ips: Record<string, string> = {};
+const figures: string[] = [];
+const tally = { refused: 0, allowed: 0 };
+/** How the refused probes ended (kube-router REJECTs: "refused ECONNREFUSED"; a DROP would time out). */
+const refusals = new Map<string, number>();
+
+function exec(namespace: string, script: string, args: (string | number)[]): string {
+  return cluster.kubectl(['exec', '-n', namespace, PROBE, '--', 'node', '-e', script, ...args.map(String)]).trim();
+}
+
+const tcp = (from: string, ip: string, port: number) => exec(from, TCP_PROBE, [ip, port]);
+const blocked = (result: string) => /^(refused|timeout)/.test(result);
+
+function assertRefused(from: string, target: string, port: number): void {
+  const r = tcp(from, ips[target]!, port);
+  assert.ok(blocked(r), `${from} -> ${target}:${port} should be refused, got "${r}"`);
+  tally.refused++;
+  refusals.set(r, (refusals.get(r) ?? 0) + 1);
+}
+
+function assertConnects(from: string, target: string, port: number): void {
+  const r = tcp(from, ips[target]!, port);
+  assert.equal(r, 'connected', `${from} -> ${target}:${port}`);
+  tally.allowed++;
+}
+
+/** A pod with no etcdns label running the etcdns image's node, idle: the probes exec into it. */
+async function createProbe(namespace: string): Promise<void> {
+  const core = cluster.admin.makeApiClient(k8s.CoreV1Api);
+  if (namespace !== NAMESPACE) await core.createNamespace({ body: { metadata: { name: namespace } } });
+  await core.createNamespacedPod({
+    namespace,
+    body: {
+      metadata: { name: PROBE, labels: { 'etcdns-test': PROBE } },
+      spec: {
+        automountServiceAccountToken: false,
+        enableServiceLinks: false,
+        terminationGracePeriodSeconds: 0,
+        containers: [
+          {
+            name: PROBE,
+            image: `${images.etcdns.repository}:${images.etcdns.tag}`,
+            imagePullPolicy: 'Never',
+            command: ['node', '-e', 'setInterval(() => {}, 3_600_000)'],
+            securityContext: {
+              allowPrivilegeEscalation: false,
+              runAsNonRoot: true,
+              capabilities: { drop: ['ALL'] },
+              // etcdns's namespace enforces the restricted Pod Security Standard.
+              seccompProfile: { type: 'RuntimeDefault' },
+            },
+          },
+        ],
+      },
+    },
+  });
+}
+
+async function podIp(selector: string): Promise<string> {
+  const [pod] = await waitPodsReady(cluster.admin, selector, 1);
+  return pod!.ip!;
+}
+
+describe(
+  'the NetworkPolicies of dist/dev enforced on a real single-node cluster (kube-router)',
+  { timeout: 1_200_000 },
+  () => {
+    before(async () => {
+      images = clusterImages();
+      cluster = await startCluster({ images: images.archives });
+      const firstSync = /sync iptables took (\S+)/.exec(cluster.logs('kube-router'))?.[1];
+      figures.push(`cluster start to Ready node ${cluster.startMs} ms`, `kube-router's first sync ${firstSync}`);
+      await createEtcdVolumes(cluster, { statefulSet: 'etcdns-etcd', ordinals: [0], size: '1Gi' });
+      applyKustomization(cluster, writeOverlay(join(distDir, 'dev'), images, NEVER_PULL));
+      dns = await dnsService(cluster.admin, SERVER);
+      try {
+        await timeUntil(
+          'the first SOA answer through the ClusterIP',
+          async () => {
+            await failOnCrashLoop(cluster);
+            const r = await digAt(dns.clusterIp, 53, ZONE, 'SOA');
+            return r.status === 'NOERROR';
+          },
+          240_000,
+          250,
+        );
+        ips.etcd = await podIp(component('etcd'));
+        ips.server = await podIp(component('server-internal'));
+        ips.controller = await podIp(component('controller'));
+        for (const namespace of [NAMESPACE, ELSEWHERE, MONITORING]) await createProbe(namespace);
+        for (const namespace of [NAMESPACE, ELSEWHERE, MONITORING])
+          await waitPodsReady(cluster.admin, `etcdns-test=${PROBE}`, 1, 120_000, namespace);
+      } catch (e) {
+        throw new Error(`${(e as Error).message}\n${diagnose(cluster)}`, { cause: e });
+      }
+    });
+
+    after(async () => {
+      if (cluster) {
+        const notes = await cluster.stop();
+        console.log(`# teardown: ${notes.join('; ') || 'nothing left behind'}`);
+      }
+      await stopAll();
+      const kinds = [...refusals].map(([r, n]) => `${n} ${r}`).join(', ');
+      figures.push(`probes refused ${tally.refused} (${kinds}), allowed ${tally.allowed}`);
+      console.log(`# figures: ${figures.join('; ')}`);
+    });
+
+    test("etcd's client port is refused to pods without etcdns labels (any namespace), while the DNS server and the controller read and publish through it", async () => {
+      for (const from of [NAMESPACE, ELSEWHERE, MONITORING]) assertRefused(from, 'etcd', 2379);
+      // New server and controller pods, whose connections to etcd all open under enforcement (a
+      // connection opened before kube-router had synced a new pod would stay open as established).
+      const t0 = performance.now();
+      cluster.kubectl(['rollout', 'restart', '-n', NAMESPACE, 'deployment/etcdns-controller', `deployment/${SERVER}`]);
+      for (const d of ['etcdns-controller', SERVER])
+        cluster.kubectl(['rollout', 'status', '-n', NAMESPACE, `deployment/${d}`, '--timeout=180s']);
+      ips.server = await podIp(component('server-internal'));
+      ips.controller = await podIp(component('controller'));
+      figures.push(
+        `server and controller restarted under enforcement -> Ready ${Math.round(performance.now() - t0)} ms`,
+      );
+      // The new controller writes the record to etcd and the new server's watch reads it back.
+      const t1 = performance.now();
+      await createLoadBalancerService(cluster.admin, {
+        name: 'web',
+        annotations: { [HOSTNAME]: `web.${ZONE}` },
+        addresses: [{ ip: '10.213.200.80' }],
+      });
+      await timeUntil(
+        'web answered',
+        async () => answerData(await digAt(dns.clusterIp, 53, `web.${ZONE}`), 'A').join() === '10.213.200.80',
+        10_000,
+      );
+      figures.push(`Service create -> answer under enforcement ${Math.round(performance.now() - t1)} ms`);
+    });
+
+    test("etcd's peer port is refused to a pod that is not a member", () => {
+      assertRefused(NAMESPACE, 'etcd', 2380);
+    });
+
+    test('the HTTP ports (metrics, health) are refused from another namespace and accepted from monitoring', () => {
+      for (const [target, port] of [
+        ['etcd', 2381],
+        ['server', 8080],
+        ['controller', 8080],
+      ] as const) {
+        assertRefused(ELSEWHERE, target, port);
+        assertRefused(NAMESPACE, target, port);
+        assertConnects(MONITORING, target, port);
+      }
+    });
+
+    test('DNS is answered to every probe (dnsFrom unset), over UDP through the ClusterIP and the pod address, and TCP', () => {
+      for (const from of [NAMESPACE, ELSEWHERE]) {
+        for (const [address, port] of [
+          [dns.clusterIp, 53],
+          [ips.server!, 5353],
+        ] as const) {
+          const r = exec(from, DNS_PROBE, [address, port, ZONE]);
+          assert.match(r, /^answered \d+$/, `${from} -> ${address}:${port} SOA`);
+          tally.allowed++;
+        }
+        assertConnects(from, 'server', 5353);
+      }
+    });
+
+    test("without etcd's policy the same probe connects to the client port; with it back, refused again", async () => {
+      const file = join(distDir, 'dev', `networkpolicy-${ETCD_POLICY}.yaml`);
+      const connects = async () => tcp(NAMESPACE, ips.etcd!, 2379) === 'connected';
+      try {
+        const t0 = performance.now();
+        cluster.kubectl(['delete', 'networkpolicy', '-n', NAMESPACE, ETCD_POLICY]);
+        await timeUntil('the client port open to the probe', connects, 60_000, 250);
+        figures.push(`policy deleted -> client port open ${Math.round(performance.now() - t0)} ms`);
+        assertConnects(NAMESPACE, 'etcd', 2379);
+      } finally {
+        const t1 = performance.now();
+        cluster.kubectl(['apply', '--server-side', '--field-manager=etcdns-cluster-test', '-f', file]);
+        await timeUntil('the client port refused again', async () => !(await connects()), 60_000, 250);
+        figures.push(`policy created -> enforced ${Math.round(performance.now() - t1)} ms`);
+      }
+      assertRefused(NAMESPACE, 'etcd', 2379);
+      assertRefused(ELSEWHERE, 'etcd', 2379);
+    });
+  },
+);
