@@ -76,6 +76,14 @@ function connection(values: Values, defaultTimeout: number): MemberConnection & 
   };
 }
 
+/**
+ * How long a member that finds no cluster keeps asking before it bootstraps one. A NetworkPolicy
+ * engine admits a new pod's address a moment after the pod starts (kube-router: under a second);
+ * a member whose volume was lost, refused by every member in that moment, would bootstrap beside
+ * the running cluster and never start. Costs the first start of a cluster these seconds.
+ */
+const BOOTSTRAP_GRACE_MS = 10_000;
+
 export type EtcdMemberArgs =
   { role: 'prepare'; options: PrepareOptions } | { role: 'leave'; options: LeaveOptions; kubeconfig?: string } | 'help';
 
@@ -135,6 +143,7 @@ export function parseEtcdMemberArgs(args: string[]): EtcdMemberArgs {
         : { file: values['initial-cluster-file']! },
       configOut: values['config-out']!,
       etcdFlags: dash >= 0 ? args.slice(dash + 1) : [],
+      bootstrapGraceMs: BOOTSTRAP_GRACE_MS,
     },
   };
 }

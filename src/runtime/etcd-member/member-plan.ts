@@ -4,8 +4,9 @@
 //   data directory present        -> restart: etcd resumes from its data (flags about the initial
 //                                    cluster are ignored by etcd then)
 //   no data, no cluster answers   -> bootstrap with the static initial cluster, when this member is
-//                                    one of it; otherwise wait (a member beyond the bootstrap set
-//                                    cannot start a cluster of its own)
+//                                    one of it (the command asks again for a grace period first);
+//                                    otherwise wait (a member beyond the bootstrap set cannot start
+//                                    a cluster of its own)
 //   no data, a cluster answers    -> join: `member add` this member (after `member remove` of an
 //                                    old entry of the same name that has run: its volume was
 //                                    lost), then start with state "existing" and the cluster the

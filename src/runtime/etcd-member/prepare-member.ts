@@ -18,6 +18,8 @@ export interface PrepareOptions extends MemberConnection {
   configOut: string;
   timeoutMs: number;
   etcdFlags: string[];
+  /** With no cluster answering, keep asking this long before bootstrapping one; default 0. */
+  bootstrapGraceMs?: number;
 }
 
 export interface MemberOutcome {
@@ -33,7 +35,8 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Decides, changes the membership if needed, and writes the config file. */
 export async function prepareMember(o: PrepareOptions, open = openCluster): Promise<MemberOutcome> {
   let removed: string | undefined;
-  const deadline = Date.now() + o.timeoutMs;
+  const started = Date.now();
+  const deadline = started + o.timeoutMs;
   // A file (the StatefulSet's ConfigMap) keeps the member count out of the pod template, so
   // changing it scales the StatefulSet without rolling the members that stay.
   const bootstrap = parseCluster(
@@ -47,6 +50,9 @@ export async function prepareMember(o: PrepareOptions, open = openCluster): Prom
       const plan = planMember({ name: o.name, peerUrl: o.peerUrl, hasData, bootstrap, members });
       log(`${plan.action}${'reason' in plan ? `: ${plan.reason}` : ''}`);
       if (plan.action === 'wait') throw new Error(plan.reason);
+      // No answer may mean "not admitted yet" (a NetworkPolicy): wait before starting a cluster.
+      if (plan.action === 'bootstrap' && !members && Date.now() - started < (o.bootstrapGraceMs ?? 0))
+        throw new Error('no member answers yet: bootstrapping after the grace period');
       let initialCluster: string | undefined;
       let state: 'new' | 'existing' = 'existing';
       if (plan.action === 'bootstrap') {
