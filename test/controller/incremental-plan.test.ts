@@ -389,6 +389,15 @@ const rows: [string, Event[], Setup?][] = [
     ],
   ],
   [
+    // Found by the property test: the conflict message listed the other types in arrival order.
+    'a CNAME meets an AAAA and an A that came in the other order',
+    [
+      { op: 'ingress', name: 's0', hosts: ['a.example.org'], ips: ['2001:db8::1'] },
+      lbService('s3', ['a.example.org'], ['10.0.0.1']),
+      { op: 'service', name: 's0', spec: 'external-name', hosts: ['a.example.org'], ips: [], expose: false },
+    ],
+  ],
+  [
     'a name held by another owner, and a parent name with hand-written data',
     [
       lbService('s0', ['taken.example.org', 'x.a.example.org'], ['10.0.0.1']),

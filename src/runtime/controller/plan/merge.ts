@@ -58,7 +58,8 @@ export function mergeRecords(
       const leaderTtl = all.find((r) => resourceId(r.object) === leader)!.ttl;
       if (type === 'CNAME') {
         if (cnameLoses) {
-          const others = [...types.keys()].filter((t) => t !== 'CNAME');
+          // Sorted: the message must not depend on the order the objects' records came in.
+          const others = [...types.keys()].filter((t) => t !== 'CNAME').sort();
           for (const [, object] of resources)
             conflict(
               object,
