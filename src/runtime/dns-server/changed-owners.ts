@@ -3,7 +3,7 @@
 // whose SRV answers list their children. An IXFR then resolves those names only, not the zone.
 // Pure.
 import { labelsOf } from '../../dns/dns-name.ts';
-import { childOf, childrenOf, type IndexNode, type RecordIndex } from './record-index.ts';
+import { childOf, childrenOf, sameEntries, type IndexNode, type RecordIndex } from './record-index.ts';
 
 /** The changed names (canonical), or 'all' when a zone cut (NS under `dns/ns`) changed. */
 export function changedOwners(before: RecordIndex, after: RecordIndex, zone: string): Set<string> | 'all' {
@@ -30,19 +30,10 @@ export function changedOwners(before: RecordIndex, after: RecordIndex, zone: str
           const ca = a && childOf(a, child.label);
           const cb = b && childOf(b, child.label);
           // Same mod revisions all the way down is the common case: skip the subtree.
-          if (ca && cb && ca.size === cb.size && sameSubtree(ca, cb)) continue;
+          if (ca && cb && sameEntries(ca, cb)) continue;
           walk(ca, cb, [child.label, ...labels]);
         }
   };
   walk(before.find(apexLabels), after.find(apexLabels), apexLabels);
   return cutChanged ? 'all' : owners;
-}
-
-function sameSubtree(a: IndexNode, b: IndexNode): boolean {
-  if (a.size !== b.size || !a.entry !== !b.entry || (a.entry && a.modRevision !== b.modRevision)) return false;
-  for (const child of childrenOf(a)) {
-    const other = childOf(b, child.label);
-    if (!other || !sameSubtree(child, other)) return false;
-  }
-  return true;
 }

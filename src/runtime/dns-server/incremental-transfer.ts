@@ -3,7 +3,8 @@
 // new SOA and the records to add, and the new SOA to close.
 import type { ResourceRecord } from './dns-message.ts';
 
-function recordKey(r: ResourceRecord): string {
+/** A record as a comparable string: equal records, equal keys. */
+export function recordKey(r: ResourceRecord): string {
   return JSON.stringify(r);
 }
 

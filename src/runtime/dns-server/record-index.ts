@@ -147,6 +147,15 @@ export function childOf(node: IndexNode, label: string): IndexNode | undefined {
   return node.children?.get(label);
 }
 
+/** Whether two subtrees hold the same stored keys at the same mod revisions. */
+export function sameEntries(mine: IndexNode | undefined, theirs: IndexNode | undefined): boolean {
+  if ((mine?.size ?? 0) !== (theirs?.size ?? 0)) return false;
+  if (!mine || !theirs || mine.size === 0) return true;
+  if (mine.modRevision !== theirs.modRevision || !mine.entry !== !theirs.entry) return false;
+  for (const child of childrenOf(mine)) if (!sameEntries(child, theirs.children?.get(child.label))) return false;
+  return true;
+}
+
 export class RecordIndex {
   readonly prefix: string;
   /** The etcd revision this copy reflects. */
@@ -364,19 +373,12 @@ export class RecordIndex {
 
   /** Whether a zone holds the same keys at the same mod revisions in both copies, decoded or skipped. */
   private zoneContentEquals(other: RecordIndex, zone: string, zonePath: readonly string[]): boolean {
-    const walk = (mine: IndexNode | undefined, theirs: IndexNode | undefined): boolean => {
-      if ((mine?.size ?? 0) !== (theirs?.size ?? 0)) return false;
-      if (!mine || !theirs || mine.size === 0) return true;
-      if (mine.modRevision !== theirs.modRevision || !mine.entry !== !theirs.entry) return false;
-      for (const child of childrenOf(mine)) if (!walk(child, theirs.children?.get(child.label))) return false;
-      return true;
-    };
     const node = (index: RecordIndex) => {
       let n: IndexNode | undefined = index.root;
       for (const label of zonePath) n = n?.children?.get(label);
       return n;
     };
-    if (!walk(node(this), node(other))) return false;
+    if (!sameEntries(node(this), node(other))) return false;
     const skippedIn = (index: RecordIndex) =>
       [...index.skippedKeys].filter(([key]) => isInZone(index.nameOf(key), zone)).map(([key, p]) => `${key} ${p}`);
     const mine = skippedIn(this);

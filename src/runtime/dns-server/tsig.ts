@@ -12,6 +12,9 @@ export interface TsigKey {
   secret: Buffer;
 }
 
+/** Seconds of clock difference our signatures allow (RFC 8945 10 recommends 300). */
+const FUDGE = 300;
+
 export const TSIG_ERROR = { NOERROR: 0, BADSIG: 16, BADKEY: 17, BADTIME: 18 } as const;
 const HASHES: Record<string, string> = { 'hmac-sha256.': 'sha256', 'hmac-sha512.': 'sha512', 'hmac-sha1.': 'sha1' };
 
@@ -224,14 +227,13 @@ export class TsigSigner {
 
   sign(msg: Buffer, error = 0, other: Buffer = Buffer.alloc(0)): Buffer {
     const time = this.now();
-    const fudge = 300;
     const tail = this.first
-      ? variables(this.key, time, fudge, error, other)
-      : Buffer.concat([time48(time), u16(fudge)]);
+      ? variables(this.key, time, FUDGE, error, other)
+      : Buffer.concat([time48(time), u16(FUDGE)]);
     this.first = false;
     const mac = hmac(this.key, [u16(this.previous.length), this.previous, msg, tail]);
     this.previous = mac;
-    return append(msg, tsigRecord(this.key, time, fudge, mac, msg.readUInt16BE(0), error, other));
+    return append(msg, tsigRecord(this.key, time, FUDGE, mac, msg.readUInt16BE(0), error, other));
   }
 }
 
@@ -251,10 +253,9 @@ export function serverTime(now: number): Buffer {
 
 /** Signs a request of ours (NOTIFY): the MAC covers the message and all variables (RFC 8945 4.3.1). */
 export function signRequest(msg: Buffer, key: TsigKey, now: number): { signed: Buffer; mac: Buffer } {
-  const fudge = 300;
   const empty = Buffer.alloc(0);
-  const mac = hmac(key, [msg, variables(key, now, fudge, 0, empty)]);
-  return { signed: append(msg, tsigRecord(key, now, fudge, mac, msg.readUInt16BE(0), 0, empty)), mac };
+  const mac = hmac(key, [msg, variables(key, now, FUDGE, 0, empty)]);
+  return { signed: append(msg, tsigRecord(key, now, FUDGE, mac, msg.readUInt16BE(0), 0, empty)), mac };
 }
 
 /**

@@ -14,7 +14,7 @@ import { changedOwners } from './changed-owners.ts';
 import { resolve, soaRecord, type ResolverData } from './resolver.ts';
 import { encodeAnswer, encodeError, patchFor } from './response-encoder.ts';
 import type { ServerMetrics, Transport } from './server-metrics.ts';
-import { incrementalTransfer } from './incremental-transfer.ts';
+import { incrementalTransfer, recordKey } from './incremental-transfer.ts';
 import { soaSerialOffset, wireSerial } from './soa-serial.ts';
 import { decideTransfer, type TransferPolicy } from './transfer-acl.ts';
 import type { TransferStatus } from './transfer-status.ts';
@@ -30,10 +30,6 @@ const WILDCARD_PROBE = 'etcdns--wildcard--probe';
 /** Room left in each 64 KiB message for the TSIG record. */
 const MESSAGE_LIMIT = 65535 - 512;
 const FIRST_CHUNK = 256;
-
-function recordKey(r: ResourceRecord): string {
-  return JSON.stringify(r);
-}
 
 /** The records of one name as the resolver answers them (owner = the name; CNAME chases left out). */
 function recordsOf(data: ResolverData, name: string, owner: string): ResourceRecord[] {
