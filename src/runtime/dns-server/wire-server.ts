@@ -3,7 +3,7 @@
 // content is the query handler's; this file only moves bytes and never lets a client crash it.
 import { createSocket, type Socket } from 'node:dgram';
 import { createServer, type Server, type Socket as TcpSocket } from 'node:net';
-import { isIPv6 } from 'node:net';
+import { isIP, isIPv6 } from 'node:net';
 import { lookup } from 'node:dns';
 import type { QueryHandler, Reply } from './query-handler.ts';
 
@@ -82,13 +82,15 @@ export async function startWireServer(options: WireServerOptions): Promise<WireS
 async function bindBoth(options: WireServerOptions): Promise<WireServer> {
   const { host, port, handler, udpReplyFilter: filter } = options;
   // Replies go to the address a query came from, always an IP: skip dns.lookup (a regex and a
-  // tick per packet). Only the listen address, which may be a host name, is looked up.
+  // tick per packet). Only a listen address that is a host name is looked up; an IP listen
+  // address is also the client's address on loopback, so the test is "a name", not "the host".
+  const hostIsName = isIP(host) === 0;
   const udp = createSocket({
     type: isIPv6(host) ? 'udp6' : 'udp4',
     // dgram passes the family as a number (4 or 6), whatever @types/node says.
     lookup: (address, family, callback) => {
       const f = family as unknown as number;
-      if (address === host) lookup(address, f, callback);
+      if (hostIsName && address === host) lookup(address, f, callback);
       else callback(null, address, f);
     },
   });
