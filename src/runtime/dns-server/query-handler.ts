@@ -42,7 +42,10 @@ export function sizeLimit(transport: Transport, edns: Edns | undefined, maxUdp: 
   if (transport === 'tcp') return TCP_LIMIT;
   if (!edns) return 512;
   const wanted = Math.min(Math.max(edns.payloadSize, 512), maxUdp);
-  return UDP_BUCKETS.filter((b) => b <= wanted).pop() ?? 512;
+  // Per query: a loop, not filter(), which allocates an array each time.
+  let limit = 512;
+  for (const b of UDP_BUCKETS) if (b <= wanted) limit = b;
+  return limit;
 }
 
 function rcodeOf(reply: Buffer): number {

@@ -3,7 +3,11 @@
 
 type Labels = Record<string, string>;
 
+/** The default label set: its key is known, which keeps per-query observations cheap. */
+const NO_LABELS: Labels = Object.freeze({});
+
 function labelKey(labels: Labels): string {
+  if (labels === NO_LABELS) return '';
   return Object.keys(labels)
     .sort()
     .map((k) => `${k}="${String(labels[k]).replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`)
@@ -28,7 +32,7 @@ abstract class LabeledValue implements Metric {
     this.name = name;
     this.help = help;
   }
-  get(labels: Labels = {}): number {
+  get(labels: Labels = NO_LABELS): number {
     return this.values.get(labelKey(labels)) ?? 0;
   }
   render(): string[] {
@@ -40,7 +44,7 @@ abstract class LabeledValue implements Metric {
 
 export class Counter extends LabeledValue {
   protected readonly type = 'counter';
-  inc(labels: Labels = {}, by = 1): void {
+  inc(labels: Labels = NO_LABELS, by = 1): void {
     const key = labelKey(labels);
     this.values.set(key, (this.values.get(key) ?? 0) + by);
   }
@@ -48,7 +52,7 @@ export class Counter extends LabeledValue {
 
 export class Gauge extends LabeledValue {
   protected readonly type = 'gauge';
-  set(value: number, labels: Labels = {}): void {
+  set(value: number, labels: Labels = NO_LABELS): void {
     this.values.set(labelKey(labels), value);
   }
 }
@@ -64,7 +68,7 @@ export class Histogram implements Metric {
     this.help = help;
     this.buckets = buckets;
   }
-  observe(value: number, labels: Labels = {}): void {
+  observe(value: number, labels: Labels = NO_LABELS): void {
     const key = labelKey(labels);
     let d = this.data.get(key);
     if (!d) {
