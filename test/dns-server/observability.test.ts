@@ -36,6 +36,12 @@ function assertProcessMetrics(page: string, series: number, startedBefore: numbe
   assert.ok(start >= startedBefore - 5 && start <= Date.now() / 1000, `start ${start}`);
 }
 
+/** Collections are a histogram by kind, typed once, under the name Node's Prometheus clients use. */
+function assertGcHistogram(page: string): void {
+  const typed = page.split('\n').filter((l) => l === '# TYPE nodejs_gc_duration_seconds histogram');
+  assert.equal(typed.length, 1, 'nodejs_gc_duration_seconds typed once');
+}
+
 let etcd: EtcdHandle;
 before(async () => {
   etcd = await startEtcd();
@@ -47,6 +53,19 @@ describe('process metrics on /metrics', () => {
     const startedBefore = Date.now() / 1000;
     const server = await startEtcdnsServer({ etcdEndpoints: etcd.endpoints, zones: ['example.org'] });
     assertProcessMetrics((await server.http('/metrics')).body, 1, startedBefore);
+    await server.stop();
+  });
+
+  test('etcdns server exports its garbage collections: the full one after the first load is a major one', async () => {
+    const server = await startEtcdnsServer({ etcdEndpoints: etcd.endpoints, zones: ['example.org'] });
+    // Observations arrive a moment after the collection (the observer is called asynchronously).
+    const page = await waitFor('a major collection on /metrics', async () => {
+      const body = (await server.http('/metrics')).body;
+      return metricSum(body, 'nodejs_gc_duration_seconds_count', 'kind="major"') >= 1 ? body : undefined;
+    });
+    assertGcHistogram(page);
+    const seconds = metricSum(page, 'nodejs_gc_duration_seconds_sum');
+    assert.ok(seconds > 0 && seconds < 10, `gc seconds ${seconds}`);
     await server.stop();
   });
 
@@ -90,6 +109,7 @@ current-context: none
       return r?.status === 200 ? r.body : undefined;
     });
     assertProcessMetrics(page, 1, startedBefore);
+    assertGcHistogram(page);
     await controller.stop();
   });
 });

@@ -4,6 +4,7 @@ import type { Etcd3 } from 'etcd3';
 import type { ControllerConfig } from '../../config/controller-config.ts';
 import { createEtcdClient } from '../shared/etcd-client.ts';
 import { createLogger, type Logger } from '../shared/log.ts';
+import { observeGarbageCollection } from '../shared/gc-metrics.ts';
 import { Controller } from './controller.ts';
 import { controllerMetrics, type ControllerMetrics } from './controller-metrics.ts';
 import { podIdentity } from './controller-options.ts';
@@ -35,6 +36,7 @@ export function assembleController(
   const kube = new KubeClient(loadKubeTarget(config.kubeconfig));
   const etcd = createEtcdClient(config.etcd);
   const metrics = controllerMetrics();
+  const stopGcObserver = observeGarbageCollection(metrics.registry);
   const cache = new ClusterCache(kube, {
     ...(config.namespace ? { namespace: config.namespace } : {}),
     sources: config.sources ?? ['service', 'ingress'],
@@ -82,6 +84,7 @@ export function assembleController(
     metrics,
     log,
     stop: async () => {
+      stopGcObserver();
       await controller.stop();
       await elector?.stop();
       cache.stop();

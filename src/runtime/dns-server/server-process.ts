@@ -5,6 +5,7 @@ import { normalizePrefix, DEFAULT_PREFIX } from '../shared/skydns-key.ts';
 import { etcdClientOptions } from '../shared/etcd-client.ts';
 import { startHttpServer, type Readiness } from '../shared/http-server.ts';
 import { createLogger, type Logger } from '../shared/log.ts';
+import { observeGarbageCollection } from '../shared/gc-metrics.ts';
 import { Etcd3, type IOptions } from 'etcd3';
 import { AnswerCache } from './answer-cache.ts';
 import { changedNames } from './answer-scope.ts';
@@ -132,6 +133,7 @@ export async function startDnsServer(
   let folded = { hits: 0, misses: 0 };
   // The soak (bench:faults) reads the V8 heap's slope here, next to process_resident_memory_bytes.
   const heapUsed = metrics.registry.gauge('etcdns_dns_heap_used_bytes', 'V8 heap in use, bytes.');
+  const stopGcObserver = observeGarbageCollection(metrics.registry);
   metrics.registry.beforeRender(() => {
     heapUsed.set(process.memoryUsage().heapUsed);
     metrics.cacheHits.inc({}, cache.hits - folded.hits);
@@ -206,6 +208,7 @@ export async function startDnsServer(
     metrics,
     stop: async () => {
       clearInterval(statusTimer);
+      stopGcObserver();
       await opened.close();
       await notifier?.stop();
       await store.stop();
