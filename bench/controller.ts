@@ -307,6 +307,13 @@ if (churned.length > 0) {
       `${fmt(r.rssMiB)} / ${fmt(r.peakRssMiB)}`,
       ours && r.services <= 10_000 ? '<= 170' : '',
     ]);
+    if (r.gc) {
+      rows.push([
+        `${at}: controller GC while probing: major, > 100 ms, total ms`,
+        `${r.gc.major}, ${r.gc.over100ms}, ${fmt(r.gc.totalMs)}`,
+        '',
+      ]);
+    }
     rows.push([`${at}: churn writes done, per s`, `${r.churnWrites}, ${fmt(r.churnPerSecond)}`, rate]);
   }
 }

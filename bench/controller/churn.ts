@@ -10,6 +10,7 @@ import { startExternalDns } from '../../test/support/external-dns.ts';
 import type { KubeHandle } from '../../test/support/kube-apiserver.ts';
 import { freePort } from '../../test/support/ports.ts';
 import { startProcess, waitFor, type ManagedProcess } from '../../test/support/process.ts';
+import { metricSum } from '../../test/support/metrics-text.ts';
 import { nodeBin } from '../../test/support/tools.ts';
 import { percentile } from '../dns/stats.ts';
 import { answerPoller } from './answer-poller.ts';
@@ -41,6 +42,8 @@ export interface ChurnResult {
   churnPerSecond: number;
   rssMiB: number;
   peakRssMiB: number;
+  /** Our controller's garbage collections while the probes ran (nodejs_gc_duration_seconds). */
+  gc?: GcPauses;
   /** Set when the run gave up (a probe or the first sync timed out). */
   failed?: string;
 }
@@ -54,6 +57,34 @@ export interface ChurnOptions {
   probes: number;
   ratePerSecond: number;
   timeoutMs: number;
+}
+
+export interface GcPauses {
+  major: number;
+  /** Collections of any kind longer than 100 ms: each holds every change back that long. */
+  over100ms: number;
+  /** All collections' time, ms. */
+  totalMs: number;
+}
+
+function gcTotals(page: string) {
+  const name = 'nodejs_gc_duration_seconds';
+  return {
+    major: metricSum(page, `${name}_count`, 'kind="major"'),
+    count: metricSum(page, `${name}_count`),
+    upTo100ms: metricSum(page, `${name}_bucket`, 'le="0.1"'),
+    seconds: metricSum(page, `${name}_sum`),
+  };
+}
+
+/** What changed between two /metrics pages. */
+function gcPauses(before: string, after: string): GcPauses {
+  const [a, b] = [gcTotals(before), gcTotals(after)];
+  return {
+    major: b.major - a.major,
+    over100ms: b.count - b.upTo100ms - (a.count - a.upTo100ms),
+    totalMs: (b.seconds - a.seconds) * 1000,
+  };
 }
 
 export function rssMiB(pid: number): { rss: number; peak: number } {
@@ -108,22 +139,25 @@ export async function churnRun(o: ChurnOptions): Promise<ChurnResult> {
   const coredns = await startCoreDns(etcdCorefile({ zones: [ZONE], endpoints: etcd.endpoints }));
   const host = `${PROBE}.${ZONE}`;
   const started = performance.now();
-  const proc =
+  const ourController =
     controller.kind === 'etcdns'
-      ? (await startOurController(controller.bin, o.kube.kubeconfigFile, etcd.endpoints)).proc
-      : await startExternalDns({
-          kubeconfigFile: o.kube.kubeconfigFile,
-          etcdEndpoints: etcd.endpoints,
-          args: [
-            '--source=service',
-            `--domain-filter=${ZONE}`,
-            '--txt-owner-id=bench',
-            '--registry=txt',
-            '--policy=sync',
-            '--events',
-            '--interval=1m',
-          ],
-        });
+      ? await startOurController(controller.bin, o.kube.kubeconfigFile, etcd.endpoints)
+      : undefined;
+  const proc =
+    ourController?.proc ??
+    (await startExternalDns({
+      kubeconfigFile: o.kube.kubeconfigFile,
+      etcdEndpoints: etcd.endpoints,
+      args: [
+        '--source=service',
+        `--domain-filter=${ZONE}`,
+        '--txt-owner-id=bench',
+        '--registry=txt',
+        '--policy=sync',
+        '--events',
+        '--interval=1m',
+      ],
+    }));
   const kv = etcd.client();
   const result: ChurnResult = {
     controller: controller.label,
@@ -170,6 +204,7 @@ export async function churnRun(o: ChurnOptions): Promise<ChurnResult> {
     })();
     const ours: number[] = [];
     const theirs: number[] = [];
+    const metricsBefore = await ourController?.metrics();
     for (let k = 1; k <= o.probes; k++) {
       const ip = `10.250.${k >> 8}.${k & 255}`;
       const t0 = performance.now();
@@ -183,6 +218,7 @@ export async function churnRun(o: ChurnOptions): Promise<ChurnResult> {
     }
     result.etcdns = summary(ours);
     result.coredns = summary(theirs);
+    if (ourController && metricsBefore) result.gc = gcPauses(metricsBefore, await ourController.metrics());
   } catch (err) {
     result.failed = (err as Error).message;
     process.stderr.write(`--- ${controller.label} output ---\n${proc.logs().slice(-3000)}\n`);
