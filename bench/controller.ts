@@ -31,6 +31,7 @@ import {
   startOurController as startController,
   summary,
   ZONE,
+  EXTERNAL_DNS_ARGS,
   type ChurnResult,
   type ControllerSpec,
 } from './controller/churn.ts';
@@ -82,15 +83,7 @@ async function propagation(
       : await startExternalDns({
           kubeconfigFile: kube.kubeconfigFile,
           etcdEndpoints: etcd.endpoints,
-          args: [
-            '--source=service',
-            `--domain-filter=${ZONE}`,
-            '--txt-owner-id=bench',
-            '--registry=txt',
-            '--policy=sync',
-            '--events',
-            '--interval=1m',
-          ],
+          args: EXTERNAL_DNS_ARGS,
         });
   await createServices(core, [name], ZONE);
   const poll = answerPoller(server.port);

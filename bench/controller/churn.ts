@@ -19,6 +19,17 @@ import type { KubeWriter } from './kube-writer.ts';
 export const ZONE = 'bench.example.org';
 export const PROBE = 'probe';
 
+/** external-dns as the benchmarks run it: Services only, TXT registry, reacting to watch events. */
+export const EXTERNAL_DNS_ARGS = [
+  '--source=service',
+  `--domain-filter=${ZONE}`,
+  '--txt-owner-id=bench',
+  '--registry=txt',
+  '--policy=sync',
+  '--events',
+  '--interval=1m',
+];
+
 /** Our controller from a checkout (`bin`: its bin/etcdns.js), or external-dns. */
 export type ControllerSpec = { label: string; kind: 'etcdns'; bin: string } | { label: string; kind: 'external-dns' };
 
@@ -148,15 +159,7 @@ export async function churnRun(o: ChurnOptions): Promise<ChurnResult> {
     (await startExternalDns({
       kubeconfigFile: o.kube.kubeconfigFile,
       etcdEndpoints: etcd.endpoints,
-      args: [
-        '--source=service',
-        `--domain-filter=${ZONE}`,
-        '--txt-owner-id=bench',
-        '--registry=txt',
-        '--policy=sync',
-        '--events',
-        '--interval=1m',
-      ],
+      args: EXTERNAL_DNS_ARGS,
     }));
   const kv = etcd.client();
   const result: ChurnResult = {
