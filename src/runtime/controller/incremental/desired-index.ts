@@ -10,6 +10,8 @@ export class DesiredIndex {
   private readonly objects = new Map<string, ObjectRecords>();
   /** Per view: name -> ids of the objects with records there. */
   private readonly byName: Map<string, Set<string>>[];
+  /** Ids of the objects with problems: every sync reports them, and a scan of all is O(cluster). */
+  private readonly withProblems = new Set<string>();
 
   constructor(viewCount: number) {
     this.byName = Array.from({ length: viewCount }, () => new Map());
@@ -17,6 +19,7 @@ export class DesiredIndex {
 
   clear(): void {
     this.objects.clear();
+    this.withProblems.clear();
     for (const names of this.byName) names.clear();
   }
 
@@ -33,6 +36,8 @@ export class DesiredIndex {
       }
     });
     const keep = next && (next.problems.length > 0 || next.views.some((v) => v.decisions.length > 0));
+    if (keep && next.problems.length > 0) this.withProblems.add(id);
+    else this.withProblems.delete(id);
     if (!keep) {
       this.objects.delete(id);
       return touched;
@@ -71,6 +76,6 @@ export class DesiredIndex {
   }
 
   problems(): Problem[] {
-    return [...this.objects.values()].flatMap((o) => o.problems);
+    return [...this.withProblems].flatMap((id) => this.objects.get(id)!.problems);
   }
 }
