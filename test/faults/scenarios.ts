@@ -417,6 +417,18 @@ export function soak(load: LoadOptions, minutes: number, windowSeconds: number, 
       extra.controllerRssMiB = Number(samples[samples.length - 1]!.controllerRss.toFixed(1));
       extra.controllerRssSlopeMiBPer10Min = slope((s) => s.controllerRss);
       extra.controllerHeapSlopeMiBPer10Min = slope((s) => s.controllerHeap);
+      // Means of the first and the last `compareMinutes`: a step shows here, a slope may hide it.
+      const edge = compareMinutes * 60_000;
+      const firstLast = (f: (s: Sample) => number) => {
+        const mean = (xs: Sample[]) => xs.reduce((sum, x) => sum + f(x), 0) / Math.max(1, xs.length);
+        const end = samples[samples.length - 1]!.t;
+        const [a, b] = [mean(samples.filter((x) => x.t <= edge)), mean(samples.filter((x) => x.t >= end - edge))];
+        return `${a.toFixed(1)} -> ${b.toFixed(1)}`;
+      };
+      extra.serverRssFirstLastMiB = firstLast((x) => x.serverRss);
+      extra.serverHeapFirstLastMiB = firstLast((x) => x.serverHeap);
+      extra.controllerRssFirstLastMiB = firstLast((x) => x.controllerRss);
+      extra.controllerHeapFirstLastMiB = firstLast((x) => x.controllerHeap);
       const [first, last] = [steady[0] ?? samples[0]!, samples[samples.length - 1]!];
       extra.serverSockets = `${first.serverSockets} -> ${last.serverSockets}`;
       extra.controllerSockets = `${first.controllerSockets} -> ${last.controllerSockets}`;
