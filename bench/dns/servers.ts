@@ -1,8 +1,13 @@
-// The three servers under test, each on its own loopback port, serving the same records:
-// etcdns and CoreDNS (etcd plugin + `cache 30`) from etcd, Knot from a zone file.
+// The servers under test, each on its own loopback port, serving the same records: etcdns and
+// CoreDNS (etcd plugin + `cache 30`) from etcd, Knot from a zone file; and the Node floor
+// (node-floor.ts), which serves no records at all and only shows what Node costs per query.
+import { join } from 'node:path';
 import { etcdCorefile, startCoreDns } from '../../test/support/coredns.ts';
 import { startEtcdnsServer } from '../../test/support/etcdns-server.ts';
 import { startKnot } from '../../test/support/knot.ts';
+import { freePort } from '../../test/support/ports.ts';
+import { startProcess, waitFor } from '../../test/support/process.ts';
+import { nodeBin, repoRoot } from '../../test/support/tools.ts';
 import type { ServerName } from './report.ts';
 import { zoneFile, type RecordSet } from './record-set.ts';
 
@@ -43,6 +48,12 @@ export async function startBenchServer(name: ServerName, ctx: ServerContext): Pr
     case 'knot': {
       const s = await startKnot({ zones: [{ name: zone, text: zoneFile(ctx.set) }] });
       return { name, port: s.port, pid: s.process.pid, stop: s.stop };
+    }
+    case 'node-floor': {
+      const port = await freePort();
+      const p = startProcess('node-floor', nodeBin, [join(repoRoot, 'bench', 'dns', 'node-floor.ts'), String(port)]);
+      await waitFor('node-floor listening', () => (p.logs().includes('listening') ? true : undefined));
+      return { name, port, pid: p.pid, stop: () => p.stop().then(() => undefined) };
     }
   }
 }

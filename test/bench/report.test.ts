@@ -19,26 +19,37 @@ const m = (server: Measurement['server'], mode: Measurement['mode'], qps: number
   rateLost: 0,
 });
 
-test('targets: QPS >= CoreDNS, >= 0.3x Knot, p99 <= CoreDNS, per mode', async (t) => {
+// m() makes CPU per query 1e6 / QPS, so a QPS ratio r is a CPU ratio 1 / r.
+test('targets: QPS >= CoreDNS, >= 0.3x Knot, p99 <= CoreDNS, >= 0.8x Knot, CPU/q <= 1.5x Knot, per mode', async (t) => {
   const cases = [
     {
-      name: 'all met',
+      name: 'issue 4 met, issue 13 not (0.31x Knot)',
       ms: [m('etcdns', 'pinned', 50000, 0.2), m('coredns', 'pinned', 40000, 0.3), m('knot', 'pinned', 160000, 0.1)],
-      met: [true, true, true],
+      met: [true, true, true, false, false],
     },
     {
       name: 'slower than CoreDNS, under 0.3x Knot, worse p99',
       ms: [m('etcdns', 'pinned', 30000, 0.5), m('coredns', 'pinned', 40000, 0.3), m('knot', 'pinned', 160000, 0.1)],
-      met: [false, false, false],
+      met: [false, false, false, false, false],
     },
     {
-      name: 'exactly on the thresholds counts as met',
+      name: 'exactly on the thresholds counts as met (0.3x Knot)',
       ms: [
         m('etcdns', 'unpinned', 48000, 0.3),
         m('coredns', 'unpinned', 48000, 0.3),
         m('knot', 'unpinned', 160000, 0.1),
       ],
-      met: [true, true, true],
+      met: [true, true, true, false, false],
+    },
+    {
+      name: '0.8x Knot: QPS met, CPU 1.25x Knot met',
+      ms: [m('etcdns', 'pinned', 80000, 0.2), m('coredns', 'pinned', 40000, 0.3), m('knot', 'pinned', 100000, 0.1)],
+      met: [true, true, true, true, true],
+    },
+    {
+      name: '0.6x Knot: CPU 1.67x Knot, neither met',
+      ms: [m('etcdns', 'pinned', 60000, 0.2), m('coredns', 'pinned', 40000, 0.3), m('knot', 'pinned', 100000, 0.1)],
+      met: [true, true, true, false, false],
     },
   ];
   for (const c of cases) {
@@ -69,8 +80,22 @@ test('the table lists every measurement and the ratios', () => {
     m('knot', 'pinned', 100000, 0.1),
   ]);
   assert.match(text, /\| pinned \| etcdns +\| +50000 \|/);
-  assert.match(text, /\| pinned \| +1\.25 \| +0\.50 \| +0\.50 \| +0\.80 \|/);
+  // QPS and p99 against CoreDNS, QPS against Knot, CPU against CoreDNS and Knot; no floor: "-".
+  assert.match(text, /\| pinned \| +1\.25 \| +0\.50 \| +0\.50 \| +0\.80 \| +2\.00 \| +- \| +- \| +- \|/);
   assert.match(text, /^met +QPS >= CoreDNS \(pinned\): 1\.25$/m);
+  assert.match(text, /^NOT met +CPU\/q <= 1\.5x Knot \(pinned\): 2\.00$/m);
+});
+
+test('with the Node floor measured: ours against the floor, and the floor against Knot', () => {
+  const [r] = ratios([
+    m('etcdns', 'pinned', 40000, 0.2),
+    m('coredns', 'pinned', 30000, 0.4),
+    m('knot', 'pinned', 100000, 0.1),
+    m('node-floor', 'pinned', 50000, 0.1),
+  ]);
+  assert.equal(r!.qpsVsFloor, 0.8);
+  assert.equal(r!.cpuVsFloor, 1.25);
+  assert.equal(r!.floorCpuVsKnot, 2);
 });
 
 test('percentiles are nearest-rank; the median of runs ignores one outlier', async (t) => {
