@@ -174,7 +174,7 @@ async function main(): Promise<void> {
     });
     servers.push(s);
     // The floor answers every name alike on purpose: it serves no records, it measures Node.
-    if (name !== 'node-floor') await checkAnswers(s, set);
+    if (s.records !== 'none') await checkAnswers(s, set);
   }
 
   const measurements: Measurement[] = [];
@@ -221,9 +221,8 @@ async function main(): Promise<void> {
         for (const [code, n] of Object.entries(r.rcodes)) f.rcodes[code] = (f.rcodes[code] ?? 0) + n;
         flood.set(s.name, f);
 
-        // Only etcdns and CoreDNS read etcd: Knot serves a zone file, the floor serves nothing.
-        const readsEtcd = s.name === 'etcdns' || s.name === 'coredns';
-        for (const writesPerSecond of readsEtcd ? config.churn : []) {
+        // etcd changes reach only the servers that read etcd (not Knot's zone file, not the floor).
+        for (const writesPerSecond of s.records === 'etcd' ? config.churn : []) {
           for (const target of config.churnTargets) {
             log(
               `${mode} run ${run}/${config.runs}: ${s.name} flood ${config.seconds}s, ${writesPerSecond} changes/s to ${target} names`,

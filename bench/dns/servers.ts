@@ -13,6 +13,8 @@ import { zoneFile, type RecordSet } from './record-set.ts';
 
 export interface BenchServer {
   name: ServerName;
+  /** Where its answers come from: only etcd's readers see churn, only a server of records is checked. */
+  records: 'etcd' | 'zone file' | 'none';
   port: number;
   pid: number;
   stop(): Promise<void>;
@@ -36,24 +38,24 @@ export async function startBenchServer(name: ServerName, ctx: ServerContext): Pr
         prefix: ctx.prefix,
         args: ctx.etcdnsArgs,
       });
-      return { name, port: s.port, pid: s.process.pid, stop: s.stop };
+      return { name, records: 'etcd', port: s.port, pid: s.process.pid, stop: s.stop };
     }
     case 'coredns': {
       const s = await startCoreDns(
         etcdCorefile({ zones: [zone], endpoints: ctx.etcdEndpoints, prefix: ctx.prefix, cacheSeconds: 30 }),
         zone,
       );
-      return { name, port: s.port, pid: s.process.pid, stop: s.stop };
+      return { name, records: 'etcd', port: s.port, pid: s.process.pid, stop: s.stop };
     }
     case 'knot': {
       const s = await startKnot({ zones: [{ name: zone, text: zoneFile(ctx.set) }] });
-      return { name, port: s.port, pid: s.process.pid, stop: s.stop };
+      return { name, records: 'zone file', port: s.port, pid: s.process.pid, stop: s.stop };
     }
     case 'node-floor': {
       const port = await freePort();
       const p = startProcess('node-floor', nodeBin, [join(repoRoot, 'bench', 'dns', 'node-floor.ts'), String(port)]);
       await waitFor('node-floor listening', () => (p.logs().includes('listening') ? true : undefined));
-      return { name, port, pid: p.pid, stop: () => p.stop().then(() => undefined) };
+      return { name, records: 'none', port, pid: p.pid, stop: () => p.stop().then(() => undefined) };
     }
   }
 }
