@@ -36,7 +36,7 @@ export class DesiredIndex {
       }
     });
     const keep = next && (next.problems.length > 0 || next.views.some((v) => v.decisions.length > 0));
-    if (keep && next.problems.length > 0) this.withProblems.add(id);
+    if (next && next.problems.length > 0) this.withProblems.add(id);
     else this.withProblems.delete(id);
     if (!keep) {
       this.objects.delete(id);
