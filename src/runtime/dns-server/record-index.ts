@@ -250,7 +250,10 @@ export class RecordIndex {
     const bytes = typeof value === 'string' ? Buffer.byteLength(value) : value.length;
     const before = namePathSkip(path) ?? valueSizeSkip(bytes, this.limits);
     if (before) return this.skip(key, path, before, modRevision);
-    const decoded = decodeEntry(typeof value === 'string' ? value : Buffer.from(value).toString());
+    // A view, not a copy, of the bytes (a load turns every value into text).
+    const text =
+      typeof value === 'string' ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString();
+    const decoded = decodeEntry(text);
     if (!decoded.ok) return this.skip(key, path, { reason: 'undecodable', error: decoded.error }, modRevision);
 
     // The deepest node that exists on the path; the per-name limit before anything is made, so a

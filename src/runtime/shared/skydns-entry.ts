@@ -17,15 +17,21 @@ export interface SkyDnsEntry {
   resource?: string;
 }
 
-const NUMBER_FIELDS = ['port', 'priority', 'weight', 'ttl', 'targetstrip'] as const;
-const STRING_FIELDS = ['host', 'text', 'group', 'owner', 'resource'] as const;
+type NumberField = 'port' | 'priority' | 'weight' | 'ttl' | 'targetstrip';
+type StringField = 'host' | 'text' | 'group' | 'owner' | 'resource';
+const FIELD_KINDS: ReadonlyMap<string, 'number' | 'string' | 'boolean'> = new Map([
+  ...(['port', 'priority', 'weight', 'ttl', 'targetstrip'] as const).map((f) => [f, 'number'] as const),
+  ...(['host', 'text', 'group', 'owner', 'resource'] as const).map((f) => [f, 'string'] as const),
+  ['mail', 'boolean'] as const,
+]);
 
 export type DecodeResult = { ok: true; entry: SkyDnsEntry } | { ok: false; error: string };
 
 /**
  * Decodes a stored value. An entry with neither host nor text decodes but is unusable;
  * callers decide (the server ignores it). A value that is not a JSON object, or a field of the
- * wrong type, is an error naming the field.
+ * wrong type, is an error naming the field. A load decodes every key, so this walks the parsed
+ * object once, without copies of its fields.
  */
 export function decodeEntry(raw: string): DecodeResult {
   let parsed: unknown;
@@ -37,28 +43,25 @@ export function decodeEntry(raw: string): DecodeResult {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     return { ok: false, error: 'not a JSON object' };
   }
-  const fields = new Map<string, unknown>();
-  for (const [k, v] of Object.entries(parsed)) fields.set(k.toLowerCase(), v);
-
   const entry: SkyDnsEntry = {};
-  for (const name of STRING_FIELDS) {
-    const v = fields.get(name);
+  const fields = parsed as Record<string, unknown>;
+  for (const key in fields) {
+    const v = fields[key];
     if (v === undefined || v === null) continue;
-    if (typeof v !== 'string') return { ok: false, error: `field "${name}" must be a string` };
-    entry[name] = v;
-  }
-  for (const name of NUMBER_FIELDS) {
-    const v = fields.get(name);
-    if (v === undefined || v === null) continue;
-    if (typeof v !== 'number' || !Number.isInteger(v)) {
-      return { ok: false, error: `field "${name}" must be an integer` };
+    // Most values are written lower-case already; only others pay for the lower-casing.
+    const name = FIELD_KINDS.has(key) ? key : key.toLowerCase();
+    const kind = FIELD_KINDS.get(name);
+    if (kind === 'string') {
+      if (typeof v !== 'string') return { ok: false, error: `field "${name}" must be a string` };
+      entry[name as StringField] = v;
+    } else if (kind === 'number') {
+      if (typeof v !== 'number' || !Number.isInteger(v))
+        return { ok: false, error: `field "${name}" must be an integer` };
+      entry[name as NumberField] = v;
+    } else if (kind === 'boolean') {
+      if (typeof v !== 'boolean') return { ok: false, error: 'field "mail" must be a boolean' };
+      entry.mail = v;
     }
-    entry[name] = v;
-  }
-  const mail = fields.get('mail');
-  if (mail !== undefined && mail !== null) {
-    if (typeof mail !== 'boolean') return { ok: false, error: 'field "mail" must be a boolean' };
-    entry.mail = mail;
   }
   return { ok: true, entry };
 }
