@@ -21,6 +21,7 @@ import { processTreeCpuSeconds } from './dns/process-cpu.ts';
 import { etcdEntries, generateRecordSet, queryLines, type RecordSet } from './dns/record-set.ts';
 import {
   ratios,
+  CONTROL_TARGET,
   renderChurnReport,
   renderReport,
   SERVERS,
@@ -188,6 +189,11 @@ async function main(): Promise<void> {
   const churnRuns: ChurnRuns[] = [];
   for (const mode of config.modes) {
     const dnsperfCpus = mode === 'pinned' ? DNSPERF_CPU : undefined;
+    // Pinned, the server's core is its own: etcd and this process (the churn writer and probes)
+    // share dnsperf's. The servers are this process's children, so it goes first, alone.
+    const others = mode === 'pinned' ? DNSPERF_CPU : allCpus(cpus().length);
+    setAffinity(taskset, process.pid, others, { children: false });
+    for (const m of etcd.members) setAffinity(taskset, m.process!.pid, others);
     for (const s of servers) setAffinity(taskset, s.pid, mode === 'pinned' ? SERVER_CPU : allCpus(cpus().length));
     const base: DnsperfOptions = {
       port: 0,
@@ -221,9 +227,12 @@ async function main(): Promise<void> {
         for (const [code, n] of Object.entries(r.rcodes)) f.rcodes[code] = (f.rcodes[code] ?? 0) + n;
         flood.set(s.name, f);
 
-        // etcd changes reach only the servers that read etcd (not Knot's zone file, not the floor).
-        for (const writesPerSecond of s.records === 'etcd' ? config.churn : []) {
-          for (const target of config.churnTargets) {
+        // etcd changes reach only the servers that read etcd. Knot's zone file does not change: it
+        // is flooded while the same writes run, unprobed, as the control (the floor is not).
+        const probed = s.records === 'etcd';
+        for (const writesPerSecond of s.records === 'none' ? [] : config.churn) {
+          for (const target of probed ? config.churnTargets : (['other'] as const)) {
+            const changesTo = probed ? target : CONTROL_TARGET;
             log(
               `${mode} run ${run}/${config.runs}: ${s.name} flood ${config.seconds}s, ${writesPerSecond} changes/s to ${target} names`,
             );
@@ -238,18 +247,22 @@ async function main(): Promise<void> {
                 ratePerSecond: writesPerSecond,
                 seconds: config.seconds,
                 port: s.port,
+                probe: probed,
               }),
             ]);
             let c = churnRuns.find(
               (x) =>
-                x.server === s.name && x.mode === mode && x.target === target && x.writesPerSecond === writesPerSecond,
+                x.server === s.name &&
+                x.mode === mode &&
+                x.target === changesTo &&
+                x.writesPerSecond === writesPerSecond,
             );
             if (!c)
               churnRuns.push(
                 (c = {
                   server: s.name,
                   mode,
-                  target,
+                  target: changesTo,
                   writesPerSecond,
                   qps: [],
                   fresh: [],

@@ -1,7 +1,9 @@
 // Record changes while dnsperf runs: a steady stream of etcd writes, each giving a name a fresh
 // address, to names nobody queries ("other") or to names the query file asks for ("queried").
 // Each write is followed by a probe that asks the server for the name every millisecond until
-// the new address is answered: the write-to-answer delay ("freshness") under that load.
+// the new address is answered: the write-to-answer delay ("freshness") under that load. The same
+// writes, unprobed, run while a server that does not read etcd is flooded: on a small machine
+// etcd and the writer take CPU from the flood too, and that control tells their share.
 import { createSocket } from 'node:dgram';
 import type { Etcd3 } from 'etcd3';
 import { Packet } from 'dns2';
@@ -41,7 +43,7 @@ export function churnWrite(set: RecordSet, prefix: string, target: ChurnTarget, 
 
 export interface ChurnResult {
   writes: number;
-  /** Write acknowledged by etcd to the new address answered, per write, ms. */
+  /** Write acknowledged by etcd to the new address answered, per write, ms (none when not probed). */
   freshnessMs: number[];
   /** Probes that never saw their address within the timeout. */
   stale: number;
@@ -54,15 +56,28 @@ function query(name: string, id: number): Buffer {
   return p.toBuffer();
 }
 
-function answers(buf: Buffer, address: string): boolean {
-  try {
-    return Packet.parse(buf).answers.some((a) => (a as { address?: string }).address === address);
-  } catch {
-    return false;
-  }
+/**
+ * Whether an answer holds the address: its four bytes as the data of an A record (RDLENGTH 4 then
+ * the address) after the question. A byte search, not a parse: the probes run on the same two
+ * cores as the flood, so they must cost next to nothing.
+ */
+export function answersAddress(msg: Buffer, address: string, questionEnd: number): boolean {
+  const rdata = Buffer.from([0, 4, ...address.split('.').map(Number)]);
+  return msg.readUInt16BE(6) > 0 && msg.indexOf(rdata, questionEnd) >= 0;
 }
 
-/** Writes `ratePerSecond` changes for `seconds`, probing each; resolves when the last probe ends. */
+interface Probe {
+  write: ChurnWrite;
+  packet: Buffer;
+  start: number;
+  done: (ms: number) => void;
+}
+
+/**
+ * Writes `ratePerSecond` changes for `seconds`; resolves when the last probe ends. With
+ * `probe: false` only the writes run (the control: a server that does not read etcd flooded while
+ * etcd and this process do the same work).
+ */
 export async function runChurn(o: {
   client: Etcd3;
   set: RecordSet;
@@ -71,33 +86,43 @@ export async function runChurn(o: {
   ratePerSecond: number;
   seconds: number;
   port: number;
+  probe: boolean;
 }): Promise<ChurnResult> {
   const socket = createSocket('udp4');
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  const waiting = new Map<number, (msg: Buffer) => void>();
-  socket.on('message', (msg) => waiting.get(msg.readUInt16BE(0))?.(msg));
+  const waiting = new Map<number, Probe>();
+  socket.on('message', (msg) => {
+    const p = waiting.get(msg.readUInt16BE(0));
+    if (p && answersAddress(msg, p.write.address, p.packet.length)) p.done(performance.now() - p.start);
+  });
+  // One timer for every open probe: each asks again every millisecond until answered.
+  const timer = setInterval(() => {
+    const now = performance.now();
+    for (const p of waiting.values()) {
+      if (now - p.start > PROBE_TIMEOUT_MS) p.done(PROBE_TIMEOUT_MS);
+      else socket.send(p.packet, o.port, '127.0.0.1');
+    }
+  }, 1);
   let nextId = 0;
 
   const probe = (write: ChurnWrite): Promise<number> =>
     new Promise((resolve) => {
-      const start = performance.now();
       const id = nextId++ & 0xffff;
       const packet = query(write.name, id);
-      const timer = setInterval(() => {
-        if (performance.now() - start > PROBE_TIMEOUT_MS) done(PROBE_TIMEOUT_MS);
-        else socket.send(packet, o.port, '127.0.0.1');
-      }, 1);
-      const done = (ms: number) => {
-        clearInterval(timer);
-        waiting.delete(id);
-        resolve(ms);
-      };
-      waiting.set(id, (msg) => answers(msg, write.address) && done(performance.now() - start));
+      waiting.set(id, {
+        write,
+        packet,
+        start: performance.now(),
+        done: (ms) => {
+          waiting.delete(id);
+          resolve(ms);
+        },
+      });
       socket.send(packet, o.port, '127.0.0.1');
     });
 
   const total = o.ratePerSecond * o.seconds;
-  const probes: Promise<number>[] = [];
+  const probes: Promise<number | undefined>[] = [];
   const started = performance.now();
   for (let n = 0; n < total; n++) {
     // Paced by the clock, not by the writes: a slow etcd does not lower the rate asked for.
@@ -109,10 +134,12 @@ export async function runChurn(o: {
       o.client
         .put(write.key)
         .value(write.value)
-        .then(() => probe(write)),
+        .exec()
+        .then(() => (o.probe ? probe(write) : undefined)),
     );
   }
-  const freshnessMs = await Promise.all(probes);
+  const freshnessMs = (await Promise.all(probes)).filter((ms) => ms !== undefined);
+  clearInterval(timer);
   socket.close();
   return { writes: total, freshnessMs, stale: freshnessMs.filter((ms) => ms >= PROBE_TIMEOUT_MS).length };
 }

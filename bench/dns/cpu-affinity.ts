@@ -3,8 +3,9 @@
 import { execFileSync } from 'node:child_process';
 import { processTreePids } from './process-cpu.ts';
 
-export function setAffinity(taskset: string, pid: number, cpus: string): void {
-  for (const p of processTreePids(pid)) execFileSync(taskset, ['-a', '-p', '-c', cpus, String(p)], { stdio: 'ignore' });
+export function setAffinity(taskset: string, pid: number, cpus: string, o = { children: true }): void {
+  for (const p of o.children ? processTreePids(pid) : [pid])
+    execFileSync(taskset, ['-a', '-p', '-c', cpus, String(p)], { stdio: 'ignore' });
 }
 
 /** All CPUs of the machine as a taskset list, e.g. "0-1": what "unpinned" means. */

@@ -167,10 +167,14 @@ export function wrongAnswers(ms: readonly Measurement[]): string[] {
   });
 }
 
+/** The churn rows of a server that does not read etcd: flooded while the same writes run, unprobed. */
+export const CONTROL_TARGET = 'none (control)';
+
 /** Flood QPS while records change, against the same server's steady QPS of the same run. */
 export interface ChurnMeasurement {
   server: ServerName;
   mode: Mode;
+  /** 'other', 'queried', or CONTROL_TARGET. */
   target: string;
   writesPerSecond: number;
   qps: number;
@@ -178,10 +182,24 @@ export interface ChurnMeasurement {
   /** Server CPU per answered query during the churn flood (its own work, whatever else runs). */
   cpuPerQueryUs: number;
   steadyCpuPerQueryUs: number;
+  /** NaN for the control (not probed). */
   freshnessP50Ms: number;
   freshnessP99Ms: number;
   writes: number;
   stale: number;
+}
+
+/**
+ * A row's QPS / steady over the control's of the same mode and rate: what the server loses to the
+ * changes beyond what etcd and the writer take from every server on the machine. NaN without a
+ * control, and for the control itself.
+ */
+export function beyondControl(m: ChurnMeasurement, all: readonly ChurnMeasurement[]): number {
+  if (m.target === CONTROL_TARGET) return NaN;
+  const c = all.find(
+    (x) => x.target === CONTROL_TARGET && x.mode === m.mode && x.writesPerSecond === m.writesPerSecond,
+  );
+  return c ? m.qps / m.steadyQps / (c.qps / c.steadyQps) : NaN;
 }
 
 export function renderChurnReport(ms: readonly ChurnMeasurement[]): string {
@@ -193,10 +211,11 @@ export function renderChurnReport(ms: readonly ChurnMeasurement[]): string {
     String(m.writesPerSecond),
     fixed(m.qps, 0),
     fixed(m.qps / m.steadyQps, 2),
+    fixed(beyondControl(m, ms), 2),
     `${fixed(m.cpuPerQueryUs, 1)} / ${fixed(m.steadyCpuPerQueryUs, 1)}`,
     fixed(m.freshnessP50Ms, 1),
     fixed(m.freshnessP99Ms, 1),
-    `${m.stale}/${m.writes}`,
+    m.target === CONTROL_TARGET ? '-' : `${m.stale}/${m.writes}`,
   ]);
   return table(
     [
@@ -206,6 +225,7 @@ export function renderChurnReport(ms: readonly ChurnMeasurement[]): string {
       'writes/s',
       'QPS',
       'QPS / steady',
+      "that / control's",
       'CPU µs/q churn / steady',
       'fresh p50 ms',
       'fresh p99 ms',

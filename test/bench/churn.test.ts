@@ -2,7 +2,8 @@
 // give the same address (so a probe that sees its address sees its own write, not an older one).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { churnWrite } from '../../bench/dns/churn.ts';
+import { Packet } from 'dns2';
+import { answersAddress, churnWrite } from '../../bench/dns/churn.ts';
 import { generateRecordSet, queryLines } from '../../bench/dns/record-set.ts';
 
 const set = generateRecordSet(1000);
@@ -33,4 +34,26 @@ describe('churn writes', () => {
     for (let n = 0; n < 100_000; n++) addresses.add(churnWrite(set, '/skydns', 'other', n).address);
     assert.equal(addresses.size, 100_000);
   });
+});
+
+describe('a probe sees its address in an answer', () => {
+  const p = new Packet();
+  p.header = new Packet.Header({ id: 7, qr: 1 });
+  p.questions = [{ name: 'a.bench.example.org', type: 1, class: 1 } as Packet['questions'][number]];
+  const questionEnd = p.toBuffer().length;
+  const answer = (addresses: string[]) => {
+    p.answers = addresses.map(
+      (address) => ({ name: 'a.bench.example.org', type: 1, class: 1, ttl: 30, address }) as Packet['answers'][number],
+    );
+    return p.toBuffer();
+  };
+  const rows = [
+    { name: 'the address alone', addresses: ['10.250.1.2'], want: true },
+    { name: 'among the name’s other addresses', addresses: ['10.0.0.1', '10.250.1.2', '10.0.0.2'], want: true },
+    { name: 'only older addresses', addresses: ['10.250.1.1', '10.250.2.2'], want: false },
+    { name: 'no answer', addresses: [], want: false },
+  ];
+  for (const row of rows) {
+    test(row.name, () => assert.equal(answersAddress(answer(row.addresses), '10.250.1.2', questionEnd), row.want));
+  }
 });

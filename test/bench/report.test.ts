@@ -1,7 +1,17 @@
 // Ratios against the issue's targets, and the printed table.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ratios, renderReport, targets, wrongAnswers, type Measurement } from '../../bench/dns/report.ts';
+import {
+  beyondControl,
+  CONTROL_TARGET,
+  ratios,
+  renderChurnReport,
+  renderReport,
+  targets,
+  wrongAnswers,
+  type ChurnMeasurement,
+  type Measurement,
+} from '../../bench/dns/report.ts';
 import { median, percentile } from '../../bench/dns/stats.ts';
 
 const m = (server: Measurement['server'], mode: Measurement['mode'], qps: number, p99Ms: number): Measurement => ({
@@ -109,4 +119,46 @@ test('percentiles are nearest-rank; the median of runs ignores one outlier', asy
   for (const c of cases) await t.test(`p${c.p}`, () => assert.equal(percentile(values, c.p), c.want));
   assert.equal(median([100, 101, 5]), 100);
   assert.ok(Number.isNaN(percentile([], 50)));
+});
+
+test('churn: each row against the control of its mode and rate (Knot flooded while the same writes run)', async (t) => {
+  const row = (
+    server: 'etcdns' | 'knot',
+    target: string,
+    mode: 'pinned' | 'unpinned',
+    writesPerSecond: number,
+    qps: number,
+    steadyQps: number,
+  ): ChurnMeasurement => ({
+    server,
+    mode,
+    target,
+    writesPerSecond,
+    qps,
+    steadyQps,
+    cpuPerQueryUs: 1,
+    steadyCpuPerQueryUs: 1,
+    freshnessP50Ms: NaN,
+    freshnessP99Ms: NaN,
+    writes: 10,
+    stale: 0,
+  });
+  const all = [
+    row('knot', CONTROL_TARGET, 'pinned', 100, 80, 100),
+    row('knot', CONTROL_TARGET, 'pinned', 10, 100, 100),
+    row('etcdns', 'other', 'pinned', 100, 36, 50),
+    row('etcdns', 'queried', 'pinned', 10, 45, 50),
+    row('etcdns', 'other', 'unpinned', 100, 40, 50),
+  ];
+  const cases = [
+    { name: 'same mode and rate: 0.72 / 0.80', m: all[2]!, want: 0.9 },
+    { name: 'the 10 writes/s control for the 10 writes/s row', m: all[3]!, want: 0.9 },
+    { name: 'no control in that mode', m: all[4]!, want: NaN },
+    { name: 'the control itself', m: all[0]!, want: NaN },
+  ];
+  for (const c of cases)
+    await t.test(c.name, () => assert.ok(Object.is(Number(beyondControl(c.m, all).toFixed(6)), c.want)));
+  const text = renderChurnReport(all);
+  assert.match(text, /\| pinned +\| etcdns +\| other +\| +100 \| +36 \| +0\.72 \| +0\.90 \|/);
+  assert.match(text, /\| pinned +\| knot +\| none \(control\) \| +100 \| +80 \| +0\.80 \| +- \|.*\| +- \|$/m);
 });
