@@ -39,6 +39,17 @@ const rows: { name: string; raw: string; want: DecodeResult }[] = [
   { name: 'null is absent', raw: '{"host":"10.0.0.1","ttl":null}', want: { ok: true, entry: { host: '10.0.0.1' } } },
   { name: 'no host nor text decodes (callers decide)', raw: '{"ttl":5}', want: { ok: true, entry: { ttl: 5 } } },
   { name: 'the later of two spellings wins', raw: '{"host":"a","HOST":"b"}', want: { ok: true, entry: { host: 'b' } } },
+  { name: 'a later null spelling removes the field', raw: '{"host":"a","HOST":null}', want: { ok: true, entry: {} } },
+  {
+    name: 'a wrong type under an earlier spelling does not count',
+    raw: '{"HOST":5,"host":"a"}',
+    want: { ok: true, entry: { host: 'a' } },
+  },
+  {
+    name: 'two wrong fields: the string field is reported, whatever the order',
+    raw: '{"port":"x","host":1}',
+    want: { ok: false, error: 'field "host" must be a string' },
+  },
   {
     name: 'a string port',
     raw: '{"host":"h","port":"53"}',

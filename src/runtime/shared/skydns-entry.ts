@@ -17,21 +17,44 @@ export interface SkyDnsEntry {
   resource?: string;
 }
 
-type NumberField = 'port' | 'priority' | 'weight' | 'ttl' | 'targetstrip';
-type StringField = 'host' | 'text' | 'group' | 'owner' | 'resource';
-const FIELD_KINDS: ReadonlyMap<string, 'number' | 'string' | 'boolean'> = new Map([
-  ...(['port', 'priority', 'weight', 'ttl', 'targetstrip'] as const).map((f) => [f, 'number'] as const),
-  ...(['host', 'text', 'group', 'owner', 'resource'] as const).map((f) => [f, 'string'] as const),
-  ['mail', 'boolean'] as const,
+const NUMBER_FIELDS = ['port', 'priority', 'weight', 'ttl', 'targetstrip'] as const;
+const STRING_FIELDS = ['host', 'text', 'group', 'owner', 'resource'] as const;
+/** Each field's JavaScript type (`typeof`), in the order errors are looked for. */
+const FIELD_TYPES: ReadonlyMap<string, 'string' | 'number' | 'boolean'> = new Map([
+  ...STRING_FIELDS.map((f) => [f, 'string'] as const),
+  ...NUMBER_FIELDS.map((f) => [f, 'number'] as const),
+  ['mail', 'boolean'],
 ]);
 
 export type DecodeResult = { ok: true; entry: SkyDnsEntry } | { ok: false; error: string };
 
 /**
+ * The parsed object with its field names lower-cased, the later of two spellings winning (null
+ * included). Values are nearly always written lower-case: then the object itself, no copy.
+ */
+function lowerCaseFields(parsed: Record<string, unknown>): Record<string, unknown> {
+  for (const key in parsed) {
+    if (key === key.toLowerCase()) continue;
+    const lower = Object.create(null) as Record<string, unknown>;
+    for (const k in parsed) lower[k.toLowerCase()] = parsed[k];
+    return lower;
+  }
+  return parsed;
+}
+
+/** Why a known field's value is unusable, or undefined (unknown fields and null are ignored). */
+function fieldError(name: string, v: unknown): string | undefined {
+  const type = FIELD_TYPES.get(name);
+  if (type === undefined || v === undefined || v === null) return undefined;
+  if (type === 'number') return Number.isInteger(v) ? undefined : `field "${name}" must be an integer`;
+  return typeof v === type ? undefined : `field "${name}" must be ${type === 'string' ? 'a string' : 'a boolean'}`;
+}
+
+/**
  * Decodes a stored value. An entry with neither host nor text decodes but is unusable;
  * callers decide (the server ignores it). A value that is not a JSON object, or a field of the
- * wrong type, is an error naming the field. A load decodes every key, so this walks the parsed
- * object once, without copies of its fields.
+ * wrong type, is an error naming the field. A load decodes every key: this walks the fields the
+ * value has once and only looks for the error to report when there is one.
  */
 export function decodeEntry(raw: string): DecodeResult {
   let parsed: unknown;
@@ -43,27 +66,21 @@ export function decodeEntry(raw: string): DecodeResult {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     return { ok: false, error: 'not a JSON object' };
   }
-  const entry: SkyDnsEntry = {};
-  const fields = parsed as Record<string, unknown>;
-  for (const key in fields) {
-    const v = fields[key];
-    if (v === undefined || v === null) continue;
-    // Most values are written lower-case already; only others pay for the lower-casing.
-    const name = FIELD_KINDS.has(key) ? key : key.toLowerCase();
-    const kind = FIELD_KINDS.get(name);
-    if (kind === 'string') {
-      if (typeof v !== 'string') return { ok: false, error: `field "${name}" must be a string` };
-      entry[name as StringField] = v;
-    } else if (kind === 'number') {
-      if (typeof v !== 'number' || !Number.isInteger(v))
-        return { ok: false, error: `field "${name}" must be an integer` };
-      entry[name as NumberField] = v;
-    } else if (kind === 'boolean') {
-      if (typeof v !== 'boolean') return { ok: false, error: 'field "mail" must be a boolean' };
-      entry.mail = v;
+  const fields = lowerCaseFields(parsed as Record<string, unknown>);
+  const entry: Record<string, unknown> = {};
+  for (const name in fields) {
+    const v = fields[name];
+    if (v === undefined || v === null || !FIELD_TYPES.has(name)) continue;
+    if (fieldError(name, v) !== undefined) {
+      // The error reported is the first in field order, whatever order the value has.
+      for (const known of FIELD_TYPES.keys()) {
+        const error = fieldError(known, fields[known]);
+        if (error) return { ok: false, error };
+      }
     }
+    entry[name] = v;
   }
-  return { ok: true, entry };
+  return { ok: true, entry: entry as SkyDnsEntry };
 }
 
 /** Encodes with a fixed field order, so equal entries are equal strings (no churn in etcd). */
