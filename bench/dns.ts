@@ -191,10 +191,11 @@ async function main(): Promise<void> {
     const dnsperfCpus = mode === 'pinned' ? DNSPERF_CPU : undefined;
     // Pinned, the server's core is its own: etcd and this process (the churn writer and probes)
     // share dnsperf's. The servers are this process's children, so it goes first, alone.
-    const others = mode === 'pinned' ? DNSPERF_CPU : allCpus(cpus().length);
+    const all = allCpus(cpus().length);
+    const others = mode === 'pinned' ? DNSPERF_CPU : all;
     setAffinity(taskset, process.pid, others, { children: false });
     for (const m of etcd.members) setAffinity(taskset, m.process!.pid, others);
-    for (const s of servers) setAffinity(taskset, s.pid, mode === 'pinned' ? SERVER_CPU : allCpus(cpus().length));
+    for (const s of servers) setAffinity(taskset, s.pid, mode === 'pinned' ? SERVER_CPU : all);
     const base: DnsperfOptions = {
       port: 0,
       queryFile,
@@ -234,7 +235,7 @@ async function main(): Promise<void> {
           for (const target of probed ? config.churnTargets : (['other'] as const)) {
             const changesTo = probed ? target : CONTROL_TARGET;
             log(
-              `${mode} run ${run}/${config.runs}: ${s.name} flood ${config.seconds}s, ${writesPerSecond} changes/s to ${target} names`,
+              `${mode} run ${run}/${config.runs}: ${s.name} flood ${config.seconds}s, ${writesPerSecond} changes/s ${probed ? `to ${target} names` : 'to etcd, unprobed (control)'}`,
             );
             const cpuBefore = processTreeCpuSeconds(s.pid);
             const [r, churn] = await Promise.all([
