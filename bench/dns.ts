@@ -182,6 +182,7 @@ async function main(): Promise<void> {
   /** Churn floods summed over the rounds, per server, mode, target and rate. */
   type ChurnRuns = Pick<ChurnMeasurement, 'server' | 'mode' | 'target' | 'writesPerSecond' | 'writes' | 'stale'> & {
     qps: number[];
+    probedQps: number[];
     fresh: number[];
     cpuSeconds: number;
     completed: number;
@@ -229,28 +230,36 @@ async function main(): Promise<void> {
         flood.set(s.name, f);
 
         // etcd changes reach only the servers that read etcd. Knot's zone file does not change: it
-        // is flooded while the same writes run, unprobed, as the control (the floor is not).
-        const probed = s.records === 'etcd';
+        // is flooded while the same writes run, unprobed, as the control (the floor is not). A
+        // server that reads etcd gets two floods per rate and target: the writes alone (its QPS
+        // and CPU under change), then the same writes probed (freshness; the probes' own cost
+        // shows in that flood's QPS).
+        const reads = s.records === 'etcd';
         for (const writesPerSecond of s.records === 'none' ? [] : config.churn) {
-          for (const target of probed ? config.churnTargets : (['other'] as const)) {
-            const changesTo = probed ? target : CONTROL_TARGET;
-            log(
-              `${mode} run ${run}/${config.runs}: ${s.name} flood ${config.seconds}s, ${writesPerSecond} changes/s ${probed ? `to ${target} names` : 'to etcd, unprobed (control)'}`,
-            );
-            const cpuBefore = processTreeCpuSeconds(s.pid);
-            const [r, churn] = await Promise.all([
-              runDnsperf(dnsperf, { ...base, port: s.port }),
-              runChurn({
-                client: etcd.client(),
-                set,
-                prefix: PREFIX,
-                target,
-                ratePerSecond: writesPerSecond,
-                seconds: config.seconds,
-                port: s.port,
-                probe: probed,
-              }),
-            ]);
+          for (const target of reads ? config.churnTargets : (['other'] as const)) {
+            const changesTo = reads ? target : CONTROL_TARGET;
+            const churnFlood = async (probe: boolean) => {
+              log(
+                `${mode} run ${run}/${config.runs}: ${s.name} flood ${config.seconds}s, ${writesPerSecond} changes/s ${reads ? `to ${target} names` : 'to etcd (control)'}${probe ? ', probed' : ''}`,
+              );
+              const cpuBefore = processTreeCpuSeconds(s.pid);
+              const [r, churn] = await Promise.all([
+                runDnsperf(dnsperf, { ...base, port: s.port }),
+                runChurn({
+                  client: etcd.client(),
+                  set,
+                  prefix: PREFIX,
+                  target,
+                  ratePerSecond: writesPerSecond,
+                  seconds: config.seconds,
+                  port: s.port,
+                  probe,
+                }),
+              ]);
+              return { r, churn, cpuSeconds: processTreeCpuSeconds(s.pid) - cpuBefore };
+            };
+            const unprobed = await churnFlood(false);
+            const probed = reads ? await churnFlood(true) : undefined;
             let c = churnRuns.find(
               (x) =>
                 x.server === s.name &&
@@ -266,6 +275,7 @@ async function main(): Promise<void> {
                   target: changesTo,
                   writesPerSecond,
                   qps: [],
+                  probedQps: [],
                   fresh: [],
                   writes: 0,
                   stale: 0,
@@ -273,12 +283,15 @@ async function main(): Promise<void> {
                   completed: 0,
                 }),
               );
-            c.qps.push(r.qps);
-            c.cpuSeconds += processTreeCpuSeconds(s.pid) - cpuBefore;
-            c.completed += r.completed;
-            c.fresh.push(...churn.freshnessMs);
-            c.writes += churn.writes;
-            c.stale += churn.stale;
+            c.qps.push(unprobed.r.qps);
+            c.cpuSeconds += unprobed.cpuSeconds;
+            c.completed += unprobed.r.completed;
+            if (probed) {
+              c.probedQps.push(probed.r.qps);
+              c.fresh.push(...probed.churn.freshnessMs);
+              c.writes += probed.churn.writes;
+              c.stale += probed.churn.stale;
+            }
           }
         }
 
@@ -317,15 +330,18 @@ async function main(): Promise<void> {
     }
   }
 
-  const churnMeasurements: ChurnMeasurement[] = churnRuns.map(({ qps, fresh, cpuSeconds, completed, ...c }) => ({
-    ...c,
-    qps: median(qps),
-    steadyQps: measurements.find((m) => m.server === c.server && m.mode === c.mode)!.qps,
-    cpuPerQueryUs: (cpuSeconds / completed) * 1e6,
-    steadyCpuPerQueryUs: measurements.find((m) => m.server === c.server && m.mode === c.mode)!.cpuPerQueryUs,
-    freshnessP50Ms: percentile(fresh, 50),
-    freshnessP99Ms: percentile(fresh, 99),
-  }));
+  const churnMeasurements: ChurnMeasurement[] = churnRuns.map(
+    ({ qps, probedQps, fresh, cpuSeconds, completed, ...c }) => ({
+      ...c,
+      qps: median(qps),
+      probedQps: probedQps.length ? median(probedQps) : NaN,
+      steadyQps: measurements.find((m) => m.server === c.server && m.mode === c.mode)!.qps,
+      cpuPerQueryUs: (cpuSeconds / completed) * 1e6,
+      steadyCpuPerQueryUs: measurements.find((m) => m.server === c.server && m.mode === c.mode)!.cpuPerQueryUs,
+      freshnessP50Ms: percentile(fresh, 50),
+      freshnessP99Ms: percentile(fresh, 99),
+    }),
+  );
   const report = `${renderReport(measurements)}\n\n${renderChurnReport(churnMeasurements)}${memoryReport}`;
   const loadAtEnd = loadavg();
   const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');

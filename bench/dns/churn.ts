@@ -1,9 +1,10 @@
 // Record changes while dnsperf runs: a steady stream of etcd writes, each giving a name a fresh
 // address, to names nobody queries ("other") or to names the query file asks for ("queried").
-// Each write is followed by a probe that asks the server for the name every millisecond until
-// the new address is answered: the write-to-answer delay ("freshness") under that load. The same
-// writes, unprobed, run while a server that does not read etcd is flooded: on a small machine
-// etcd and the writer take CPU from the flood too, and that control tells their share.
+// Probed, each write is followed by a probe that asks the server for the name every millisecond
+// until the new address is answered: the write-to-answer delay ("freshness") under that load.
+// Unprobed, only the writes run: the flood's QPS under change (the probes' timer and queries cost
+// the client's core as much as the writes do), and the control, a server that does not read etcd
+// flooded under the same writes (on a small machine etcd and the writer take CPU from it too).
 import { createSocket } from 'node:dgram';
 import type { Etcd3 } from 'etcd3';
 import { Packet } from 'dns2';

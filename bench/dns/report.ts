@@ -170,7 +170,11 @@ export function wrongAnswers(ms: readonly Measurement[]): string[] {
 /** The churn rows of a server that does not read etcd: flooded while the same writes run, unprobed. */
 export const CONTROL_TARGET = 'none (control)';
 
-/** Flood QPS while records change, against the same server's steady QPS of the same run. */
+/**
+ * Flood QPS while records change, against the same server's steady QPS of the same run. The QPS
+ * and CPU come from floods with the writes alone; freshness from a second flood with the same
+ * writes probed, whose QPS is kept apart (the probes cost the client's core too).
+ */
 export interface ChurnMeasurement {
   server: ServerName;
   mode: Mode;
@@ -179,6 +183,8 @@ export interface ChurnMeasurement {
   writesPerSecond: number;
   qps: number;
   steadyQps: number;
+  /** Median QPS of the probed floods; NaN for the control (not probed). */
+  probedQps: number;
   /** Server CPU per answered query during the churn flood (its own work, whatever else runs). */
   cpuPerQueryUs: number;
   steadyCpuPerQueryUs: number;
@@ -213,6 +219,7 @@ export function renderChurnReport(ms: readonly ChurnMeasurement[]): string {
     fixed(m.qps / m.steadyQps, 2),
     fixed(beyondControl(m, ms), 2),
     `${fixed(m.cpuPerQueryUs, 1)} / ${fixed(m.steadyCpuPerQueryUs, 1)}`,
+    fixed(m.probedQps / m.steadyQps, 2),
     fixed(m.freshnessP50Ms, 1),
     fixed(m.freshnessP99Ms, 1),
     m.target === CONTROL_TARGET ? '-' : `${m.stale}/${m.writes}`,
@@ -227,6 +234,7 @@ export function renderChurnReport(ms: readonly ChurnMeasurement[]): string {
       'QPS / steady',
       "that / control's",
       'CPU µs/q churn / steady',
+      'probed: QPS / steady',
       'fresh p50 ms',
       'fresh p99 ms',
       'stale > 2 s',

@@ -129,6 +129,7 @@ test('churn: each row against the control of its mode and rate (Knot flooded whi
     writesPerSecond: number,
     qps: number,
     steadyQps: number,
+    probedQps = NaN,
   ): ChurnMeasurement => ({
     server,
     mode,
@@ -136,6 +137,7 @@ test('churn: each row against the control of its mode and rate (Knot flooded whi
     writesPerSecond,
     qps,
     steadyQps,
+    probedQps,
     cpuPerQueryUs: 1,
     steadyCpuPerQueryUs: 1,
     freshnessP50Ms: NaN,
@@ -146,7 +148,7 @@ test('churn: each row against the control of its mode and rate (Knot flooded whi
   const all = [
     row('knot', CONTROL_TARGET, 'pinned', 100, 80, 100),
     row('knot', CONTROL_TARGET, 'pinned', 10, 100, 100),
-    row('etcdns', 'other', 'pinned', 100, 36, 50),
+    row('etcdns', 'other', 'pinned', 100, 36, 50, 30),
     row('etcdns', 'queried', 'pinned', 10, 45, 50),
     row('etcdns', 'other', 'unpinned', 100, 40, 50),
   ];
@@ -159,6 +161,13 @@ test('churn: each row against the control of its mode and rate (Knot flooded whi
   for (const c of cases)
     await t.test(c.name, () => assert.ok(Object.is(Number(beyondControl(c.m, all).toFixed(6)), c.want)));
   const text = renderChurnReport(all);
-  assert.match(text, /\| pinned +\| etcdns +\| other +\| +100 \| +36 \| +0\.72 \| +0\.90 \|/);
-  assert.match(text, /\| pinned +\| knot +\| none \(control\) \| +100 \| +80 \| +0\.80 \| +- \|.*\| +- \|$/m);
+  // The probed flood's QPS / steady has its own column, after the CPU: '-' for the control.
+  assert.match(
+    text,
+    /\| pinned +\| etcdns +\| other +\| +100 \| +36 \| +0\.72 \| +0\.90 \| +1\.0 \/ 1\.0 \| +0\.60 \|/,
+  );
+  assert.match(
+    text,
+    /\| pinned +\| knot +\| none \(control\) \| +100 \| +80 \| +0\.80 \| +- \| +1\.0 \/ 1\.0 \| +- \|.*\| +- \|$/m,
+  );
 });
