@@ -48,6 +48,8 @@ export interface ChurnResult {
   /** Probe change (API request sent) to the first answer with the new address. */
   etcdns: Latencies;
   coredns: Latencies;
+  /** Each probe's time to our server's answer, in order, ms (where in the run the slow ones were). */
+  etcdnsProbesMs: number[];
   /** Other Service changes made while probing, and their rate. */
   churnWrites: number;
   churnPerSecond: number;
@@ -168,6 +170,7 @@ export async function churnRun(o: ChurnOptions): Promise<ChurnResult> {
     allInMs: NaN,
     etcdns: summary([]),
     coredns: summary([]),
+    etcdnsProbesMs: [],
     churnWrites: 0,
     churnPerSecond: 0,
     rssMiB: NaN,
@@ -220,6 +223,7 @@ export async function churnRun(o: ChurnOptions): Promise<ChurnResult> {
       await new Promise((r) => setTimeout(r, 50 + Math.random() * 100));
     }
     result.etcdns = summary(ours);
+    result.etcdnsProbesMs = ours.map((ms) => Math.round(ms * 10) / 10);
     result.coredns = summary(theirs);
     if (ourController && metricsBefore) result.gc = gcPauses(metricsBefore, await ourController.metrics());
   } catch (err) {
