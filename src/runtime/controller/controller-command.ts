@@ -9,9 +9,11 @@ import { ConfigError, controllerUsage, parseControllerOptions, type CommandOptio
  * The controller's speed budget is generous (10,000 Services written in well under a second, the
  * target is 5 s) and its memory budget is not: a small young generation and V8's memory-saving
  * mode keep 10,000 Services, synced every few seconds, near 160 MiB instead of 210-235 (README.md,
- * "Memory and speed at scale").
+ * "Memory and speed at scale"). V8's memory reducer is off: it started full collections a few
+ * seconds after each quieter moment, which at 50,000 Services held a change back by 100-200 ms;
+ * the full collection after each full load (controller.ts) returns that load's memory instead.
  */
-const V8_FLAGS = ['--max-semi-space-size=4', '--optimize-for-size'];
+const V8_FLAGS = ['--max-semi-space-size=4', '--optimize-for-size', '--no-memory-reducer'];
 
 export function parseOrReport(command: 'controller' | 'plan', args: string[]): CommandOptions | number {
   if (args.includes('--help') || args.includes('-h')) {

@@ -8,6 +8,7 @@
 // and /readyz says so; nothing is written from a half-read state.
 import type { ControllerConfig } from '../../config/controller-config.ts';
 import type { Readiness } from '../shared/http-server.ts';
+import { collectGarbage } from '../shared/full-gc.ts';
 import type { Logger } from '../shared/log.ts';
 import type { ControllerMetrics } from './controller-metrics.ts';
 import type { Problem } from './desired-record.ts';
@@ -73,6 +74,13 @@ export class Controller {
   private looping = false;
   private retryMs = FIRST_RETRY_MS;
   private stopped = false;
+  /**
+   * A full collection is owed after the next full sync once an etcd copy was read (at start, and
+   * again after a reload): the load's garbage is collected then, not in the middle of later changes.
+   */
+  private collectAfterFullSync = false;
+  /** Set by the full sync that takes the owed collection. */
+  private collectNow = false;
   /** The last plan computed for each view, in config order (for `etcdns plan` and dry runs). */
   lastPlans: { view: string; plan: Plan }[] = [];
 
@@ -88,7 +96,11 @@ export class Controller {
     this.views = compiled.map((view) => {
       const store = deps.storeFor(view.config.prefix);
       // A reloaded copy may differ anywhere: everything is planned against it.
-      return { view, store, mirror: deps.mirrorFor?.(store, () => this.resync()) };
+      const reloaded = () => {
+        this.collectAfterFullSync = true;
+        this.resync();
+      };
+      return { view, store, mirror: deps.mirrorFor?.(store, reloaded) };
     });
   }
 
@@ -168,6 +180,17 @@ export class Controller {
 
   /** One sync. Never throws: failures are logged, counted and reported as 'error'. */
   async syncOnce(): Promise<SyncOutcome> {
+    const outcome = await this.sync();
+    if (this.collectNow) {
+      this.collectNow = false;
+      if (outcome === 'error') this.collectAfterFullSync = true;
+      else if (this.looping)
+        this.d.log.info('full sync done: garbage collected', { gcMs: Math.round(collectGarbage()) });
+    }
+    return outcome;
+  }
+
+  private async sync(): Promise<SyncOutcome> {
     const { cache, log, metrics } = this.d;
     if (!cache.synced()) return this.count('skipped');
     const started = performance.now();
@@ -206,6 +229,8 @@ export class Controller {
         return this.etcdFailed(err, eventAt);
       }
       plans = this.views.map((_, i) => this.planner.planAll(i, current[i]!));
+      this.collectNow = this.collectAfterFullSync;
+      this.collectAfterFullSync = false;
       metrics.undecodable.set(plans.reduce((n, p) => n + p.undecodable.length, 0));
     } else {
       const touched = this.planner.update(changed, cache);

@@ -6,7 +6,7 @@
 import type { Etcd3, IKeyValue, Watcher } from 'etcd3';
 import type { Readiness } from '../shared/http-server.ts';
 import type { Logger } from '../shared/log.ts';
-import { collectGarbage } from './full-gc.ts';
+import { collectGarbage } from '../shared/full-gc.ts';
 import { RecordIndex } from './record-index.ts';
 import type { RecordLimits } from './record-limits.ts';
 import type { LoadedSnapshot } from './record-snapshot.ts';

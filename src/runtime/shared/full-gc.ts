@@ -1,12 +1,14 @@
-// One full garbage collection, on purpose, right after a full load of the copy. Nearly all a load
-// allocates survives the young generation's collections (it is the copy), so its passing garbage
-// (gRPC pages, parsed JSON) is promoted with it, and after a resync the replaced copy is garbage
-// too. V8 collects the old generation only when it grows further, which an idle server never does:
-// 100,000 records kept about 25 MiB of garbage. It is V8's "last resort" collection (repeated
-// until nothing more is freed, compacting, and handing emptied pages back to the system): a plain
-// full collection freed the garbage but left the pages mapped, 177 MiB of RSS at 100,000 records
-// against 133. The pause is about 0.2 s per 100,000 records, once per full load: at start-up
-// before the first answer; on a rare resync, queries wait through it.
+// One full garbage collection, on purpose, right after a full load: the DNS server's copy of the
+// records (dns-server/record-store.ts) and the controller's first full sync after its etcd copy
+// was read (controller/controller.ts). Nearly all a load allocates survives the young
+// generation's collections (it is the copy), so its passing garbage (gRPC pages, parsed JSON) is
+// promoted with it, and after a reload the replaced copy is garbage too. V8 collects the old
+// generation only when it grows further: an idle DNS server never does (100,000 records kept
+// about 25 MiB of garbage), and the controller did so later, while it propagated changes. It is
+// V8's "last resort" collection (repeated until nothing more is freed, compacting, and handing
+// emptied pages back to the system): a plain full collection freed the garbage but left the
+// pages mapped, 177 MiB of RSS at 100,000 records against 133. The pause is about 0.2 s per
+// 100,000 records, once per full load.
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
