@@ -331,16 +331,19 @@ async function main(): Promise<void> {
   }
 
   const churnMeasurements: ChurnMeasurement[] = churnRuns.map(
-    ({ qps, probedQps, fresh, cpuSeconds, completed, ...c }) => ({
-      ...c,
-      qps: median(qps),
-      probedQps: probedQps.length ? median(probedQps) : NaN,
-      steadyQps: measurements.find((m) => m.server === c.server && m.mode === c.mode)!.qps,
-      cpuPerQueryUs: (cpuSeconds / completed) * 1e6,
-      steadyCpuPerQueryUs: measurements.find((m) => m.server === c.server && m.mode === c.mode)!.cpuPerQueryUs,
-      freshnessP50Ms: percentile(fresh, 50),
-      freshnessP99Ms: percentile(fresh, 99),
-    }),
+    ({ qps, probedQps, fresh, cpuSeconds, completed, ...c }) => {
+      const steady = measurements.find((m) => m.server === c.server && m.mode === c.mode)!;
+      return {
+        ...c,
+        qps: median(qps),
+        probedQps: probedQps.length ? median(probedQps) : NaN,
+        steadyQps: steady.qps,
+        cpuPerQueryUs: (cpuSeconds / completed) * 1e6,
+        steadyCpuPerQueryUs: steady.cpuPerQueryUs,
+        freshnessP50Ms: percentile(fresh, 50),
+        freshnessP99Ms: percentile(fresh, 99),
+      };
+    },
   );
   const report = `${renderReport(measurements)}\n\n${renderChurnReport(churnMeasurements)}${memoryReport}`;
   const loadAtEnd = loadavg();
