@@ -33,6 +33,8 @@ export interface DigQuery {
   /** Extra dig options, e.g. ["+bufsize=512", "+norecurse"]. */
   extra?: string[];
   timeoutSeconds?: number;
+  /** UDP tries, each waiting timeoutSeconds (1 unless told): for tests that compare content, not loss. */
+  tries?: number;
 }
 
 const SECTION = /^;; (ANSWER|AUTHORITY|ADDITIONAL) SECTION:$/;
@@ -77,17 +79,17 @@ export async function dig(q: DigQuery): Promise<DigResult> {
     q.type ?? 'A',
     '+norecurse',
     `+time=${q.timeoutSeconds ?? 2}`,
-    '+tries=1',
+    `+tries=${q.tries ?? 1}`,
     ...(q.tcp ? ['+tcp'] : []),
     ...(q.extra ?? []),
   ];
-  const { stdout } = await run(tool('dig'), args, { timeout: ((q.timeoutSeconds ?? 2) + 3) * 1000 }).catch(
-    (e: { stdout?: string; message: string }) => {
-      // dig exits 9 on "no servers could be reached"; its output still says why.
-      if (e.stdout) return { stdout: e.stdout };
-      throw new Error(`dig ${args.join(' ')} failed: ${e.message}`);
-    },
-  );
+  const { stdout } = await run(tool('dig'), args, {
+    timeout: ((q.timeoutSeconds ?? 2) * (q.tries ?? 1) + 3) * 1000,
+  }).catch((e: { stdout?: string; message: string }) => {
+    // dig exits 9 on "no servers could be reached"; its output still says why.
+    if (e.stdout) return { stdout: e.stdout };
+    throw new Error(`dig ${args.join(' ')} failed: ${e.message}`);
+  });
   return parseDig(stdout);
 }
 
