@@ -39,14 +39,19 @@ async function healthy(clientUrl: string): Promise<boolean> {
   }
 }
 
-export async function startEtcdCluster(size: number): Promise<EtcdHandle> {
+export interface EtcdOptions {
+  /** Where the members' data directories go (the system's temporary directory unless told). */
+  dataParent?: string;
+}
+
+export async function startEtcdCluster(size: number, o: EtcdOptions = {}): Promise<EtcdHandle> {
   const members: EtcdMember[] = [];
   for (let i = 0; i < size; i++) {
     members.push({
       name: `etcd-${i}`,
       clientUrl: `http://127.0.0.1:${await freePort()}`,
       peerUrl: `http://127.0.0.1:${await freePort()}`,
-      dataDir: tempDir(`etcd-${i}`),
+      dataDir: tempDir(`etcd-${i}`, o.dataParent),
       process: undefined,
     });
   }
@@ -110,6 +115,6 @@ export async function startEtcdCluster(size: number): Promise<EtcdHandle> {
   };
 }
 
-export function startEtcd(): Promise<EtcdHandle> {
-  return startEtcdCluster(1);
+export function startEtcd(o: EtcdOptions = {}): Promise<EtcdHandle> {
+  return startEtcdCluster(1, o);
 }

@@ -5,8 +5,9 @@ import { join } from 'node:path';
 
 const dirs: string[] = [];
 
-export function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), `etcdns-${prefix}-`));
+/** A fresh directory under `parent` (the system's temporary directory unless told). */
+export function tempDir(prefix: string, parent = tmpdir()): string {
+  const dir = mkdtempSync(join(parent, `etcdns-${prefix}-`));
   dirs.push(dir);
   return dir;
 }
