@@ -218,7 +218,7 @@ async function main(): Promise<void> {
       ServerName,
       { qps: number[]; cpu: number; completed: number; sent: number; lost: number; rcodes: Record<string, number> }
     >();
-    const fixed = new Map<ServerName, { p50: number[]; p99: number[]; lost: number }>();
+    const fixed = new Map<ServerName, { p50: number[]; p99: number[]; lost: number; cpu: number; completed: number }>();
     // Servers take turns within each run, so a noisy moment on the machine hits all of them.
     for (let run = 1; run <= config.runs; run++) {
       for (const s of servers) {
@@ -302,6 +302,7 @@ async function main(): Promise<void> {
         }
 
         log(`${mode} run ${run}/${config.runs}: ${s.name} at ${config.rate} QPS ${config.rateSeconds}s`);
+        const rateCpuBefore = processTreeCpuSeconds(s.pid);
         const q = await runDnsperf(dnsperf, {
           ...base,
           port: s.port,
@@ -309,10 +310,12 @@ async function main(): Promise<void> {
           rate: config.rate,
           perQuery: true,
         });
-        const x = fixed.get(s.name) ?? { p50: [], p99: [], lost: 0 };
+        const x = fixed.get(s.name) ?? { p50: [], p99: [], lost: 0, cpu: 0, completed: 0 };
         x.p50.push(percentile(q.latencies, 50) * 1000);
         x.p99.push(percentile(q.latencies, 99) * 1000);
         x.lost += q.lost;
+        x.cpu += processTreeCpuSeconds(s.pid) - rateCpuBefore;
+        x.completed += q.completed;
         fixed.set(s.name, x);
       }
     }
@@ -332,6 +335,7 @@ async function main(): Promise<void> {
         p50Ms: median(x.p50),
         p99Ms: median(x.p99),
         rateLost: x.lost,
+        cpuPerQueryAtRateUs: (x.cpu / x.completed) * 1e6,
       });
     }
   }

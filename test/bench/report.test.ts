@@ -27,6 +27,7 @@ const m = (server: Measurement['server'], mode: Measurement['mode'], qps: number
   p50Ms: p99Ms / 4,
   p99Ms,
   rateLost: 0,
+  cpuPerQueryAtRateUs: 2e6 / qps,
 });
 
 // m() makes CPU per query 1e6 / QPS, so a QPS ratio r is a CPU ratio 1 / r.
@@ -90,6 +91,8 @@ test('the table lists every measurement and the ratios', () => {
     m('knot', 'pinned', 100000, 0.1),
   ]);
   assert.match(text, /\| pinned \| etcdns +\| +50000 \|/);
+  // Last column: CPU per query in the fixed-rate run (m() makes it twice the flood's).
+  assert.match(text, /\| pinned \| etcdns +\|.*\| +20\.0 \|.*\| +40\.0 \|$/m);
   // QPS and p99 against CoreDNS, QPS against Knot, CPU against CoreDNS and Knot; no floor: "-".
   assert.match(text, /\| pinned \| +1\.25 \| +0\.50 \| +0\.50 \| +0\.80 \| +2\.00 \| +- \| +- \| +- \|/);
   assert.match(text, /^met +QPS >= CoreDNS \(pinned\): 1\.25$/m);
