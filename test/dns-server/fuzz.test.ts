@@ -170,8 +170,11 @@ test(
     await kv.put('/skydns/org/example/alias').value('{"host":"www.example.org"}');
     const server = await startEtcdnsServer({ etcdEndpoints: etcd.endpoints, zones: ['example.org'] });
     const corpus = validQueries();
+    // Each round sends UDP faster than the server answers, so its receive buffer can still be
+    // full for a few hundred milliseconds after it (up to 300 ms measured): a check the kernel
+    // drops there is asked again (3 tries). Packets the server did not handle are counted below.
     const check = async (tcp: boolean) => {
-      const r = await dig({ port: server.port, name: 'alias.example.org', type: 'A', tcp });
+      const r = await dig({ port: server.port, name: 'alias.example.org', type: 'A', tcp, tries: 3 });
       assert.equal(r.status, 'NOERROR', `seed ${seed}: ${r.raw}`);
       assert.deepEqual(answerData(r, 'A'), ['10.0.0.1'], `seed ${seed}`);
     };
