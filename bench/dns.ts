@@ -3,7 +3,7 @@
 // How to run and read it: bench/README.md.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { answerData, dig } from '../test/support/dig.ts';
@@ -17,7 +17,7 @@ import { allCpus, setAffinity } from './dns/cpu-affinity.ts';
 import { runDnsperf, type DnsperfOptions } from './dns/dnsperf.ts';
 import { loadIntoEtcd } from './dns/etcd-load.ts';
 import { compiledBuild, measureMemory, renderMemoryReport, type MemoryMeasurement } from './dns/memory.ts';
-import { processTreeCpuSeconds } from './dns/process-cpu.ts';
+import { cpuSecondsDuring } from './dns/process-cpu.ts';
 import { etcdEntries, generateRecordSet, queryLines, type RecordSet } from './dns/record-set.ts';
 import {
   ratios,
@@ -164,9 +164,9 @@ async function main(): Promise<void> {
   // etcd's data in memory (tmpfs): on a disk its fsyncs start kernel work (the filesystem's journal
   // thread, block I/O completions) that taskset cannot keep off the server's core, and the churn
   // rows are to measure the server, not the disk. In production etcd has machines of its own.
-  const etcdData = existsSync(MEMORY_FS) ? MEMORY_FS : undefined;
-  log(`etcd: loading ${config.names} names (data in ${etcdData ?? 'the temporary directory'})`);
-  const etcd = await startEtcd({ dataParent: etcdData });
+  const etcdDataIn = existsSync(MEMORY_FS) ? MEMORY_FS : tmpdir();
+  log(`etcd: loading ${config.names} names (data in ${etcdDataIn})`);
+  const etcd = await startEtcd({ dataParent: etcdDataIn });
   const entries = etcdEntries(set, PREFIX);
   await loadIntoEtcd(etcd.client(), entries);
 
@@ -223,9 +223,7 @@ async function main(): Promise<void> {
     for (let run = 1; run <= config.runs; run++) {
       for (const s of servers) {
         log(`${mode} run ${run}/${config.runs}: ${s.name} flood ${config.seconds}s`);
-        const cpuBefore = processTreeCpuSeconds(s.pid);
-        const r = await runDnsperf(dnsperf, { ...base, port: s.port });
-        const cpu = processTreeCpuSeconds(s.pid) - cpuBefore;
+        const [r, cpu] = await cpuSecondsDuring(s.pid, () => runDnsperf(dnsperf, { ...base, port: s.port }));
         const f = flood.get(s.name) ?? { qps: [], cpu: 0, completed: 0, sent: 0, lost: 0, rcodes: {} };
         f.qps.push(r.qps);
         f.cpu += cpu;
@@ -248,21 +246,22 @@ async function main(): Promise<void> {
               log(
                 `${mode} run ${run}/${config.runs}: ${s.name} flood ${config.seconds}s, ${writesPerSecond} changes/s ${reads ? `to ${target} names` : 'to etcd (control)'}${probe ? ', probed' : ''}`,
               );
-              const cpuBefore = processTreeCpuSeconds(s.pid);
-              const [r, churn] = await Promise.all([
-                runDnsperf(dnsperf, { ...base, port: s.port }),
-                runChurn({
-                  client: etcd.client(),
-                  set,
-                  prefix: PREFIX,
-                  target,
-                  ratePerSecond: writesPerSecond,
-                  seconds: config.seconds,
-                  port: s.port,
-                  probe,
-                }),
-              ]);
-              return { r, churn, cpuSeconds: processTreeCpuSeconds(s.pid) - cpuBefore };
+              const [[r, churn], cpuSeconds] = await cpuSecondsDuring(s.pid, () =>
+                Promise.all([
+                  runDnsperf(dnsperf, { ...base, port: s.port }),
+                  runChurn({
+                    client: etcd.client(),
+                    set,
+                    prefix: PREFIX,
+                    target,
+                    ratePerSecond: writesPerSecond,
+                    seconds: config.seconds,
+                    port: s.port,
+                    probe,
+                  }),
+                ]),
+              );
+              return { r, churn, cpuSeconds };
             };
             const unprobed = await churnFlood(false);
             const probed = reads ? await churnFlood(true) : undefined;
@@ -302,19 +301,20 @@ async function main(): Promise<void> {
         }
 
         log(`${mode} run ${run}/${config.runs}: ${s.name} at ${config.rate} QPS ${config.rateSeconds}s`);
-        const rateCpuBefore = processTreeCpuSeconds(s.pid);
-        const q = await runDnsperf(dnsperf, {
-          ...base,
-          port: s.port,
-          seconds: config.rateSeconds,
-          rate: config.rate,
-          perQuery: true,
-        });
+        const [q, rateCpu] = await cpuSecondsDuring(s.pid, () =>
+          runDnsperf(dnsperf, {
+            ...base,
+            port: s.port,
+            seconds: config.rateSeconds,
+            rate: config.rate,
+            perQuery: true,
+          }),
+        );
         const x = fixed.get(s.name) ?? { p50: [], p99: [], lost: 0, cpu: 0, completed: 0 };
         x.p50.push(percentile(q.latencies, 50) * 1000);
         x.p99.push(percentile(q.latencies, 99) * 1000);
         x.lost += q.lost;
-        x.cpu += processTreeCpuSeconds(s.pid) - rateCpuBefore;
+        x.cpu += rateCpu;
         x.completed += q.completed;
         fixed.set(s.name, x);
       }
@@ -372,7 +372,7 @@ async function main(): Promise<void> {
         knot: version(tool('knotd'), ['--version']),
         dnsperf: version('dpkg-query', ['-W', '-f=${Version}', 'dnsperf']),
       },
-      etcdDataIn: etcdData ?? 'temporary directory',
+      etcdDataIn,
       measurements,
       churn: churnMeasurements,
       ratios: rs,

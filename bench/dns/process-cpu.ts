@@ -65,6 +65,13 @@ export function processTreeCpuSeconds(pid: number): number {
   return treeCpuSeconds(readAllStats(), pid);
 }
 
+/** What `work` returns, and the CPU seconds `pid` and its descendants used while it ran. */
+export async function cpuSecondsDuring<T>(pid: number, work: () => Promise<T>): Promise<[T, number]> {
+  const before = processTreeCpuSeconds(pid);
+  const result = await work();
+  return [result, processTreeCpuSeconds(pid) - before];
+}
+
 /** `pid` and the pids of all its descendants. */
 export function processTreePids(pid: number): number[] {
   const stats = readAllStats();

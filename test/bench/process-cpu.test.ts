@@ -1,7 +1,7 @@
 // CPU time of a server's process tree from /proc/<pid>/stat.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseProcStat, processTreeCpuSeconds, treeCpuSeconds } from '../../bench/dns/process-cpu.ts';
+import { cpuSecondsDuring, parseProcStat, processTreeCpuSeconds, treeCpuSeconds } from '../../bench/dns/process-cpu.ts';
 
 const stat = (pid: number, comm: string, ppid: number, utime: number, stime: number) =>
   `${pid} (${comm}) S ${ppid} 12317 10894 0 -1 4194560 683 0 17 0 ${utime} ${stime} 0 0 20 0 6 0 38521 895074304 2094`;
@@ -43,4 +43,16 @@ test("/proc's figure for this very process agrees with Node's own CPU accounting
   const procSeconds = processTreeCpuSeconds(process.pid) - fromProc;
   // /proc counts in 10 ms clock ticks, and both readings are a moment apart.
   assert.ok(Math.abs(procSeconds - nodeSeconds) < 0.05, `/proc ${procSeconds} s, Node ${nodeSeconds} s`);
+});
+
+test("cpuSecondsDuring: the work's result, and the CPU the process used while it ran", async () => {
+  const [result, seconds] = await cpuSecondsDuring(process.pid, async () => {
+    const start = process.cpuUsage();
+    const deadline = Date.now() + 10_000;
+    while (process.cpuUsage(start).user < 200_000 && Date.now() < deadline) Math.sqrt(Math.random());
+    return 'done';
+  });
+  assert.equal(result, 'done');
+  // 200 ms burnt, counted in 10 ms ticks.
+  assert.ok(seconds >= 0.15 && seconds < 1, `${seconds} s`);
 });

@@ -71,6 +71,8 @@ export function parseDig(raw: string): DigResult {
 }
 
 export async function dig(q: DigQuery): Promise<DigResult> {
+  const seconds = q.timeoutSeconds ?? 2;
+  const tries = q.tries ?? 1;
   const args = [
     `@${q.server ?? '127.0.0.1'}`,
     '-p',
@@ -78,18 +80,18 @@ export async function dig(q: DigQuery): Promise<DigResult> {
     q.name,
     q.type ?? 'A',
     '+norecurse',
-    `+time=${q.timeoutSeconds ?? 2}`,
-    `+tries=${q.tries ?? 1}`,
+    `+time=${seconds}`,
+    `+tries=${tries}`,
     ...(q.tcp ? ['+tcp'] : []),
     ...(q.extra ?? []),
   ];
-  const { stdout } = await run(tool('dig'), args, {
-    timeout: ((q.timeoutSeconds ?? 2) * (q.tries ?? 1) + 3) * 1000,
-  }).catch((e: { stdout?: string; message: string }) => {
-    // dig exits 9 on "no servers could be reached"; its output still says why.
-    if (e.stdout) return { stdout: e.stdout };
-    throw new Error(`dig ${args.join(' ')} failed: ${e.message}`);
-  });
+  const { stdout } = await run(tool('dig'), args, { timeout: (seconds * tries + 3) * 1000 }).catch(
+    (e: { stdout?: string; message: string }) => {
+      // dig exits 9 on "no servers could be reached"; its output still says why.
+      if (e.stdout) return { stdout: e.stdout };
+      throw new Error(`dig ${args.join(' ')} failed: ${e.message}`);
+    },
+  );
   return parseDig(stdout);
 }
 
