@@ -169,6 +169,8 @@ async function main(): Promise<void> {
   const etcd = await startEtcd({ dataParent: etcdDataIn });
   const entries = etcdEntries(set, PREFIX);
   await loadIntoEtcd(etcd.client(), entries);
+  // One client for every churn flood's writes (closed with etcd), not a new one per flood.
+  const writer = etcd.client();
 
   const servers: BenchServer[] = [];
   for (const name of config.servers) {
@@ -250,7 +252,7 @@ async function main(): Promise<void> {
                 Promise.all([
                   runDnsperf(dnsperf, { ...base, port: s.port }),
                   runChurn({
-                    client: etcd.client(),
+                    client: writer,
                     set,
                     prefix: PREFIX,
                     target,
