@@ -9,6 +9,8 @@ import { findTsig, parseKeyFile, TSIG_ERROR, verifyRequest, type TsigKey } from 
 import { tool } from '../support/tools.ts';
 
 const SECRET = Buffer.from('a tsig secret for the table test').toString('base64');
+/** A secret whose base64 holds "//", which is also a comment outside quotes. */
+const SLASHES = Buffer.from([0xff, 0xff, 0xff, 0x01, 0x02, 0x03]).toString('base64');
 const KEY: TsigKey = { name: 'xfr.example.org.', algorithm: 'hmac-sha256.', secret: Buffer.from(SECRET, 'base64') };
 
 /** The bytes of one query the real dig sends, signed with `-y spec`, caught on a loopback socket. */
@@ -119,12 +121,22 @@ describe('BIND key files', () => {
     {
       name: 'one key',
       text: `key "xfr.example.org" {\n  algorithm hmac-sha256;\n  secret "${SECRET}";\n};\n`,
-      want: ['xfr.example.org. hmac-sha256.'],
+      want: [`xfr.example.org. hmac-sha256. ${SECRET}`],
     },
     {
       name: 'two keys, comments, unquoted name',
       text: `# ours\nkey a.key { algorithm hmac-sha512; secret "${SECRET}"; };\n// theirs\nkey "B.Key." { algorithm "hmac-sha256"; secret "${SECRET}"; };`,
-      want: ['a.key. hmac-sha512.', 'b.key. hmac-sha256.'],
+      want: [`a.key. hmac-sha512. ${SECRET}`, `b.key. hmac-sha256. ${SECRET}`],
+    },
+    {
+      name: 'a secret holding "//" is kept whole',
+      text: `key "k" { algorithm hmac-sha256; secret "${SLASHES}"; }; // ${SLASHES}`,
+      want: [`k. hmac-sha256. ${SLASHES}`],
+    },
+    {
+      name: 'a /* */ comment, across lines, hiding a key',
+      text: `/* key "old" {\n algorithm hmac-sha1; secret "${SECRET}"; }; */\nkey "k" { algorithm /* in */ hmac-sha256; secret "${SECRET}"; };`,
+      want: [`k. hmac-sha256. ${SECRET}`],
     },
     {
       name: 'unknown algorithm',
@@ -143,7 +155,7 @@ describe('BIND key files', () => {
         );
       } else {
         assert.deepEqual(
-          parseKeyFile(row.text, 'keys.conf').map((k) => `${k.name} ${k.algorithm}`),
+          parseKeyFile(row.text, 'keys.conf').map((k) => `${k.name} ${k.algorithm} ${k.secret.toString('base64')}`),
           row.want,
         );
       }

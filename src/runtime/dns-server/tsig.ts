@@ -26,7 +26,8 @@ function canonical(name: string): string {
 /** Keys of a BIND key file; a key with an unknown algorithm or no secret is an error naming it. */
 export function parseKeyFile(text: string, file: string): TsigKey[] {
   const keys: TsigKey[] = [];
-  const body = text.replace(/(#|\/\/)[^\n]*/g, '');
+  // Comments (#, //, /* */) go, but not inside quotes: a base64 secret can hold "//".
+  const body = text.replace(/("[^"]*")|#[^\n]*|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (_, quoted?: string) => quoted ?? ' ');
   for (const m of body.matchAll(/key\s+"?([^"\s{]+)"?\s*\{([^}]*)\}\s*;/g)) {
     const name = canonical(m[1]!);
     const algorithm = canonical(/algorithm\s+"?([\w-]+)"?\s*;/.exec(m[2]!)?.[1] ?? '');
