@@ -144,6 +144,21 @@ describe('BIND key files', () => {
       want: /key "k": algorithm/,
     },
     { name: 'no secret', text: 'key "k" { algorithm hmac-sha256; };', want: /key "k": secret/ },
+    {
+      name: 'a secret that is not base64',
+      text: 'key "k" { algorithm hmac-sha256; secret "not*base64"; };',
+      want: /key "k": secret is not base64/,
+    },
+    {
+      name: 'a secret cut short (length not a multiple of 4)',
+      text: `key "k" { algorithm hmac-sha256; secret "${SECRET.slice(0, -1)}"; };`,
+      want: /key "k": secret is not base64/,
+    },
+    {
+      name: 'a secret split by whitespace',
+      text: `key "k" { algorithm hmac-sha256; secret "${SECRET.slice(0, 8)}\n  ${SECRET.slice(8)}"; };`,
+      want: [`k. hmac-sha256. ${SECRET}`],
+    },
     { name: 'no key at all', text: 'options { };', want: /no key/ },
   ];
   for (const row of rows) {

@@ -35,7 +35,11 @@ export function parseKeyFile(text: string, file: string): TsigKey[] {
     if (!HASHES[algorithm])
       throw new Error(`${file}: key "${m[1]}": algorithm must be hmac-sha256, hmac-sha512 or hmac-sha1`);
     if (!secret) throw new Error(`${file}: key "${m[1]}": secret "base64"; is missing`);
-    keys.push({ name, algorithm, secret: Buffer.from(secret, 'base64') });
+    // Buffer.from would decode garbage to some other key, and every signature would then fail.
+    const base64 = secret.replace(/\s+/g, '');
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(base64) || base64.length % 4 !== 0)
+      throw new Error(`${file}: key "${m[1]}": secret is not base64`);
+    keys.push({ name, algorithm, secret: Buffer.from(base64, 'base64') });
   }
   if (keys.length === 0) throw new Error(`${file}: no key "name" { algorithm ...; secret "..."; }; found`);
   return keys;
