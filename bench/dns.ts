@@ -17,7 +17,7 @@ import { allCpus, setAffinity } from './dns/cpu-affinity.ts';
 import { runDnsperf, type DnsperfOptions } from './dns/dnsperf.ts';
 import { loadIntoEtcd } from './dns/etcd-load.ts';
 import { compiledBuild, measureMemory, renderMemoryReport, type MemoryMeasurement } from './dns/memory.ts';
-import { cpuSecondsDuring } from './dns/process-cpu.ts';
+import { cpuMicrosPerQuery, cpuSecondsDuring } from './dns/process-cpu.ts';
 import { etcdEntries, generateRecordSet, queryLines, type RecordSet } from './dns/record-set.ts';
 import {
   ratios,
@@ -329,7 +329,7 @@ async function main(): Promise<void> {
         mode,
         qps: median(f.qps),
         qpsRuns: f.qps,
-        cpuPerQueryUs: (f.cpu / f.completed) * 1e6,
+        cpuPerQueryUs: cpuMicrosPerQuery(f.cpu, f.completed),
         lost: f.lost,
         lostPercent: (f.lost / f.sent) * 100,
         rcodes: f.rcodes,
@@ -337,7 +337,7 @@ async function main(): Promise<void> {
         p50Ms: median(x.p50),
         p99Ms: median(x.p99),
         rateLost: x.lost,
-        cpuPerQueryAtRateUs: (x.cpu / x.completed) * 1e6,
+        cpuPerQueryAtRateUs: cpuMicrosPerQuery(x.cpu, x.completed),
       });
     }
   }
@@ -350,7 +350,7 @@ async function main(): Promise<void> {
         qps: median(qps),
         probedQps: probedQps.length ? median(probedQps) : NaN,
         steadyQps: steady.qps,
-        cpuPerQueryUs: (cpuSeconds / completed) * 1e6,
+        cpuPerQueryUs: cpuMicrosPerQuery(cpuSeconds, completed),
         steadyCpuPerQueryUs: steady.cpuPerQueryUs,
         freshnessP50Ms: percentile(fresh, 50),
         freshnessP99Ms: percentile(fresh, 99),

@@ -72,6 +72,11 @@ export async function cpuSecondsDuring<T>(pid: number, work: () => Promise<T>): 
   return [result, processTreeCpuSeconds(pid) - before];
 }
 
+/** CPU microseconds per answered query, the unit of every CPU column in the reports. */
+export function cpuMicrosPerQuery(cpuSeconds: number, queries: number): number {
+  return (cpuSeconds / queries) * 1e6;
+}
+
 /** `pid` and the pids of all its descendants. */
 export function processTreePids(pid: number): number[] {
   const stats = readAllStats();

@@ -1,7 +1,13 @@
 // CPU time of a server's process tree from /proc/<pid>/stat.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { cpuSecondsDuring, parseProcStat, processTreeCpuSeconds, treeCpuSeconds } from '../../bench/dns/process-cpu.ts';
+import {
+  cpuMicrosPerQuery,
+  cpuSecondsDuring,
+  parseProcStat,
+  processTreeCpuSeconds,
+  treeCpuSeconds,
+} from '../../bench/dns/process-cpu.ts';
 
 const stat = (pid: number, comm: string, ppid: number, utime: number, stime: number) =>
   `${pid} (${comm}) S ${ppid} 12317 10894 0 -1 4194560 683 0 17 0 ${utime} ${stime} 0 0 20 0 6 0 38521 895074304 2094`;
@@ -55,4 +61,8 @@ test("cpuSecondsDuring: the work's result, and the CPU the process used while it
   assert.equal(result, 'done');
   // 200 ms burnt, counted in 10 ms ticks.
   assert.ok(seconds >= 0.15 && seconds < 1, `${seconds} s`);
+});
+
+test('cpuMicrosPerQuery: 0.5 CPU seconds over 25,000 queries is 20 µs each', () => {
+  assert.equal(cpuMicrosPerQuery(0.5, 25_000), 20);
 });
