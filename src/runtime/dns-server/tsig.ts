@@ -23,7 +23,7 @@ function canonical(name: string): string {
   return lower.endsWith('.') ? lower : `${lower}.`;
 }
 
-/** Keys of a BIND key file; a key with an unknown algorithm or no secret is an error naming it. */
+/** Keys of a BIND key file; a key with an unknown algorithm, or a secret missing or not base64, is an error naming it. */
 export function parseKeyFile(text: string, file: string): TsigKey[] {
   const keys: TsigKey[] = [];
   // Comments (#, //, /* */) go, but not inside quotes: a base64 secret can hold "//".
