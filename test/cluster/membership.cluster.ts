@@ -271,7 +271,7 @@ describe('etcd membership through etcdns etcd-member on a real single-node clust
     const { queries, failures } = await load.stop();
     const health = await quorum.stop();
     figures.push(
-      `5 -> 3 members ${ms} ms; ${queries} queries, ${failures.length} failed; ${health.checks} quorum checks, ${health.failures.length} failed`,
+      `5 -> 3 members ${ms} ms; ${queries} queries, ${failures.length} failed; ${health.checks} quorum checks, ${health.failures.length} failed, slowest ${health.slowestMs} ms`,
     );
     assert.deepEqual(
       (await memberNames()).map((m) => m.name),
