@@ -19,8 +19,10 @@ import {
 import { reverseZonesSchema } from './reverse-zone-config.ts';
 import { DEFAULT_VIEW, viewsSchema } from './view-config.ts';
 
-const SOURCE_KINDS = ['service', 'ingress'] as const;
-export type SourceKind = (typeof SOURCE_KINDS)[number];
+import { SOURCE_KINDS } from './source-kinds.ts';
+import { RECORD_TYPES } from '../dns/record-types.ts';
+
+export type { SourceKind } from './source-kinds.ts';
 const POLICIES = ['sync', 'upsert-only', 'create-only'] as const;
 export type Policy = (typeof POLICIES)[number];
 
@@ -36,9 +38,14 @@ export const labelSelector = v.pipe(
   }),
 );
 
+const SOURCE_NAMES = SOURCE_KINDS.map((k) => `"${k}"`).join(', ');
 export const sourceKinds = v.pipe(
-  list(oneOf(SOURCE_KINDS), '"service" and/or "ingress"'),
-  v.check((k) => new Set(k).size === k.length, 'must list "service" and/or "ingress", each once'),
+  list(oneOf(SOURCE_KINDS), `sources (${SOURCE_NAMES})`),
+  v.check((k) => new Set(k).size === k.length, 'must list each source once'),
+);
+export const recordTypes = v.pipe(
+  list(oneOf(RECORD_TYPES), 'record types'),
+  v.check((k) => new Set(k).size === k.length, 'must list each record type once'),
 );
 export const policy = oneOf(POLICIES);
 export const resyncSeconds = integer(1, 86400, 'a number of seconds');
@@ -75,8 +82,18 @@ export const controllerEntries = {
   excludeDomains: v.optional(domains),
   /** Watch one namespace only; default all. */
   namespace: v.optional(namespaceName),
-  /** Default ["service", "ingress"]. */
+  /** external-dns's source names; default ["service", "ingress"]. */
   sources: v.optional(sourceKinds),
+  /** Routes only through Gateways of this name (external-dns's --gateway-name). */
+  gatewayName: v.optional(objectName),
+  /** Routes only through Gateways of this namespace (--gateway-namespace). */
+  gatewayNamespace: v.optional(namespaceName),
+  /** Routes only through Gateways with these labels (--gateway-label-filter, label-selector syntax). */
+  gatewayLabelFilter: v.optional(labelSelector),
+  /** Routes may attach to ListenerSets (--gateway-listener-sets); default false. */
+  gatewayListenerSets: v.optional(v.boolean('must be true or false')),
+  /** Only these record types are published (--managed-record-types); default every type. */
+  managedRecordTypes: v.optional(recordTypes),
   /** Only Ingresses of these classes; default all. */
   ingressClasses: v.optional(ingressClasses),
   /** Kubernetes label selector applied to watched resources. */

@@ -70,3 +70,41 @@ function parseRequirement(part: string): Requirement | undefined {
   }
   return KEY.test(part) ? { op: 'exists', key: part } : undefined;
 }
+
+/** A Kubernetes LabelSelector object (matchLabels, matchExpressions) as the structure above. */
+export interface LabelSelectorObject {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+
+/**
+ * The selector of a LabelSelector object, as the API server reads one: no selector selects nothing
+ * (undefined here), `{}` everything; an unknown operator or a values list that does not fit its
+ * operator makes the whole selector invalid (undefined).
+ */
+export function selectorOf(object: LabelSelectorObject | undefined): Selector | undefined {
+  if (!object) return undefined;
+  const requirements: Selector = Object.entries(object.matchLabels ?? {}).map(([key, value]) => ({
+    op: 'in',
+    key,
+    values: [value],
+  }));
+  for (const e of object.matchExpressions ?? []) {
+    const values = e.values ?? [];
+    switch (e.operator) {
+      case 'In':
+      case 'NotIn':
+        if (values.length === 0) return undefined;
+        requirements.push({ op: e.operator === 'In' ? 'in' : 'notin', key: e.key, values });
+        break;
+      case 'Exists':
+      case 'DoesNotExist':
+        if (values.length > 0) return undefined;
+        requirements.push({ op: e.operator === 'Exists' ? 'exists' : 'absent', key: e.key });
+        break;
+      default:
+        return undefined;
+    }
+  }
+  return requirements;
+}

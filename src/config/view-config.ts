@@ -2,10 +2,10 @@
 // chosen resources, with addresses rewritten by typed rules when the controller plans.
 import * as v from 'valibot';
 import { dnsNameProblem } from '../dns/dns-name.ts';
+import { RECORD_TYPES } from '../dns/record-types.ts';
+import { RULE_KINDS } from './source-kinds.ts';
 import { dnsName, ipAddress, keyPrefix, list, network, oneOf, stringMap, text } from './field-rules.ts';
 
-const RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'SRV', 'TXT', 'PTR'] as const;
-export type RecordType = (typeof RECORD_TYPES)[number];
 const strings = list(v.string(), 'strings (leave it out to match any)');
 
 const ruleMatchSchema = v.strictObject(
@@ -18,10 +18,10 @@ const ruleMatchSchema = v.strictObject(
       ),
     ),
     types: v.optional(list(oneOf(RECORD_TYPES), 'record types')),
-    /** Source kinds, e.g. "service", "ingress". */
+    /** Source kinds in lower case, e.g. "service", "ingress", "httproute", "dnsendpoint". */
     kinds: v.optional(
       list(
-        text('"service" or "ingress"', (s) => s === 'service' || s === 'ingress'),
+        text(`one of ${RULE_KINDS.map((k) => `"${k}"`).join(', ')}`, (s) => RULE_KINDS.includes(s)),
         'source kinds',
       ),
     ),

@@ -124,13 +124,13 @@ const badRules: [string, unknown, RegExp][] = [
   ],
   [
     'bad type',
-    { name: 'x', match: { types: ['MX'] }, action: { keep: true } },
+    { name: 'x', match: { types: ['NAPTR'] }, action: { keep: true } },
     /^r\.match\.types\[0\]: must be one of "A"/,
   ],
   [
     'bad kind',
     { name: 'x', match: { kinds: ['pod'] }, action: { keep: true } },
-    /^r\.match\.kinds\[0\]: must be "service" or "ingress"/,
+    /^r\.match\.kinds\[0\]: must be one of "service", "ingress", "httproute", "grpcroute", "tlsroute", "tcproute", "udproute", "dnsendpoint"/,
   ],
   [
     'network with host bits',

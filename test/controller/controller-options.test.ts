@@ -27,6 +27,45 @@ test('defaults', () => {
   assert.deepEqual([once, dryRun], [false, false]);
 });
 
+test("external-dns's source flags carry over unchanged", () => {
+  const { config } = parseControllerOptions(
+    [
+      ...base,
+      '--source=gateway-httproute',
+      '--source=gateway-grpcroute',
+      '--source=crd',
+      '--gateway-name=public',
+      '--gateway-namespace=infra',
+      '--gateway-label-filter=expose=yes',
+      '--gateway-listener-sets',
+      '--crd-source-apiversion=externaldns.k8s.io/v1alpha1',
+      '--crd-source-kind=DNSEndpoint',
+      '--managed-record-types=A',
+      '--managed-record-types=AAAA',
+      '--managed-record-types=TXT',
+    ],
+    {},
+  );
+  assert.deepEqual(
+    {
+      sources: config.sources,
+      gatewayName: config.gatewayName,
+      gatewayNamespace: config.gatewayNamespace,
+      gatewayLabelFilter: config.gatewayLabelFilter,
+      gatewayListenerSets: config.gatewayListenerSets,
+      managedRecordTypes: config.managedRecordTypes,
+    },
+    {
+      sources: ['gateway-httproute', 'gateway-grpcroute', 'crd'],
+      gatewayName: 'public',
+      gatewayNamespace: 'infra',
+      gatewayLabelFilter: 'expose=yes',
+      gatewayListenerSets: true,
+      managedRecordTypes: ['A', 'AAAA', 'TXT'],
+    },
+  );
+});
+
 test('flags beat environment, environment beats the file; lists repeat and split on commas', () => {
   const file = join(tmpdir(), `controller-config-${process.pid}.json`);
   writeFileSync(
@@ -93,7 +132,7 @@ const bad: [string, string[], Record<string, string>, RegExp][] = [
     'source',
     [...base, '--source', 'pod'],
     {},
-    /^sources\[0\] \(--source\): must be one of "service", "ingress" \(got "pod"\)$/,
+    /^sources\[0\] \(--source\): must be one of "service", "ingress", "gateway-httproute", "gateway-grpcroute", "gateway-tlsroute", "gateway-tcproute", "gateway-udproute", "crd" \(got "pod"\)$/,
   ],
   [
     'domain',
@@ -141,6 +180,18 @@ const bad: [string, string[], Record<string, string>, RegExp][] = [
     [...base, '--prefix', '/'],
     {},
     /^prefix \(--prefix\): must be an etcd key prefix/,
+  ],
+  [
+    "external-dns's crd source flags, other than the DNSEndpoint they name",
+    [...base, '--source', 'crd', '--crd-source-apiversion', 'example.org/v1', '--crd-source-kind', 'DNSEndpoint'],
+    {},
+    /^--crd-source-apiversion: only externaldns\.k8s\.io\/v1alpha1 is read \(got "example\.org\/v1"\)$/,
+  ],
+  [
+    'a record type etcdns cannot publish',
+    [...base, '--managed-record-types', 'A,NAPTR'],
+    {},
+    /^managedRecordTypes\[1\] \(--managed-record-types\): must be one of "A", "AAAA", "CNAME", "TXT", "MX", "SRV", "PTR", "NS" \(got "NAPTR"\)$/,
   ],
   [
     'drift: plan has no controller-only flags',

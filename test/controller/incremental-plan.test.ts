@@ -67,17 +67,20 @@ class Cluster implements ClusterObjects {
   readonly ings = new Map<string, V1Ingress>();
   readonly slices = new Map<string, V1EndpointSlice>();
 
-  services() {
-    return this.svcs.values();
+  objects(kind: ObjectKey['kind']) {
+    return kind === 'Service' ? this.svcs.values() : kind === 'Ingress' ? this.ings.values() : [];
   }
-  ingresses() {
-    return this.ings.values();
+  object(kind: ObjectKey['kind'], _ns: string, name: string) {
+    return kind === 'Service' ? this.svcs.get(name) : kind === 'Ingress' ? this.ings.get(name) : undefined;
   }
-  service(_ns: string, name: string) {
-    return this.svcs.get(name);
+  gateway() {
+    return undefined;
   }
-  ingress(_ns: string, name: string) {
-    return this.ings.get(name);
+  listenerSet() {
+    return undefined;
+  }
+  namespaceLabels() {
+    return undefined;
   }
   endpointSlices(_ns: string, service: string) {
     return [...this.slices.values()].filter((s) => s.metadata?.labels?.[LABEL] === service);

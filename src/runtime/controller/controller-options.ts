@@ -7,6 +7,9 @@ import { controllerConfigSchema, type ControllerConfig } from '../../config/cont
 import { ETCD_OPTIONS } from '../../config/etcd-options.ts';
 import { parseConfig } from '../../config/schema-problems.ts';
 import { DEFAULT_PREFIX } from '../shared/skydns-key.ts';
+import { SOURCE_KINDS } from '../../config/source-kinds.ts';
+import { RECORD_TYPES } from '../../dns/record-types.ts';
+import { DNS_ENDPOINT_API_VERSION } from './sources/dns-endpoint/dns-endpoint.ts';
 
 import { ConfigError } from '../../config/config-error.ts';
 
@@ -38,8 +41,58 @@ const SHARED: OptionSpec[] = [
   { flag: 'domain-filter', kind: 'list', field: 'domainFilter', help: 'only names in these domains' },
   { flag: 'exclude-domains', kind: 'list', field: 'excludeDomains', help: 'never names in these domains' },
   { flag: 'namespace', kind: 'string', field: 'namespace', value: 'NAME', help: 'watch one namespace (default all)' },
-  { flag: 'source', kind: 'list', field: 'sources', help: 'service, ingress (default both)' },
+  {
+    flag: 'source',
+    kind: 'list',
+    field: 'sources',
+    help: `${SOURCE_KINDS.join(', ')} (default service, ingress)`,
+  },
   { flag: 'ingress-class', kind: 'list', field: 'ingressClasses', help: 'only Ingresses of these classes' },
+  {
+    flag: 'gateway-name',
+    kind: 'string',
+    field: 'gatewayName',
+    value: 'NAME',
+    help: 'routes only through Gateways of this name',
+  },
+  {
+    flag: 'gateway-namespace',
+    kind: 'string',
+    field: 'gatewayNamespace',
+    value: 'NAME',
+    help: 'routes only through Gateways of this namespace',
+  },
+  {
+    flag: 'gateway-label-filter',
+    kind: 'string',
+    field: 'gatewayLabelFilter',
+    value: 'SELECTOR',
+    help: 'routes only through Gateways with these labels',
+  },
+  {
+    flag: 'gateway-listener-sets',
+    kind: 'bool',
+    field: 'gatewayListenerSets',
+    help: 'routes may attach to ListenerSets of the Gateways',
+  },
+  {
+    flag: 'managed-record-types',
+    kind: 'list',
+    field: 'managedRecordTypes',
+    help: `only these record types (${RECORD_TYPES.join(', ')}; default all)`,
+  },
+  {
+    flag: 'crd-source-apiversion',
+    kind: 'string',
+    value: 'GROUP/VERSION',
+    help: `the crd source's API version: ${DNS_ENDPOINT_API_VERSION} only (accepted for external-dns's flags)`,
+  },
+  {
+    flag: 'crd-source-kind',
+    kind: 'string',
+    value: 'KIND',
+    help: "the crd source's kind: DNSEndpoint only (accepted for external-dns's flags)",
+  },
   {
     flag: 'label-selector',
     kind: 'string',
@@ -183,12 +236,27 @@ export function parseControllerOptions(
   const table = command === 'plan' ? PLAN_OPTIONS : CONTROLLER_OPTIONS;
   const { raw, sourceOf, switches } = loadOptions(table, args, env, warn);
   const view = switches.get('view') as string | undefined;
+  crdSourceProblems(switches);
   return {
     config: withControllerDefaults(parseConfig(controllerConfigSchema, raw, sourceOf), env),
     once: switches.get('once') === true,
     dryRun: switches.get('dry-run') === true,
     ...(view !== undefined ? { view } : {}),
   };
+}
+
+/** external-dns's crd-source flags name the DNSEndpoint it reads; another resource is not supported. */
+function crdSourceProblems(switches: Map<string, unknown>): void {
+  const problems: string[] = [];
+  const apiVersion = switches.get('crd-source-apiversion');
+  if (apiVersion !== undefined && apiVersion !== DNS_ENDPOINT_API_VERSION)
+    problems.push(
+      `--crd-source-apiversion: only ${DNS_ENDPOINT_API_VERSION} is read (got ${JSON.stringify(apiVersion)})`,
+    );
+  const kind = switches.get('crd-source-kind');
+  if (kind !== undefined && kind !== 'DNSEndpoint')
+    problems.push(`--crd-source-kind: only DNSEndpoint is read (got ${JSON.stringify(kind)})`);
+  if (problems.length > 0) throw new ConfigError(problems);
 }
 
 /** This replica's name in Leases and Events: the pod's name in a cluster, the host name elsewhere. */

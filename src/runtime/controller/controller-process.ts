@@ -13,6 +13,7 @@ import { KubeClient } from './kube/kube-client.ts';
 import { loadKubeTarget } from './kube/kube-target.ts';
 import { LeaderElector } from './kube/leader-election.ts';
 import { ProblemReporter } from './kube/problem-reporter.ts';
+import { StatusWriter } from './kube/status-writer.ts';
 import { EtcdMirror } from './store/etcd-mirror.ts';
 import { EtcdStore } from './store/etcd-store.ts';
 
@@ -40,6 +41,8 @@ export function assembleController(
   const cache = new ClusterCache(kube, {
     ...(config.namespace ? { namespace: config.namespace } : {}),
     sources: config.sources ?? ['service', 'ingress'],
+    ...(config.gatewayNamespace ? { gatewayNamespace: config.gatewayNamespace } : {}),
+    listenerSets: config.gatewayListenerSets ?? false,
     // Callbacks run only after start, when `controller` below exists.
     onChange: (change) => controller.changed(change),
     log,
@@ -71,6 +74,9 @@ export function assembleController(
     storeFor: (prefix) => new EtcdStore(etcd, prefix),
     mirrorFor: (store, onReload) => new EtcdMirror(store, etcd, { log: log.with({ prefix: store.prefix }), onReload }),
     reporter: new ProblemReporter(mode.dryRun ? undefined : kube, identity, log),
+    ...((config.sources ?? []).includes('crd')
+      ? { status: new StatusWriter(mode.dryRun ? undefined : kube, log) }
+      : {}),
     isLeader: () => (elector ? elector.isLeader() : true),
     dryRun: mode.dryRun,
     log,

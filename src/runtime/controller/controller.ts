@@ -11,7 +11,11 @@ import type { Readiness } from '../shared/http-server.ts';
 import { collectGarbage } from '../shared/full-gc.ts';
 import type { Logger } from '../shared/log.ts';
 import type { ControllerMetrics } from './controller-metrics.ts';
-import type { Problem } from './desired-record.ts';
+import { PROBLEM_REASONS, RECORD_TYPES, resourceId, type Problem } from './desired-record.ts';
+import type { StatusWriter } from './kube/status-writer.ts';
+import { dnsEndpointRef } from './sources/dns-endpoint/dns-endpoint-source.ts';
+import { dnsEndpointStatus } from './sources/dns-endpoint/dns-endpoint-status.ts';
+import type { DnsEndpoint } from './sources/dns-endpoint/dns-endpoint.ts';
 import type { ClusterObjects, ObjectKey } from './incremental/cluster-objects.ts';
 import { objectId } from './incremental/cluster-objects.ts';
 import { IncrementalPlanner } from './incremental/incremental-planner.ts';
@@ -39,6 +43,8 @@ export interface ControllerDeps {
    */
   mirrorFor?: (store: EtcdStore, onReload: () => void) => EtcdMirror;
   reporter: { report(problems: readonly Problem[]): Promise<number> };
+  /** Writes DNSEndpoint status (with the crd source); absent: no status is written. */
+  status?: Pick<StatusWriter, 'write' | 'keepOnly'>;
   isLeader: () => boolean;
   dryRun: boolean;
   log: Logger;
@@ -241,27 +247,18 @@ export class Controller {
     const problems = this.planner.problems();
     const byReason = new Map<string, number>();
     for (const p of problems) byReason.set(p.reason, (byReason.get(p.reason) ?? 0) + 1);
-    for (const reason of [
-      'InvalidHostname',
-      'HostnameNotInDomain',
-      'InvalidTTL',
-      'InvalidTarget',
-      'InvalidAnnotation',
-      'RecordConflict',
-      'NameOwnedByOthers',
-      'PrivateAddressRefused',
-    ]) {
-      metrics.problems.set(byReason.get(reason) ?? 0, { reason });
-    }
+    for (const reason of PROBLEM_REASONS) metrics.problems.set(byReason.get(reason) ?? 0, { reason });
     for (const [i, { view }] of this.views.entries()) {
       const byType = this.planner.recordCounts(i);
-      for (const type of ['A', 'AAAA', 'CNAME', 'SRV'])
-        metrics.records.set(byType.get(type) ?? 0, { type, view: view.config.name });
+      for (const type of RECORD_TYPES) metrics.records.set(byType.get(type) ?? 0, { type, view: view.config.name });
     }
 
     if (!leader) return this.count('skipped', started);
     await this.d.reporter.report(problems);
-    if (plans.every(isEmptyPlan)) return this.count('unchanged', started);
+    if (plans.every(isEmptyPlan)) {
+      if (!this.d.dryRun) await this.writeStatus(problems);
+      return this.count('unchanged', started);
+    }
     if (this.d.dryRun) {
       for (const { view, plan } of this.lastPlans)
         if (!isEmptyPlan(plan)) log.info('dry run: changes not written', { view, plan: formatPlan(plan) });
@@ -283,7 +280,43 @@ export class Controller {
       conflicted ||= outcome === 'conflicted';
     }
     if (eventAt !== undefined) metrics.eventToEtcd.observe((performance.now() - eventAt) / 1000);
+    // After a conflict some names wait for the next round: their objects' status with it.
+    if (!conflicted) await this.writeStatus(this.planner.problems());
     return this.count(conflicted ? 'conflicted' : 'applied', started);
+  }
+
+  /** The status of every DNSEndpoint, as the records in etcd now stand (written where it changed). */
+  private async writeStatus(problems: readonly Problem[]): Promise<void> {
+    const writer = this.d.status;
+    if (!writer) return;
+    const byObject = new Map<string, Problem[]>();
+    for (const p of problems) {
+      const id = resourceId(p.object);
+      const list = byObject.get(id);
+      if (list) list.push(p);
+      else byObject.set(id, [p]);
+    }
+    const now = new Date().toISOString();
+    const uids = new Set<string>();
+    const updates = [];
+    for (const object of this.d.cache.objects('DNSEndpoint') as Iterable<DnsEndpoint>) {
+      const ref = dnsEndpointRef(object);
+      if (!ref || !this.planner.selected({ kind: 'DNSEndpoint', object })) continue;
+      if (object.metadata?.uid) uids.add(object.metadata.uid);
+      const id = resourceId(ref);
+      const status = dnsEndpointStatus({
+        generation: object.metadata?.generation,
+        endpoints: (object.spec?.endpoints ?? []).filter((e) => e).length,
+        problems: byObject.get(id) ?? [],
+        publishedRecords: this.planner.recordCount(id),
+        previous: object.status,
+        now,
+      });
+      updates.push({ object, status });
+    }
+    writer.keepOnly(uids);
+    const written = await writer.write(updates);
+    if (written > 0) this.d.log.debug('DNSEndpoint status written', { count: written });
   }
 
   /** Writes one view's plan; names someone else changed meanwhile are planned again next round. */

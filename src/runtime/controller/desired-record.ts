@@ -1,19 +1,27 @@
 // What the sources produce and the planner consumes: one DNS record a Kubernetes object asks
-// for, and a problem found on the way (which becomes a log line and a Kubernetes Event).
+// for, and a problem found on the way (which becomes a log line and a Kubernetes Event). The
+// record types and problem reasons are declared once here; metrics and status derive from them.
+import { sourceOfKind, type ObjectKind } from '../../config/source-kinds.ts';
+import type { RecordType } from '../../dns/record-types.ts';
 
-export type RecordType = 'A' | 'AAAA' | 'CNAME' | 'SRV' | 'PTR';
+export { RECORD_TYPES, type RecordType } from '../../dns/record-types.ts';
 
 export interface DesiredRecord {
   /** Canonical owner name, e.g. "nginx.example.org.". */
   name: string;
   type: RecordType;
-  /** An IP address (A/AAAA) or a canonical name (CNAME, SRV and PTR target). */
+  /**
+   * An IP address (A/AAAA), a canonical name (CNAME, MX exchange, SRV, PTR and NS target), or the
+   * text of a TXT record.
+   */
   target: string;
   /** Seconds; absent means the zone default. */
   ttl?: number;
   /** SRV only. */
   port?: number;
+  /** SRV priority, MX preference. */
   priority?: number;
+  /** SRV only. */
   weight?: number;
   /** The object that asked for it. */
   object: ObjectRef;
@@ -21,25 +29,31 @@ export interface DesiredRecord {
 
 /** Enough of a Kubernetes object to name it in logs and to attach an Event to it. */
 export interface ObjectRef {
-  kind: 'Service' | 'Ingress';
+  kind: ObjectKind;
   apiVersion: string;
   namespace: string;
   name: string;
   uid?: string;
 }
 
-export type ProblemReason =
-  | 'InvalidHostname'
-  | 'HostnameNotInDomain'
-  | 'InvalidTTL'
-  | 'InvalidTarget'
-  | 'InvalidAnnotation'
-  | 'RecordConflict'
-  | 'NameOwnedByOthers'
+export const PROBLEM_REASONS = [
+  'InvalidHostname',
+  'HostnameNotInDomain',
+  'InvalidTTL',
+  'InvalidTarget',
+  'InvalidAnnotation',
+  /** A DNSEndpoint's endpoint that cannot be published (type, targets, name); the others still are. */
+  'InvalidEndpoint',
+  /** A field of a DNSEndpoint's endpoint with no meaning here (providerSpecific, setIdentifier): ignored. */
+  'IgnoredField',
+  'RecordConflict',
+  'NameOwnedByOthers',
   /** A per-object cap was reached (SRV records of one Service). */
-  | 'TooManyRecords'
+  'TooManyRecords',
   /** An external view refused a private address (views/view-records.ts). */
-  | 'PrivateAddressRefused';
+  'PrivateAddressRefused',
+] as const;
+export type ProblemReason = (typeof PROBLEM_REASONS)[number];
 
 export interface Problem {
   object: ObjectRef;
@@ -53,7 +67,8 @@ export interface Problem {
 /**
  * "service/default/nginx": the resource id written into every entry's value, as external-dns
  * writes it into its TXT registry (the wire format; in memory, records carry the ObjectRef).
+ * A DNSEndpoint is "crd/<ns>/<name>", a route "httproute/<ns>/<name>", as external-dns names them.
  */
-export function resourceId(ref: ObjectRef): string {
-  return `${ref.kind.toLowerCase()}/${ref.namespace}/${ref.name}`;
+export function resourceId(ref: Pick<ObjectRef, 'kind' | 'namespace' | 'name'>): string {
+  return `${sourceOfKind(ref.kind).resourcePrefix}/${ref.namespace}/${ref.name}`;
 }

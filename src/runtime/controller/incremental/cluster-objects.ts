@@ -1,26 +1,29 @@
-// What the incremental planner reads of the cluster: the objects by name, and what a Service's
-// records also depend on (its EndpointSlices, the Nodes). kube/cluster-cache.ts provides it from
-// its informers; tests from plain lists.
-import type { V1EndpointSlice, V1Ingress, V1Node, V1Service } from '@kubernetes/client-node';
+// What the incremental planner reads of the cluster: the source objects by kind and name, and
+// what their records also depend on (a Service's EndpointSlices and the Nodes; a route's Gateways,
+// ListenerSets and Namespaces). kube/cluster-cache.ts provides it from its informers; tests from
+// plain lists.
+import type { KubernetesObject, V1EndpointSlice, V1Node } from '@kubernetes/client-node';
+import type { ObjectKind } from '../../../config/source-kinds.ts';
+import { resourceId } from '../desired-record.ts';
+import type { GatewayContext } from '../sources/gateway/route-parents.ts';
 
-export interface ClusterObjects {
-  services(): Iterable<V1Service>;
-  ingresses(): Iterable<V1Ingress>;
-  service(namespace: string, name: string): V1Service | undefined;
-  ingress(namespace: string, name: string): V1Ingress | undefined;
+export interface ClusterObjects extends GatewayContext {
+  /** Every object of a kind the sources read (none for a kind not read). */
+  objects(kind: ObjectKind): Iterable<KubernetesObject>;
+  object(kind: ObjectKind, namespace: string, name: string): KubernetesObject | undefined;
   /** EndpointSlices of a Service (by their kubernetes.io/service-name label). */
   endpointSlices(namespace: string, service: string): readonly V1EndpointSlice[];
   nodes(): readonly V1Node[];
 }
 
-/** A Service or Ingress that changed (added, updated, deleted, or one of its EndpointSlices did). */
+/** A source object that changed (added, updated, deleted, or something its records depend on did). */
 export interface ObjectKey {
-  kind: 'Service' | 'Ingress';
+  kind: ObjectKind;
   namespace: string;
   name: string;
 }
 
 /** "service/default/nginx": the resource id its records carry (desired-record.ts resourceId). */
 export function objectId(key: ObjectKey): string {
-  return `${key.kind.toLowerCase()}/${key.namespace}/${key.name}`;
+  return resourceId(key);
 }

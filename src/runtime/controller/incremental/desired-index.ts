@@ -75,6 +75,11 @@ export class DesiredIndex {
     return out;
   }
 
+  /** How many records the views publish from one object (before merging). */
+  recordCount(id: string): number {
+    return this.objects.get(id)?.views.reduce((n, v) => n + v.records.length, 0) ?? 0;
+  }
+
   problems(): Problem[] {
     return [...this.withProblems].flatMap((id) => this.objects.get(id)!.problems);
   }

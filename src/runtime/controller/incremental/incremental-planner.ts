@@ -11,28 +11,31 @@ import { resourceId, type DesiredRecord, type Problem } from '../desired-record.
 import type { CurrentEntry } from '../plan/current-entries.ts';
 import type { Conflict } from '../plan/merge.ts';
 import { planPrefix, type Plan } from '../plan/plan.ts';
-import type { ServiceContext } from '../sources/service-source.ts';
-import type { SourceOptions } from '../sources/source-options.ts';
+import { SOURCES } from '../../../config/source-kinds.ts';
+import type { ClusterObject } from '../sources/cluster-snapshot.ts';
+import { objectSelected, type SourceOptions } from '../sources/source-options.ts';
 import type { ViewOfName } from '../views/controller-views.ts';
 import type { CompiledView } from '../views/view-records.ts';
 import { objectId, type ClusterObjects, type ObjectKey } from './cluster-objects.ts';
 import { DesiredIndex } from './desired-index.ts';
 import { planNames } from './name-plan.ts';
-import { objectRecords, type SourceObject } from './object-records.ts';
+import { objectRecords, type SourceContext } from './object-records.ts';
 
-function sourceObject(key: ObjectKey, cluster: ClusterObjects): SourceObject | undefined {
-  if (key.kind === 'Service') {
-    const object = cluster.service(key.namespace, key.name);
-    return object && { kind: 'Service', object };
-  }
-  const object = cluster.ingress(key.namespace, key.name);
-  return object && { kind: 'Ingress', object };
+function clusterObject(key: ObjectKey, cluster: ClusterObjects): ClusterObject | undefined {
+  const object = cluster.object(key.kind, key.namespace, key.name);
+  return object && ({ kind: key.kind, object } as ClusterObject);
 }
 
 /** The Nodes read once per sync, not once per Service. */
-function serviceContext(cluster: ClusterObjects): ServiceContext {
+function sourceContext(cluster: ClusterObjects): SourceContext {
   const nodes = cluster.nodes();
-  return { nodes, endpointSlices: (namespace, service) => cluster.endpointSlices(namespace, service) };
+  return {
+    nodes,
+    endpointSlices: (namespace, service) => cluster.endpointSlices(namespace, service),
+    gateway: (namespace, name) => cluster.gateway(namespace, name),
+    listenerSet: (namespace, name) => cluster.listenerSet(namespace, name),
+    namespaceLabels: (name) => cluster.namespaceLabels(name),
+  };
 }
 
 export interface PlannerSettings {
@@ -80,17 +83,19 @@ export class IncrementalPlanner {
   /** Recomputes the records of every object. */
   rebuild(cluster: ClusterObjects): void {
     this.index.clear();
-    const context = serviceContext(cluster);
-    for (const svc of cluster.services()) this.setObject({ kind: 'Service', object: svc }, context);
-    for (const ing of cluster.ingresses()) this.setObject({ kind: 'Ingress', object: ing }, context);
+    const context = sourceContext(cluster);
+    for (const source of this.options.sources) {
+      const kind = SOURCES[source].kind;
+      for (const object of cluster.objects(kind)) this.setObject({ kind, object } as ClusterObject, context);
+    }
   }
 
   /** Recomputes the records of changed objects; returns per view the names to plan again. */
   update(changed: Iterable<ObjectKey>, cluster: ClusterObjects): Set<string>[] {
     const touched = this.views.map(() => new Set<string>());
-    const context = serviceContext(cluster);
+    const context = sourceContext(cluster);
     for (const key of changed) {
-      const source = sourceObject(key, cluster);
+      const source = clusterObject(key, cluster);
       const names = source ? this.setObject(source, context) : this.index.set(objectId(key), undefined);
       names.forEach((n, i) => n.forEach((name) => touched[i]!.add(name)));
     }
@@ -121,6 +126,16 @@ export class IncrementalPlanner {
     return [...this.index.problems(), ...this.views.flatMap((v) => [...v.conflicts.values()].flat())];
   }
 
+  /** Whether the filters (namespace, labels, annotations, controller annotation) take the object. */
+  selected(o: ClusterObject): boolean {
+    return objectSelected(o.object.metadata, this.options);
+  }
+
+  /** How many records the views publish from one object, by its resource id. */
+  recordCount(id: string): number {
+    return this.index.recordCount(id);
+  }
+
   /** Published records of a view by type. */
   recordCounts(view: number): ReadonlyMap<string, number> {
     return this.views[view]!.counts;
@@ -143,7 +158,7 @@ export class IncrementalPlanner {
     }));
   }
 
-  private setObject(source: SourceObject, context: ServiceContext): Set<string>[] {
+  private setObject(source: ClusterObject, context: SourceContext): Set<string>[] {
     const meta = source.object.metadata;
     const id = objectId({ kind: source.kind, namespace: meta?.namespace ?? 'default', name: meta?.name ?? '' });
     return this.index.set(id, objectRecords(source, context, this.options, this.compiled));

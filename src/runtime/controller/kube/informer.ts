@@ -1,7 +1,8 @@
 // A list+watch cache of one kind of object, as client-go's reflector keeps one: a paged list,
 // then a watch from the list's resourceVersion with bookmarks, resumed from the last version seen
 // when the server ends it, and a fresh list when that version is too old (410 Gone). Errors are
-// retried with backoff; the cache keeps its last content meanwhile.
+// retried with backoff; the cache keeps its last content meanwhile. A collection may be served at
+// one of several versions (a CRD's): the first that the API server serves is listed and watched.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from '../../shared/log.ts';
@@ -9,8 +10,13 @@ import { KubeApiError, type KubeClient, type WatchEvent } from './kube-client.ts
 import { slimObject } from './slim-object.ts';
 
 export interface InformerOptions {
-  /** The collection, such as /api/v1/services or /apis/networking.k8s.io/v1/namespaces/x/ingresses. */
-  path: string;
+  /**
+   * The collection, such as /api/v1/services or /apis/networking.k8s.io/v1/namespaces/x/ingresses;
+   * several: the same collection at other versions, tried in order while the server answers 404.
+   */
+  path: string | readonly string[];
+  /** What to say when no path is served (404 on each), e.g. which CRD to install. */
+  notServed?: string;
   /**
    * Called after every change of the content once the first list succeeded: with the object before
    * and after (undefined: added, deleted) for a watch event, without a change after a list.
@@ -48,15 +54,27 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
   private readonly abort = new AbortController();
   private retryMs = FIRST_RETRY_MS;
   private listed = false;
+  private readonly paths: readonly string[];
+  /** The path listed and watched: the first the server serves. */
+  private path: string;
+  /** Why the last list or watch failed (for readiness), empty after a success. */
+  private failure = '';
 
   constructor(client: KubeClient, options: InformerOptions) {
     this.client = client;
     this.o = options;
+    this.paths = typeof options.path === 'string' ? [options.path] : options.path;
+    this.path = this.paths[0]!;
   }
 
   /** True once a list has succeeded. */
   synced(): boolean {
     return this.listed;
+  }
+
+  /** Why the cache is not (or no longer) up to date, or '' when its last list or watch worked. */
+  problem(): string {
+    return this.failure;
   }
 
   list(): T[] {
@@ -91,12 +109,15 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
       } catch (err) {
         if (this.abort.signal.aborted) return;
         if (err instanceof KubeApiError && err.status === 410) {
-          this.o.log.info('watch expired; listing again', { path: this.o.path });
+          this.o.log.info('watch expired; listing again', { path: this.path });
           this.resourceVersion = '';
           continue;
         }
+        // The version watched is no longer served (a CRD changed): list again, at any version.
+        if (err instanceof KubeApiError && err.status === 404 && this.resourceVersion) this.resourceVersion = '';
+        this.failure = (err as Error).message;
         this.o.log.warn('list or watch failed; retrying', {
-          path: this.o.path,
+          path: this.path,
           error: err,
           retryMs: this.retryMs,
         });
@@ -111,27 +132,47 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     const next = new Map<string, T>();
     let cont = '';
     let version: string;
+    let page = await this.firstPage();
     do {
-      const page = await this.client.request<ListPage<T>>(
-        'GET',
-        `${this.o.path}?limit=${this.o.pageSize ?? LIST_PAGE}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`,
-      );
+      if (cont)
+        page = await this.client.request<ListPage<T>>(
+          'GET',
+          `${this.path}?limit=${this.o.pageSize ?? LIST_PAGE}&continue=${encodeURIComponent(cont)}`,
+        );
       for (const item of page.items) next.set(keyOfObject(item), slimObject(item));
       cont = page.metadata?.continue ?? '';
       version = page.metadata?.resourceVersion ?? '';
     } while (cont);
     this.objects = next;
     this.resourceVersion = version;
-    if (!this.listed) this.o.log.info('cache synced', { path: this.o.path, objects: next.size });
+    if (!this.listed) this.o.log.info('cache synced', { path: this.path, objects: next.size });
     this.listed = true;
+    this.failure = '';
     this.o.onChange();
+  }
+
+  /** The first page of the first path the server serves (404: the next path, e.g. an older version). */
+  private async firstPage(): Promise<ListPage<T>> {
+    const limit = `?limit=${this.o.pageSize ?? LIST_PAGE}`;
+    for (const path of [this.path, ...this.paths.filter((p) => p !== this.path)]) {
+      try {
+        const page = await this.client.request<ListPage<T>>('GET', `${path}${limit}`);
+        if (path !== this.path) this.o.log.info('listing another version', { path, instead: this.path });
+        this.path = path;
+        return page;
+      } catch (err) {
+        if (!(err instanceof KubeApiError && err.status === 404)) throw err;
+      }
+    }
+    const tried = this.paths.join(', ');
+    throw new Error(`not served by the API server (404 at ${tried})${this.o.notServed ? `: ${this.o.notServed}` : ''}`);
   }
 
   private async watch(): Promise<void> {
     const timeoutSeconds = WATCH_MIN_SECONDS + Math.floor(Math.random() * WATCH_MIN_SECONDS);
     const query = `watch=1&allowWatchBookmarks=true&timeoutSeconds=${timeoutSeconds}&resourceVersion=${encodeURIComponent(this.resourceVersion)}`;
     await this.client.watch<T>(
-      `${this.o.path}?${query}`,
+      `${this.path}?${query}`,
       (event) => this.apply(event),
       timeoutSeconds * 1000 + IDLE_GRACE_MS,
       this.abort.signal,

@@ -24,7 +24,10 @@ export interface WatchEvent<T> {
   object: T;
 }
 
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** PATCH bodies are JSON merge patches (RFC 7386); every other body is a whole object. */
+const contentType = (method: Method) => (method === 'PATCH' ? 'application/merge-patch+json' : 'application/json');
 
 const REQUEST_TIMEOUT_MS = 30_000;
 const USER_AGENT = 'etcdns-controller';
@@ -144,7 +147,7 @@ export class KubeClient {
     const headers: http.OutgoingHttpHeaders = { accept: 'application/json', 'user-agent': USER_AGENT };
     if (creds.authorization) headers.authorization = creds.authorization;
     if (body !== undefined) {
-      headers['content-type'] = 'application/json';
+      headers['content-type'] = contentType(method);
       headers['content-length'] = Buffer.byteLength(body);
     }
     const url = new URL(this.target.server + path);

@@ -52,8 +52,10 @@ export function externalDnsEntries(entries: readonly Decoded[], owner: string, p
   const adopted = new Map<string, Adopted>();
   // (name, type) pairs owned through the registry; type "*" for the old same-name format.
   const ownedSlots = new Map<string, string | undefined>();
+  // Data entries: an address, a name, or (a TXT record from a DNSEndpoint) text alone.
+  const isData = (d: Decoded) => d.entry.host !== undefined || d.entry.text !== undefined;
   for (const d of entries) {
-    if (d.entry.owner === owner && d.entry.host !== undefined) {
+    if (d.entry.owner === owner && isData(d)) {
       const name = nameOf(d, prefix);
       if (name) adopted.set(d.key, { name });
       continue;
@@ -70,10 +72,10 @@ export function externalDnsEntries(entries: readonly Decoded[], owner: string, p
     ownedSlots.set(`${name} ${type}`, registry.resource);
   }
   for (const d of entries) {
-    if (adopted.has(d.key) || d.entry.host === undefined || d.entry.owner !== undefined) continue;
+    if (adopted.has(d.key) || !isData(d) || d.entry.owner !== undefined) continue;
     const name = nameOf(d, prefix);
     if (!name) continue;
-    const type = typeOfEntry(d.entry);
+    const type = typeOfEntry(d.entry, d.key);
     const slot = ownedSlots.has(`${name} ${type}`)
       ? `${name} ${type}`
       : ownedSlots.has(`${name} *`)

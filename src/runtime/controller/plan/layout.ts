@@ -1,6 +1,7 @@
 // Where a desired record lives in etcd, per docs/skydns-layout.md "What our controller writes":
-// address and SRV records in a child key named by a stable hash of (type, target), a CNAME at
-// the name's exact key, owner and resource in the value.
+// address, TXT, MX and SRV records in a child key named by a stable hash of (type, target), a
+// CNAME at the name's exact key, an NS record (a delegation, or the apex's name servers) under
+// the name's dns/ns/, owner and resource in the value.
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { keyToName, nameToKey, normalizePrefix } from '../../shared/skydns-key.ts';
@@ -18,15 +19,20 @@ export function childLabel(record: Pick<DesiredRecord, 'type' | 'target' | 'port
   const identity =
     record.type === 'SRV'
       ? `SRV ${record.priority} ${record.weight} ${record.port} ${record.target}`
-      : `${record.type} ${record.target}`;
+      : record.type === 'MX'
+        ? `MX ${record.priority} ${record.target}`
+        : `${record.type} ${record.target}`;
   return createHash('sha256').update(identity).digest('hex').slice(0, 8);
 }
 
 /** `atExactKey`: for a PTR, whether it is its name's first (see planPrefix). */
 export function layOut(record: DesiredRecord, prefix: string, ownerId: string, atExactKey = false): LaidOutEntry {
   const nameKey = nameToKey(record.name, prefix);
-  // Values hold names without the trailing dot, as external-dns writes them.
-  const host = record.type === 'A' || record.type === 'AAAA' ? record.target : record.target.replace(/\.$/, '');
+  // Values hold names without the trailing dot, as external-dns writes them (the root stays ".").
+  const host =
+    record.type === 'A' || record.type === 'AAAA' || record.target === '.'
+      ? record.target
+      : record.target.replace(/\.$/, '');
   const ttl = record.ttl !== undefined ? { ttl: record.ttl } : {};
   const owned = { owner: ownerId, resource: resourceId(record.object) };
   switch (record.type) {
@@ -38,6 +44,24 @@ export function layOut(record: DesiredRecord, prefix: string, ownerId: string, a
       return {
         name: record.name,
         key: atExactKey ? nameKey : `${nameKey}/${childLabel(record)}`,
+        entry: { host, ...ttl, ...owned },
+      };
+    case 'TXT':
+      return {
+        name: record.name,
+        key: `${nameKey}/${childLabel(record)}`,
+        entry: { text: record.target, ...ttl, ...owned },
+      };
+    case 'MX':
+      return {
+        name: record.name,
+        key: `${nameKey}/${childLabel(record)}`,
+        entry: { host, priority: record.priority!, mail: true, ...ttl, ...owned },
+      };
+    case 'NS':
+      return {
+        name: record.name,
+        key: `${nameKey}/${NS_KEY}/${childLabel(record)}`,
         entry: { host, ...ttl, ...owned },
       };
     case 'SRV':
@@ -56,6 +80,10 @@ export function layOut(record: DesiredRecord, prefix: string, ownerId: string, a
 }
 
 const CHILD_LABEL = /^[0-9a-f]{8}$/;
+/** Where a name's name servers are kept below its key (the SkyDNS zone convention). */
+const NS_KEY = 'dns/ns';
+/** A key of a name server entry: the name's key, then dns/ns/<id>. */
+const NS_ENTRY = /^(.*)\/dns\/ns\/[^/]+$/;
 
 /** Keys of reverse names (in-addr.arpa, ip6.arpa), where a name host is a PTR. */
 function isReverseKey(key: string, prefix: string): boolean {
@@ -64,14 +92,19 @@ function isReverseKey(key: string, prefix: string): boolean {
 
 /** The record type of an entry in our layout (with its key: a name host under a reverse name is a PTR). */
 export function typeOfEntry(entry: SkyDnsEntry, key?: string, prefix?: string): DesiredRecord['type'] {
+  if (key !== undefined && NS_ENTRY.test(key)) return 'NS';
+  if (entry.host === undefined && entry.text !== undefined) return 'TXT';
+  if (entry.mail) return 'MX';
   if (entry.port !== undefined) return 'SRV';
   const family = isIP(entry.host ?? '');
   if (family === 0 && key !== undefined && prefix !== undefined && isReverseKey(key, prefix)) return 'PTR';
   return family === 4 ? 'A' : family === 6 ? (/^::ffff:\d+\./i.test(entry.host!) ? 'A' : 'AAAA') : 'CNAME';
 }
 
-/** The name an entry we wrote belongs to: a child entry's parent, or the key's own name (CNAME). */
+/** The name an entry we wrote belongs to: a child entry's parent, an NS entry's name, or the key's own name (CNAME). */
 export function nameOfOwnedKey(key: string, entry: SkyDnsEntry, prefix: string): string {
+  const ns = NS_ENTRY.exec(key);
+  if (ns) return keyToName(ns[1]!, prefix) ?? '.';
   const lastSlash = key.lastIndexOf('/');
   const isChild = CHILD_LABEL.test(key.slice(lastSlash + 1)) && typeOfEntry(entry, key, prefix) !== 'CNAME';
   return keyToName(isChild ? key.slice(0, lastSlash) : key, prefix) ?? '.';

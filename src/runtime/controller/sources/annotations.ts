@@ -11,7 +11,8 @@ export type AnnotationName =
   | 'access'
   | 'endpoints-type'
   | 'controller'
-  | 'ingress-hostname-source';
+  | 'ingress-hostname-source'
+  | 'gateway-hostname-source';
 
 export type Annotations = Record<string, string> | undefined;
 

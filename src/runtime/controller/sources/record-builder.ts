@@ -18,8 +18,8 @@ export class RecordBuilder {
   private readonly ttl: number | undefined;
   /** Set when the ttl annotation is bad: every name of the object is skipped with this reason. */
   private readonly ttlError: string | undefined;
-  /** The target annotation's targets, when it is set (it replaces the object's own). */
-  readonly targetOverride: Target[] | undefined;
+  private readonly annotations: Annotations;
+  private override: { targets: Target[] | undefined } | undefined;
 
   constructor(object: ObjectRef, annotations: Annotations, options: SourceOptions, out: SourceResult) {
     this.object = object;
@@ -29,8 +29,19 @@ export class RecordBuilder {
     const parsed = ttl ? parseTtl(ttl.value) : undefined;
     this.ttl = parsed?.ok ? parsed.ttl : undefined;
     this.ttlError = parsed && !parsed.ok ? `annotation ${ttl!.key}: ${parsed.error}` : undefined;
-    const target = readAnnotation(annotations, 'target');
-    this.targetOverride = target ? this.targets(splitList(target.value)) : undefined;
+    this.annotations = annotations;
+  }
+
+  /**
+   * The object's target annotation's targets, when it is set (it replaces the object's own);
+   * read when a source asks (routes take theirs from the Gateway instead).
+   */
+  get targetOverride(): Target[] | undefined {
+    if (!this.override) {
+      const target = readAnnotation(this.annotations, 'target');
+      this.override = { targets: target ? this.targets(splitList(target.value)) : undefined };
+    }
+    return this.override.targets;
   }
 
   /** Classifies targets, reporting (and dropping) the ones that are neither IP nor name. */
@@ -90,7 +101,8 @@ export class RecordBuilder {
     this.out.problems.push({ object: this.object, reason, message, ...(name ? { name } : {}) });
   }
 
-  private push(record: Omit<DesiredRecord, 'object' | 'ttl'>): void {
-    this.out.records.push({ ...record, ...(this.ttl !== undefined ? { ttl: this.ttl } : {}), object: this.object });
+  /** A record at an accepted name; `ttl` replaces the object's ttl annotation (DNSEndpoint's recordTTL). */
+  push(record: Omit<DesiredRecord, 'object' | 'ttl'>, ttl = this.ttl): void {
+    this.out.records.push({ ...record, ...(ttl !== undefined ? { ttl } : {}), object: this.object });
   }
 }

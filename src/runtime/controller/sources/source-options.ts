@@ -1,8 +1,10 @@
 // Which objects and names the sources consider: the filters of the command line, parsed once.
 import { canonicalName, isInZone } from '../../../dns/dns-name.ts';
-import type { SourceKind } from '../../../config/controller-config.ts';
+import type { SourceKind } from '../../../config/source-kinds.ts';
+import type { RecordType } from '../../../dns/record-types.ts';
 import { readAnnotation, type Annotations } from './annotations.ts';
 import { matchesSelector, parseSelector, type Selector } from '../../../config/label-selector.ts';
+import type { GatewayFilters } from './gateway/route-parents.ts';
 
 export interface SourceOptions {
   sources: SourceKind[];
@@ -21,6 +23,10 @@ export interface SourceOptions {
   srv: boolean;
   /** At most this many SRV records per Service. */
   srvMaxPerService: number;
+  /** Which Gateways (and ListenerSets) the route sources follow. */
+  gateway: GatewayFilters;
+  /** Only records of these types are published (external-dns's --managed-record-types); empty: all. */
+  managedRecordTypes: RecordType[];
 }
 
 /** A Service's SRV records stop here unless configured otherwise (srvMaxPerService). */
@@ -40,6 +46,11 @@ export function sourceOptions(input: {
   publishClusterIp?: boolean;
   srv?: boolean;
   srvMaxPerService?: number;
+  gatewayName?: string;
+  gatewayNamespace?: string;
+  gatewayLabelFilter?: string;
+  gatewayListenerSets?: boolean;
+  managedRecordTypes?: RecordType[];
 }): SourceOptions {
   return {
     sources: input.sources ?? ['service', 'ingress'],
@@ -52,6 +63,13 @@ export function sourceOptions(input: {
     publishClusterIp: input.publishClusterIp ?? false,
     srv: input.srv ?? false,
     srvMaxPerService: input.srvMaxPerService ?? DEFAULT_SRV_MAX_PER_SERVICE,
+    gateway: {
+      ...(input.gatewayName ? { name: input.gatewayName } : {}),
+      ...(input.gatewayNamespace ? { namespace: input.gatewayNamespace } : {}),
+      labels: parseSelector(input.gatewayLabelFilter ?? ''),
+      listenerSets: input.gatewayListenerSets ?? false,
+    },
+    managedRecordTypes: input.managedRecordTypes ?? [],
   };
 }
 

@@ -1,0 +1,73 @@
+// Writes DNSEndpoint status (dns-endpoint-status.ts) through the status subresource, as a merge
+// patch of `status` alone: only the leader writes, only what changed, and a failure is logged,
+// never fatal (the next sync tries again). Without a client (dry runs) nothing is written.
+import { SOURCES, collectionPath } from '../../../config/source-kinds.ts';
+import type { Logger } from '../../shared/log.ts';
+import type { DnsEndpoint, DnsEndpointStatus } from '../sources/dns-endpoint/dns-endpoint.ts';
+import { sameStatus } from '../sources/dns-endpoint/dns-endpoint-status.ts';
+import { KubeApiError, type KubeClient } from './kube-client.ts';
+
+export interface StatusUpdate {
+  object: DnsEndpoint;
+  status: DnsEndpointStatus;
+}
+
+/** Patches at once at most; a sync with more waits for the first ones. */
+const PARALLEL = 8;
+
+export class StatusWriter {
+  private readonly client: KubeClient | undefined;
+  private readonly log: Logger;
+  /**
+   * Per object uid, its resourceVersion when its status was last written: while the cache still
+   * shows that version, it has not seen the write yet, and nothing is written again.
+   */
+  private readonly writtenAt = new Map<string, string>();
+
+  constructor(client: KubeClient | undefined, log: Logger) {
+    this.client = client;
+    this.log = log;
+  }
+
+  /** Writes the statuses that differ from the object's and from what was last written; returns how many. */
+  async write(updates: readonly StatusUpdate[]): Promise<number> {
+    const due = updates.filter(({ object, status }) => {
+      const meta = object.metadata;
+      if (meta?.uid && this.writtenAt.get(meta.uid) === meta.resourceVersion) return false;
+      return !sameStatus(object.status, status);
+    });
+    if (!this.client) return 0;
+    let next = 0;
+    let count = 0;
+    const worker = async () => {
+      while (next < due.length) {
+        const update = due[next++]!;
+        if (await this.patch(update)) count += 1;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PARALLEL, due.length) }, worker));
+    return count;
+  }
+
+  /** Forgets objects no longer present (their uids). */
+  keepOnly(uids: ReadonlySet<string>): void {
+    for (const uid of this.writtenAt.keys()) if (!uids.has(uid)) this.writtenAt.delete(uid);
+  }
+
+  private async patch({ object, status }: StatusUpdate): Promise<boolean> {
+    const meta = object.metadata ?? {};
+    const api = SOURCES.crd.api;
+    const version = object.apiVersion?.split('/')[1] ?? api.versions[0]!;
+    const path = `${collectionPath(api, version, meta.namespace ?? 'default')}/${meta.name}/status`;
+    try {
+      await this.client!.request('PATCH', path, { status });
+      if (meta.uid) this.writtenAt.set(meta.uid, meta.resourceVersion ?? '');
+      return true;
+    } catch (err) {
+      // Deleted meanwhile: nothing to say about it.
+      if (err instanceof KubeApiError && err.status === 404) return false;
+      this.log.warn('could not write DNSEndpoint status', { object: `${meta.namespace}/${meta.name}`, error: err });
+      return false;
+    }
+  }
+}
