@@ -567,6 +567,31 @@ table('deviations from CoreDNS (docs/skydns-layout.md)', [
     want: { rcode: 'NOERROR', aa: true, answer: ['example.org. 300 A 10.0.0.80'] },
   },
   {
+    name: 'deviation 9: the apex answers TXT and MX from <zone>/dns/apex too (its SPF record, its mail exchangers)',
+    content: {
+      '/skydns/org/example/x': { text: 'not the apex' },
+      '/skydns/org/example/dns/apex/t1': { text: 'v=spf1 -all' },
+      '/skydns/org/example/dns/apex/m1': { host: 'mail.example.org', mail: true, priority: 20, port: -1 },
+      '/skydns/org/example/mail/x1': { host: '10.0.0.25' },
+    },
+    q: ['example.org.', 'TXT'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['example.org. 300 TXT "v=spf1 -all"'] },
+  },
+  {
+    name: 'deviation 9: the apex MX from <zone>/dns/apex, its exchange address in additional',
+    content: {
+      '/skydns/org/example/dns/apex/m1': { host: 'mail.example.org', mail: true, priority: 20, port: -1 },
+      '/skydns/org/example/mail/x1': { host: '10.0.0.25' },
+    },
+    q: ['example.org.', 'MX'],
+    want: {
+      rcode: 'NOERROR',
+      aa: true,
+      answer: ['example.org. 300 MX 20 mail.example.org.'],
+      additional: ['mail.example.org. 300 A 10.0.0.25'],
+    },
+  },
+  {
     name: 'deviation 9: the leaves under the apex are not its SRV targets either',
     content: { '/skydns/org/example/x': { host: '10.0.0.1', port: 80 } },
     q: ['example.org.', 'SRV'],

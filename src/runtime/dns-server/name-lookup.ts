@@ -3,7 +3,7 @@
 // - "own" (default): a name's entries are the one at its key plus leaf entries directly below it
 //   (the record-id layout external-dns writes); deeper descendants are other names. The apex is
 //   the exception (deviation 9): the leaves directly under it are the zone's own names (www, mail),
-//   so it answers from its key only, and addresses from `dns/apex` only.
+//   so its data are the entries under `dns/apex` (and for other than addresses its own key too).
 // - "subtree": CoreDNS's etcd plugin: the union of the whole subtree, and apex addresses from the
 //   whole zone when `dns/apex` is empty.
 // - A stored "*" label is an RFC 4592 wildcard in both modes; a "*" label in the query name
@@ -139,6 +139,16 @@ export function lookupName(
     if (apexNode || mode === 'own') return finish(true, fromApex);
     const zoneNode = index.find(zoneLabels);
     return finish(true, zoneNode ? entriesOf(index, zoneNode, true, mode, purpose) : []);
+  }
+  if (isApex && mode === 'own' && purpose === 'other') {
+    // TXT, MX, SRV of the apex: its own key and the entries under dns/apex (where its children,
+    // the zone's names, cannot be mistaken for them).
+    const apexNode = index.find(['apex', 'dns', ...zoneLabels]);
+    const zoneNode = index.find(zoneLabels);
+    return finish(true, [
+      ...(zoneNode?.stored ? [zoneNode.stored] : []),
+      ...(apexNode ? entriesOf(index, apexNode, false, mode, purpose) : []),
+    ]);
   }
 
   const node = index.find(labels);
