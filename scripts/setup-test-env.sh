@@ -5,12 +5,16 @@
 #   Go module proxy: CoreDNS, external-dns, kube-apiserver (reference peers; not part of the product)
 #   Debian: buildah, podman, runc (the image: npm run image, test/image/), ca-certificates (its CA
 #   bundle), shellcheck (run: scripts in workflows); Go module proxy: actionlint (the workflows)
+#   Go module proxy (downloaded, not built): the Gateway API CRDs (sigs.k8s.io/gateway-api) and
+#   external-dns's DNSEndpoint CRD, copied to .cache/crds/ for the tests' kube-apiservers
 set -euo pipefail
 
 COREDNS_VERSION=v1.15.0
 EXTERNAL_DNS_VERSION=v0.22.0
 KUBERNETES_VERSION=v1.37.2
 ACTIONLINT_VERSION=v1.7.12
+# The newest patch of the minor external-dns v0.22 builds against (v1.6.1).
+GATEWAY_API_VERSION=v1.6.3
 # runc named explicitly: podman depends on "crun | runc" and apt would pick crun, which refuses
 # hybrid cgroups v1 machines like this one.
 APT_PACKAGES=(etcd-server etcd-client bind9-dnsutils dnsperf knot bind9 iproute2
@@ -104,7 +108,23 @@ build_actionlint() {
   echo "$ACTIONLINT_VERSION" > "$bin/actionlint.version"
 }
 
+# copy_crds NAME MODULE@VERSION DIR...: the module's CRD folders DIR into .cache/crds/NAME.
+copy_crds() {
+  local module=$2 dest="$cache/crds/$1" src d
+  shift 2
+  [ -f "$dest/.complete" ] && return
+  log "CRDs of $module"
+  src=$(go mod download -json "$module" | awk -F'"' '/"Dir":/ {print $4}')
+  rm -rf "$dest" && mkdir -p "$dest"
+  for d in "$@"; do cp -r "$src/$d" "$dest/$(basename "$d")"; done
+  chmod -R u+w "$dest"
+  touch "$dest/.complete"
+}
+
 install_debian
+copy_crds "gateway-api-$GATEWAY_API_VERSION" "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION" \
+  config/crd/standard config/crd/experimental
+copy_crds "external-dns-$EXTERNAL_DNS_VERSION" "sigs.k8s.io/external-dns@$EXTERNAL_DNS_VERSION" config/crd/standard
 build_coredns
 build_external_dns
 build_kube_apiserver
@@ -124,5 +144,6 @@ build_actionlint
   echo "runc            $(runc --version | awk 'NR == 1 {print $3}')"
   echo "actionlint      $("$bin/actionlint" --version | head -1)"
   echo "shellcheck      $(shellcheck --version | awk '/^version:/ {print $2}')"
+  echo "gateway-api     $GATEWAY_API_VERSION (CRDs)"
 } | sed 's/^/[setup] /' >&2
 bash "$root/scripts/setup-cluster-env.sh" # the cluster check (npm run test:cluster)

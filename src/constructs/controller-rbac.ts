@@ -3,23 +3,44 @@
 // election gets a Role in the controller's own namespace, on its one Lease.
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
-import type { SourceKind } from '../config/controller-config.ts';
+import {
+  GATEWAYS,
+  LISTENER_SETS,
+  NAMESPACES,
+  ENDPOINT_SLICES,
+  NODES,
+  SOURCES,
+  isRouteSource,
+  type ApiResource,
+  type SourceKind,
+} from '../config/source-kinds.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 
 const READ = ['get', 'list', 'watch'];
 
-/** ClusterRole rules for the enabled sources, sorted by API group and resource. */
-export function controllerClusterRules(sources: SourceKind[]): k8s.PolicyRule[] {
-  const rules: k8s.PolicyRule[] = [{ apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] }];
-  if (sources.includes('service')) {
-    // EndpointSlices and Nodes turn headless and NodePort Services into addresses.
-    rules.push(
-      { apiGroups: [''], resources: ['nodes', 'services'], verbs: READ },
-      { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: READ },
-    );
+/**
+ * ClusterRole rules for the enabled sources (src/config/source-kinds.ts): read what each source
+ * lists, nothing else; write Events, and the status of DNSEndpoints. One rule per API group and
+ * verb set, sorted.
+ */
+export function controllerClusterRules(sources: readonly SourceKind[], listenerSets = false): k8s.PolicyRule[] {
+  const read = new Set<ApiResource>(sources.map((s) => SOURCES[s].api));
+  // EndpointSlices and Nodes turn headless and NodePort Services into addresses.
+  if (sources.includes('service')) [ENDPOINT_SLICES, NODES].forEach((r) => read.add(r));
+  // Routes attach to Gateways (and ListenerSets); Namespace labels decide Selector listeners.
+  if (sources.some(isRouteSource))
+    [GATEWAYS, NAMESPACES, ...(listenerSets ? [LISTENER_SETS] : [])].forEach((r) => read.add(r));
+  const groups = new Map<string, Set<string>>([['', new Set()]]);
+  for (const api of read) {
+    if (!groups.has(api.group)) groups.set(api.group, new Set());
+    groups.get(api.group)!.add(api.resource);
   }
-  if (sources.includes('ingress'))
-    rules.push({ apiGroups: ['networking.k8s.io'], resources: ['ingresses'], verbs: READ });
+  const rules: k8s.PolicyRule[] = [{ apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] }];
+  for (const [group, resources] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
+    if (resources.size > 0) rules.push({ apiGroups: [group], resources: [...resources].sort(), verbs: READ });
+    if (group === SOURCES.crd.api.group && sources.includes('crd'))
+      rules.push({ apiGroups: [group], resources: [`${SOURCES.crd.api.resource}/status`], verbs: ['patch'] });
+  }
   return rules;
 }
 
@@ -44,6 +65,8 @@ export interface ControllerRbacProps {
   readonly serviceAccountName: string;
   /** Enabled sources: what the controller reads. */
   readonly sources: SourceKind[];
+  /** Routes may attach to ListenerSets: read them too. */
+  readonly listenerSets: boolean;
   /**
    * The Lease the Role allows, when leader election is on.
    * @default - no Role
@@ -78,7 +101,7 @@ export class ControllerRbac extends Construct {
 
     new k8s.KubeClusterRole(this, 'cluster-role', {
       metadata: meta(false),
-      rules: controllerClusterRules(props.sources),
+      rules: controllerClusterRules(props.sources, props.listenerSets),
     });
     new k8s.KubeClusterRoleBinding(this, 'cluster-role-binding', {
       metadata: meta(false),

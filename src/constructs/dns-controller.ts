@@ -1,4 +1,5 @@
-// DnsController: `etcdns controller`, which turns Services and Ingresses into records in etcd.
+// DnsController: `etcdns controller`, which turns Services, Ingresses, Gateway API routes and
+// DNSEndpoints into records in etcd.
 // A Deployment with its ServiceAccount (token mounted: it talks to the API server), the
 // least-privilege RBAC, and its ControllerConfig in a ConfigMap. With more than one replica it
 // elects a leader through a Lease; with one it is replaced with Recreate, so two never write.
@@ -11,6 +12,7 @@ import {
   type SourceKind,
 } from '../config/controller-config.ts';
 import type { ViewConfig } from '../config/view-config.ts';
+import type { RecordType } from '../dns/record-types.ts';
 import { CONFIG_DIR, CONFIG_FILE, renderConfigFile } from './config-file.ts';
 import { ControllerRbac } from './controller-rbac.ts';
 import { etcdClientMounts, type EtcdClientAccess } from './etcd-client-access.ts';
@@ -86,6 +88,38 @@ export interface SourcesProps {
    * @default 64
    */
   readonly srvMaxPerService?: number;
+  /**
+   * Routes only through Gateways of this name (external-dns's --gateway-name).
+   * @default - every Gateway
+   */
+  readonly gatewayName?: string;
+  /**
+   * Routes only through Gateways of this namespace (--gateway-namespace).
+   * @default - every namespace
+   */
+  readonly gatewayNamespace?: string;
+  /**
+   * Routes only through Gateways with these labels (--gateway-label-filter, label-selector syntax).
+   * @default - none
+   */
+  readonly gatewayLabelFilter?: string;
+  /**
+   * Routes may attach to ListenerSets of the Gateways (--gateway-listener-sets).
+   * @default false
+   */
+  readonly gatewayListenerSets?: boolean;
+  /**
+   * Only records of these types are published (--managed-record-types).
+   * @default - every type etcdns publishes
+   */
+  readonly managedRecordTypes?: RecordType[];
+  /**
+   * Emit the DNSEndpoint CustomResourceDefinition (externaldns.k8s.io/v1alpha1, external-dns's
+   * schema with status conditions and printer columns added). Leave it off where external-dns's
+   * chart or another installation already owns the CRD.
+   * @default false
+   */
+  readonly dnsEndpointCrd?: boolean;
 }
 
 export interface ReverseZoneProps {
@@ -221,6 +255,11 @@ export class DnsController extends Construct {
         : {}),
       ...(sources.srv !== undefined ? { srv: sources.srv } : {}),
       ...(sources.srvMaxPerService !== undefined ? { srvMaxPerService: sources.srvMaxPerService } : {}),
+      ...(sources.gatewayName ? { gatewayName: sources.gatewayName } : {}),
+      ...(sources.gatewayNamespace ? { gatewayNamespace: sources.gatewayNamespace } : {}),
+      ...(sources.gatewayLabelFilter ? { gatewayLabelFilter: sources.gatewayLabelFilter } : {}),
+      ...(sources.gatewayListenerSets ? { gatewayListenerSets: true } : {}),
+      ...(sources.managedRecordTypes ? { managedRecordTypes: [...sources.managedRecordTypes].sort() } : {}),
       policy: props.ownership?.policy ?? CONTROLLER_DEFAULTS.policy,
       resyncSeconds: props.resyncSeconds ?? CONTROLLER_DEFAULTS.resyncSeconds,
       // No namespace: the controller takes its pod's ($POD_NAMESPACE), wherever an overlay puts it.
@@ -239,6 +278,7 @@ export class DnsController extends Construct {
       version: image.tag,
       serviceAccountName: name,
       sources: kinds,
+      listenerSets: sources.gatewayListenerSets ?? false,
       ...(leaderElection ? { leaseName: name } : {}),
       labels: props.labels,
     });
@@ -333,6 +373,14 @@ function sourcesProblems(s: SourcesProps | undefined, path: string): string[] {
     ...settingProblems(c.reverseZones, s?.reverseZones, `${path}.reverseZones`),
     ...settingProblems(c.srv, s?.srv, `${path}.srv`),
     ...settingProblems(c.srvMaxPerService, s?.srvMaxPerService, `${path}.srvMaxPerService`),
+    ...settingProblems(c.gatewayName, s?.gatewayName, `${path}.gatewayName`),
+    ...settingProblems(c.gatewayNamespace, s?.gatewayNamespace, `${path}.gatewayNamespace`),
+    ...settingProblems(c.gatewayLabelFilter, s?.gatewayLabelFilter, `${path}.gatewayLabelFilter`),
+    ...settingProblems(c.gatewayListenerSets, s?.gatewayListenerSets, `${path}.gatewayListenerSets`),
+    ...settingProblems(c.managedRecordTypes, s?.managedRecordTypes, `${path}.managedRecordTypes`),
+    ...(s?.dnsEndpointCrd !== undefined && typeof s.dnsEndpointCrd !== 'boolean'
+      ? [`${path}.dnsEndpointCrd: must be true or false (got ${JSON.stringify(s.dnsEndpointCrd)})`]
+      : []),
   ];
 }
 

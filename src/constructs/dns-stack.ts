@@ -6,7 +6,10 @@ import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import { problemsOf } from '../config/schema-problems.ts';
 import { zoneSchema, zonesSchema } from '../config/zone-config.ts';
+import { DnsEndpointCrd } from './dns-endpoint-crd.ts';
+import { StaticRecords, staticRecordProblems, type StaticRecordProps } from './static-records.ts';
 import {
+  CONTROLLER_DEFAULTS,
   DnsController,
   controllerProblems,
   reverseZoneViewProblems,
@@ -126,6 +129,11 @@ export interface DnsStackProps {
    * @default - see SourcesProps
    */
   readonly sources?: SourcesProps;
+  /**
+   * Static records, each synthesized into a DNSEndpoint object (needs "crd" in `sources.kinds`).
+   * @default - none
+   */
+  readonly records?: StaticRecordProps[];
   /**
    * Whose records the controller may change.
    * @default - see OwnershipProps
@@ -286,6 +294,8 @@ export class DnsStack extends Construct {
         rolesJob: roles !== undefined && roles.job !== false,
       });
     }
+    if (props.sources?.dnsEndpointCrd) new DnsEndpointCrd(this, 'dns-endpoint-crd', stack, version);
+    if (props.records && props.records.length > 0) new StaticRecords(this, 'records', stack, version, props.records);
     if (monitor && observability.serviceMonitor) {
       new ServiceMonitor(this, 'service-monitor', stack, version, observability.serviceMonitor);
     }
@@ -309,6 +319,10 @@ export function stackProblems(props: DnsStackProps): string[] {
     ...serverProblems(props.server ?? {}, 'server'),
     ...controllerProblems({ ...props.controller, sources: props.sources, ownership: props.ownership }, 'controller'),
     ...reverseZoneViewProblems(props.sources, viewNames),
+    ...staticRecordProblems(props.records, props.name ?? STACK_DEFAULTS.name, 'records'),
+    ...(props.records?.length && !(props.sources?.kinds ?? CONTROLLER_DEFAULTS.kinds).includes('crd')
+      ? ['records: need "crd" in sources.kinds, or the controller does not publish them']
+      : []),
     ...intProblem(o?.metricsPort, 'observability.metricsPort', 1024, 65535, 'an unprivileged port'),
     ...networkPolicyProblems(props.networkPolicy, viewNames, 'networkPolicy'),
     ...etcdRolesProblems(

@@ -321,7 +321,12 @@ test('every object of every environment passes server-side dry-run apply', async
       await kube.admin.makeApiClient(k8s.CoreV1Api).createNamespace({ body: { metadata: { name } } });
     }
     for (const object of objects.filter((o) => o.kind === 'Namespace')) await apply(object, false);
-    for (const object of objects.filter((o) => o.kind !== 'Namespace')) {
+    // CRDs the environment brings are applied first, as Flux does and Argo CD's sync waves do.
+    for (const crd of objects.filter((o) => o.kind === 'CustomResourceDefinition')) {
+      await apply(crd, false);
+      await established(crd.metadata!.name!);
+    }
+    for (const object of objects.filter((o) => o.kind !== 'Namespace' && o.kind !== 'CustomResourceDefinition')) {
       if (CRD_STAND_INS[object.kind!]) {
         // Without its CRD the API refuses it; the annotation lets Argo CD's first sync pass.
         await assert.rejects(apply(object, true), `${id(object)} needs its CRD`);
@@ -338,10 +343,7 @@ test('every object of every environment passes server-side dry-run apply', async
   const crds = kube.admin.makeApiClient(k8s.ApiextensionsV1Api);
   for (const crd of Object.values(CRD_STAND_INS)) {
     await crds.createCustomResourceDefinition({ body: crd });
-    await waitFor(`CRD ${crd.metadata!.name} established`, async () => {
-      const status = (await crds.readCustomResourceDefinition({ name: crd.metadata!.name! })).status;
-      return status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
-    });
+    await established(crd.metadata!.name!);
   }
   const custom = envs.flatMap((env) => distObjects(env).filter((o) => CRD_STAND_INS[o.kind!]));
   assert.deepEqual([...new Set(custom.map((o) => o.kind))].sort(), Object.keys(CRD_STAND_INS).sort());
@@ -349,23 +351,38 @@ test('every object of every environment passes server-side dry-run apply', async
   for (const object of custom) await waitFor(`dry-run of ${id(object)}`, () => apply(object, true), 10_000, 200);
 });
 
+/** Waits until the API server serves a CRD's kind. */
+async function established(name: string): Promise<void> {
+  const crds = kube.admin.makeApiClient(k8s.ApiextensionsV1Api);
+  await waitFor(`CRD ${name} established`, async () => {
+    const status = (await crds.readCustomResourceDefinition({ name })).status;
+    return status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
+  });
+}
+
 test('namespaces are set on exactly the objects the API server says are namespaced', async () => {
   for (const env of Object.keys(ENVIRONMENTS).sort())
     for (const object of distObjects(env)) {
-      // Custom kinds: the scope of their CRD (both are namespaced in their projects).
-      const stand = CRD_STAND_INS[object.kind!];
-      const namespaced = stand
-        ? stand.spec.scope === 'Namespaced'
-        : await api.namespaced(object.apiVersion!, object.kind!);
+      // Custom kinds: the scope of their CRD (a stand-in's, or the one the environment brings).
+      const crd =
+        CRD_STAND_INS[object.kind!] ??
+        distObjects(env).find((o) => o.kind === 'CustomResourceDefinition' && o.spec.names.kind === object.kind);
+      const namespaced = crd ? crd.spec.scope === 'Namespaced' : await api.namespaced(object.apiVersion!, object.kind!);
       assert.equal(typeof namespaced, 'boolean', `${id(object)} is served`);
       assert.equal(object.metadata?.namespace !== undefined, namespaced, `${env}: ${id(object)}`);
     }
 });
 
 test('dev applies for real; claim templates need no server defaults; a second apply changes nothing', async () => {
-  const objects = distObjects('dev');
+  // CRDs first and established, then everything else (Flux's order; Argo CD's sync waves).
+  const objects = distObjects('dev').sort(
+    (a, b) => Number(b.kind === 'CustomResourceDefinition') - Number(a.kind === 'CustomResourceDefinition'),
+  );
   const first = new Map<string, string>();
-  for (const object of objects) first.set(id(object), (await apply(object, false)).metadata!.resourceVersion!);
+  for (const object of objects) {
+    first.set(id(object), (await apply(object, false)).metadata!.resourceVersion!);
+    if (object.kind === 'CustomResourceDefinition') await established(object.metadata!.name!);
+  }
 
   const statefulSet = objects.find((o) => o.kind === 'StatefulSet')!;
   const stored = await api.read<k8s.V1StatefulSet>({

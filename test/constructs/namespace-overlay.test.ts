@@ -15,7 +15,7 @@ import { ENVIRONMENTS } from '../../src/environments/index.ts';
 import { renderWithNamespace, type Rendered } from './kustomize-overlay.ts';
 
 const MOVED = 'other-ns';
-const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding']);
+const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition']);
 // Maps of label values: the stack name lives there (and equals the default namespace, "etcdns").
 const LABEL_MAPS = new Set(['labels', 'matchLabels', 'selector']);
 

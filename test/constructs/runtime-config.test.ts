@@ -56,7 +56,7 @@ for (const [env, props] of Object.entries(ENVIRONMENTS)) {
     const { config } = parseControllerOptions(args, podEnv);
     assert.equal(config.ownerId, props.ownership?.ownerId);
     assert.equal(config.prefix, '/skydns');
-    assert.deepEqual(config.sources, ['ingress', 'service']);
+    assert.deepEqual(config.sources, [...(props.sources?.kinds ?? [])].sort());
     const elected = (props.controller?.replicas ?? 1) > 1;
     assert.equal(config.leaderElection?.enabled ?? false, elected);
     if (elected) {

@@ -27,7 +27,7 @@ const etcdFlags = (sts: Json) => {
   const args = sts.spec.template.spec.initContainers[0].args as string[];
   return args.slice(args.indexOf('--') + 1);
 };
-const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding']);
+const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition']);
 const selector = (component: string) => ({
   'app.kubernetes.io/component': component,
   'app.kubernetes.io/name': 'etcdns',
@@ -46,6 +46,7 @@ test('explicit names: the objects of each environment', () => {
     'ConfigMap/etcdns-controller',
     'ConfigMap/etcdns-etcd-members',
     'ConfigMap/etcdns-server-internal',
+    'CustomResourceDefinition/dnsendpoints.externaldns.k8s.io',
     'Deployment/etcdns-controller',
     'Deployment/etcdns-server-internal',
     'Namespace/etcdns',
@@ -62,7 +63,16 @@ test('explicit names: the objects of each environment', () => {
     'ServiceAccount/etcdns-etcd',
     'StatefulSet/etcdns-etcd',
   ];
-  assert.deepEqual(ids(dev), common.sort());
+  assert.deepEqual(
+    ids(dev),
+    [
+      ...common,
+      // Its static records, one DNSEndpoint per name and type.
+      'DNSEndpoint/etcdns-a-static.dev.example.org',
+      'DNSEndpoint/etcdns-mx-dev.example.org',
+      'DNSEndpoint/etcdns-txt-dev.example.org',
+    ].sort(),
+  );
   assert.deepEqual(
     ids(prod),
     [
@@ -290,11 +300,16 @@ for (const [env, props, list] of envs) {
     assert.equal(pod.serviceAccountName, 'etcdns-controller');
     assert.equal(pod.automountServiceAccountToken, true);
     assert.equal(find(list, 'ServiceAccount', 'etcdns-controller').automountServiceAccountToken, true);
+    // The example environments read Services, Ingresses, HTTP and gRPC routes and DNSEndpoints.
+    const read = ['get', 'list', 'watch'];
     assert.deepEqual(find(list, 'ClusterRole', 'etcdns-controller').rules, [
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
-      { apiGroups: [''], resources: ['nodes', 'services'], verbs: ['get', 'list', 'watch'] },
-      { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['get', 'list', 'watch'] },
-      { apiGroups: ['networking.k8s.io'], resources: ['ingresses'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: [''], resources: ['namespaces', 'nodes', 'services'], verbs: read },
+      { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: read },
+      { apiGroups: ['externaldns.k8s.io'], resources: ['dnsendpoints'], verbs: read },
+      { apiGroups: ['externaldns.k8s.io'], resources: ['dnsendpoints/status'], verbs: ['patch'] },
+      { apiGroups: ['gateway.networking.k8s.io'], resources: ['gateways', 'grpcroutes', 'httproutes'], verbs: read },
+      { apiGroups: ['networking.k8s.io'], resources: ['ingresses'], verbs: read },
     ]);
     const binding = find(list, 'ClusterRoleBinding', 'etcdns-controller');
     assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: 'etcdns-controller', namespace }]);

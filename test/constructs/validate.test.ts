@@ -305,7 +305,64 @@ const cases: [string, DnsStackProps, string, string][] = [
     'sources.kinds[1]',
     '"service", "ingress"',
   ],
-  ['no source kinds', { ...valid, sources: { kinds: [] } }, 'sources.kinds', '"service" and/or "ingress"'],
+  ['no source kinds', { ...valid, sources: { kinds: [] } }, 'sources.kinds', '"gateway-httproute"'],
+  [
+    'gateway label filter',
+    { ...valid, sources: { kinds: ['gateway-httproute'], gatewayLabelFilter: 'a in b' } },
+    'sources.gatewayLabelFilter',
+    'selector requirement',
+  ],
+  [
+    'managed record type',
+    { ...valid, sources: { managedRecordTypes: ['A', 'CAA' as 'A'] } },
+    'sources.managedRecordTypes[1]',
+    '"A", "AAAA", "CNAME", "TXT", "MX", "SRV", "PTR", "NS"',
+  ],
+  [
+    'records without the crd source',
+    { ...valid, records: [{ name: 'a.example.org', type: 'A', targets: ['192.0.2.1'] }] },
+    'records',
+    'need "crd" in sources.kinds',
+  ],
+  [
+    'a record the controller would refuse',
+    {
+      ...valid,
+      sources: { kinds: ['crd'] },
+      records: [{ name: 'example.org', type: 'MX', targets: ['mail.example.org'] }],
+    },
+    'records[0]',
+    '"<preference 0-65535> <exchange>"',
+  ],
+  [
+    'a record type etcdns cannot publish',
+    { ...valid, sources: { kinds: ['crd'] }, records: [{ name: 'example.org', type: 'CAA' as 'TXT', targets: ['x'] }] },
+    'records[0].type',
+    'A, AAAA, CNAME, TXT, MX, SRV, PTR, NS',
+  ],
+  [
+    'a record ttl',
+    {
+      ...valid,
+      sources: { kinds: ['crd'] },
+      records: [{ name: 'a.example.org', type: 'A', targets: ['192.0.2.1'], ttl: 0 }],
+    },
+    'records[0].ttl',
+    'from 1 to 2147483647',
+  ],
+  [
+    'two records of one name and type',
+    {
+      ...valid,
+      sources: { kinds: ['crd'] },
+      records: [
+        { name: 'a.example.org', type: 'A', targets: ['192.0.2.1'] },
+        { name: 'A.example.org.', type: 'A', targets: ['192.0.2.2'] },
+      ],
+    },
+    'records[1]',
+    'list all targets of a name and type in one record',
+  ],
   [
     'exclude domain invalid',
     { ...valid, sources: { excludeDomains: ['-bad.org'] } },

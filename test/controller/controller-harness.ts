@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
 import { controllerClusterRules, leaderElectionRules } from '../../src/constructs/controller-rbac.ts';
+import type { SourceKind } from '../../src/config/source-kinds.ts';
 import type { KubeHandle } from '../support/kube-apiserver.ts';
 import { metricSum } from '../support/metrics-text.ts';
 import { freePort } from '../support/ports.ts';
@@ -13,14 +14,21 @@ import { etcdnsBin, nodeBin } from '../support/tools.ts';
 export const CONTROLLER_NAMESPACE = 'etcdns';
 export const CONTROLLER_NAME = 'etcdns-controller';
 
-/** Creates the namespace, ServiceAccount and the construct's RBAC; returns a kubeconfig file for it. */
-export async function controllerKubeconfig(kube: KubeHandle): Promise<string> {
+/**
+ * Creates the namespace, ServiceAccount and the construct's RBAC for these sources; returns a
+ * kubeconfig file for it.
+ */
+export async function controllerKubeconfig(
+  kube: KubeHandle,
+  sources: SourceKind[] = ['ingress', 'service'],
+  listenerSets = false,
+): Promise<string> {
   const core = kube.admin.makeApiClient(k8s.CoreV1Api);
   const rbac = kube.admin.makeApiClient(k8s.RbacAuthorizationV1Api);
   await core.createNamespace({ body: { metadata: { name: CONTROLLER_NAMESPACE } } });
   const meta = { name: CONTROLLER_NAME };
   const subjects = [{ kind: 'ServiceAccount', name: CONTROLLER_NAME, namespace: CONTROLLER_NAMESPACE }];
-  await rbac.createClusterRole({ body: { metadata: meta, rules: controllerClusterRules(['ingress', 'service']) } });
+  await rbac.createClusterRole({ body: { metadata: meta, rules: controllerClusterRules(sources, listenerSets) } });
   await rbac.createClusterRoleBinding({
     body: {
       metadata: meta,

@@ -5,7 +5,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { resourceId, type Problem } from '../../src/runtime/controller/desired-record.ts';
 import { layOut, nameOfOwnedKey, typeOfEntry } from '../../src/runtime/controller/plan/layout.ts';
-import { dnsEndpointStatus } from '../../src/runtime/controller/sources/dns-endpoint/dns-endpoint-status.ts';
+import {
+  dnsEndpointStatus,
+  sameStatus,
+} from '../../src/runtime/controller/sources/dns-endpoint/dns-endpoint-status.ts';
 import type { DnsEndpoint, Endpoint } from '../../src/runtime/controller/sources/dns-endpoint/dns-endpoint.ts';
 import { endpointRecords } from '../../src/runtime/controller/sources/dns-endpoint/endpoint-records.ts';
 import { sourceOptions } from '../../src/runtime/controller/sources/source-options.ts';
@@ -248,10 +251,45 @@ test('the layout of each record type, and the way back from key to name and type
       entry: { host: 'sip.example.org', port: 5060, priority: 10, weight: 60 },
     },
   ];
-  for (const row of rows)
-    await t.test(`${row.type} ${row.target}`, () => {
-      const { key: want, entry: wantEntry, ...record } = row;
-      const laid = layOut({ ...record, object }, '/skydns', 'me');
+  const apexRows = [
+    {
+      type: 'TXT' as const,
+      name: 'example.org.',
+      target: 'v=spf1 -all',
+      apex: true,
+      key: /^\/skydns\/org\/example\/dns\/apex\/[0-9a-f]{8}$/,
+      entry: { text: 'v=spf1 -all' },
+    },
+    {
+      type: 'MX' as const,
+      name: 'example.org.',
+      target: 'mail.example.org.',
+      priority: 10,
+      apex: true,
+      key: /^\/skydns\/org\/example\/dns\/apex\/[0-9a-f]{8}$/,
+      entry: { host: 'mail.example.org', priority: 10, mail: true },
+    },
+    {
+      type: 'A' as const,
+      name: 'example.org.',
+      target: '192.0.2.1',
+      apex: true,
+      key: /^\/skydns\/org\/example\/dns\/apex\/[0-9a-f]{8}$/,
+      entry: { host: '192.0.2.1', targetstrip: 1 },
+    },
+    {
+      type: 'NS' as const,
+      name: 'example.org.',
+      target: 'ns1.example.net.',
+      apex: true,
+      key: /^\/skydns\/org\/example\/dns\/ns\/[0-9a-f]{8}$/,
+      entry: { host: 'ns1.example.net' },
+    },
+  ];
+  for (const row of [...rows, ...apexRows])
+    await t.test(`${row.type} ${row.target}${'apex' in row ? ' at a zone apex' : ''}`, () => {
+      const { key: want, entry: wantEntry, apex, ...record } = row as typeof row & { apex?: boolean };
+      const laid = layOut({ ...record, object }, '/skydns', 'me', { apex: apex ?? false });
       assert.match(laid.key, want);
       assert.deepEqual(laid.entry, { ...wantEntry, owner: 'me', resource: 'crd/dns/s' });
       assert.equal(typeOfEntry(laid.entry, laid.key, '/skydns'), row.type);
@@ -338,4 +376,25 @@ test('a condition keeps its lastTransitionTime while its status stays', () => {
     broken.conditions!.map((c) => c.lastTransitionTime),
     ['T1', 'T3'],
   );
+});
+
+test('a status read back from the API server (fields sorted) is the status written: nothing to write again', () => {
+  const written = dnsEndpointStatus({
+    generation: 2,
+    endpoints: 1,
+    problems: [],
+    publishedRecords: 1,
+    now: 'T1',
+    previous: undefined,
+  });
+  const stored = JSON.parse(
+    JSON.stringify(written, (_k, v: unknown) =>
+      v && typeof v === 'object' && !Array.isArray(v)
+        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+        : v,
+    ),
+  );
+  assert.notEqual(JSON.stringify(stored), JSON.stringify(written));
+  assert.ok(sameStatus(stored, written));
+  assert.ok(!sameStatus(stored, { ...written, observedGeneration: 3 }));
 });

@@ -23,7 +23,8 @@ import { compileViews, viewRecords, type CompiledView } from '../../src/runtime/
 
 const OWNER = 'me';
 const ZONE = 'example.org';
-const HOSTS = ['a', 'b', 'shared', 'x.a', 'taken', '*.w', 'bad..name'].map((h) => `${h}.${ZONE}`);
+// The zone apex too: its records are laid out below dns/apex/, and a CNAME there is refused.
+const HOSTS = ['a', 'b', 'shared', 'x.a', 'taken', '*.w', 'bad..name'].map((h) => `${h}.${ZONE}`).concat(ZONE);
 const IPS = ['10.0.0.1', '10.0.0.2', '10.9.176.5', '192.0.2.7', '2001:db8::1'];
 const NAMES = ['s0', 's1', 's2', 's3'];
 const LABEL = 'kubernetes.io/service-name';
@@ -246,6 +247,7 @@ function check(events: Event[], s: Setup = setup(), state?: State): State {
         prefix: v.config.prefix,
         ownerId: OWNER,
         policy: s.policy,
+        apexes: new Set([canonicalName(ZONE)]),
         desired: split.views[i]!.records,
         current: prefixes[i]!.all(),
       }),

@@ -316,7 +316,7 @@ export class Controller {
     }
     writer.keepOnly(uids);
     const written = await writer.write(updates);
-    if (written > 0) this.d.log.debug('DNSEndpoint status written', { count: written });
+    if (written.length > 0) this.d.log.debug('DNSEndpoint status written', { objects: written });
   }
 
   /** Writes one view's plan; names someone else changed meanwhile are planned again next round. */

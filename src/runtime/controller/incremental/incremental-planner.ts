@@ -47,6 +47,8 @@ export interface PlannerSettings {
 interface ViewState {
   view: CompiledView;
   prefix: string;
+  /** The zone apexes of the view: its zones, else the domain filter's domains. */
+  apexes: ReadonlySet<string>;
   /** What the last plans publish at each name (plan.records) and the conflicts found there. */
   published: Map<string, DesiredRecord[]>;
   conflicts: Map<string, Conflict[]>;
@@ -69,6 +71,7 @@ export class IncrementalPlanner {
     this.views = views.map((view) => ({
       view,
       prefix: normalizePrefix(view.config.prefix),
+      apexes: new Set(view.zones.length > 0 ? view.zones : options.domainFilter),
       published: new Map(),
       conflicts: new Map(),
       counts: new Map(),
@@ -166,7 +169,13 @@ export class IncrementalPlanner {
 
   private planInput(v: ViewState) {
     const { ownerId, policy, adoptExternalDnsOwner } = this.settings;
-    return { prefix: v.prefix, ownerId, policy, ...(adoptExternalDnsOwner ? { adoptExternalDnsOwner } : {}) };
+    return {
+      prefix: v.prefix,
+      ownerId,
+      policy,
+      apexes: v.apexes,
+      ...(adoptExternalDnsOwner ? { adoptExternalDnsOwner } : {}),
+    };
   }
 
   /** Keeps what a plan publishes and reports at its names (`names`: the names it planned; all when undefined). */

@@ -35,6 +35,9 @@ const MAX_RETRY_MS = 30_000;
 const WATCH_MIN_SECONDS = 300;
 const IDLE_GRACE_MS = 30_000;
 
+/** No version of the collection is served: a CRD not installed (an expected state, not a fault). */
+export class NotServedError extends Error {}
+
 export interface ObjectChange<T> {
   before: T | undefined;
   after: T | undefined;
@@ -118,7 +121,8 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
         this.failure = (err as Error).message;
         this.o.log.warn('list or watch failed; retrying', {
           path: this.path,
-          error: err,
+          // Not served: the message says what to do; a stack would say nothing more.
+          error: err instanceof NotServedError ? err.message : err,
           retryMs: this.retryMs,
         });
         await delay(this.retryMs, undefined, { signal: this.abort.signal }).catch(() => undefined);
@@ -165,7 +169,9 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
       }
     }
     const tried = this.paths.join(', ');
-    throw new Error(`not served by the API server (404 at ${tried})${this.o.notServed ? `: ${this.o.notServed}` : ''}`);
+    throw new NotServedError(
+      `not served by the API server (404 at ${tried})${this.o.notServed ? `: ${this.o.notServed}` : ''}`,
+    );
   }
 
   private async watch(): Promise<void> {

@@ -19,39 +19,42 @@ export class StatusWriter {
   private readonly client: KubeClient | undefined;
   private readonly log: Logger;
   /**
-   * Per object uid, its resourceVersion when its status was last written: while the cache still
-   * shows that version, it has not seen the write yet, and nothing is written again.
+   * Per object uid, the status last written and the object's resourceVersion then: while the
+   * cache still shows that version it may not have seen the write, and that same status is not
+   * written again (a status the cache shows is compared with the cache).
    */
-  private readonly writtenAt = new Map<string, string>();
+  private readonly written = new Map<string, { resourceVersion: string; status: DnsEndpointStatus }>();
 
   constructor(client: KubeClient | undefined, log: Logger) {
     this.client = client;
     this.log = log;
   }
 
-  /** Writes the statuses that differ from the object's and from what was last written; returns how many. */
-  async write(updates: readonly StatusUpdate[]): Promise<number> {
+  /** Writes the statuses that differ from the object's and from what was last written; returns their objects. */
+  async write(updates: readonly StatusUpdate[]): Promise<string[]> {
     const due = updates.filter(({ object, status }) => {
       const meta = object.metadata;
-      if (meta?.uid && this.writtenAt.get(meta.uid) === meta.resourceVersion) return false;
+      const last = meta?.uid ? this.written.get(meta.uid) : undefined;
+      if (last && last.resourceVersion === meta?.resourceVersion) return !sameStatus(last.status, status);
       return !sameStatus(object.status, status);
     });
-    if (!this.client) return 0;
+    if (!this.client) return [];
     let next = 0;
-    let count = 0;
+    const written: string[] = [];
     const worker = async () => {
       while (next < due.length) {
         const update = due[next++]!;
-        if (await this.patch(update)) count += 1;
+        const meta = update.object.metadata;
+        if (await this.patch(update)) written.push(`${meta?.namespace}/${meta?.name}`);
       }
     };
     await Promise.all(Array.from({ length: Math.min(PARALLEL, due.length) }, worker));
-    return count;
+    return written.sort();
   }
 
   /** Forgets objects no longer present (their uids). */
   keepOnly(uids: ReadonlySet<string>): void {
-    for (const uid of this.writtenAt.keys()) if (!uids.has(uid)) this.writtenAt.delete(uid);
+    for (const uid of this.written.keys()) if (!uids.has(uid)) this.written.delete(uid);
   }
 
   private async patch({ object, status }: StatusUpdate): Promise<boolean> {
@@ -61,7 +64,7 @@ export class StatusWriter {
     const path = `${collectionPath(api, version, meta.namespace ?? 'default')}/${meta.name}/status`;
     try {
       await this.client!.request('PATCH', path, { status });
-      if (meta.uid) this.writtenAt.set(meta.uid, meta.resourceVersion ?? '');
+      if (meta.uid) this.written.set(meta.uid, { resourceVersion: meta.resourceVersion ?? '', status });
       return true;
     } catch (err) {
       // Deleted meanwhile: nothing to say about it.

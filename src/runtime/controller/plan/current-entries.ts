@@ -3,7 +3,7 @@
 import { decodeEntry, encodeEntry, type SkyDnsEntry } from '../../shared/skydns-entry.ts';
 import { keyToName } from '../../shared/skydns-key.ts';
 import { externalDnsEntries, type Adopted } from './external-dns-adoption.ts';
-import { nameOfOwnedKey, typeOfEntry } from './layout.ts';
+import { apexOfKey, nameOfOwnedKey, typeOfEntry } from './layout.ts';
 
 export interface CurrentEntry {
   key: string;
@@ -40,6 +40,8 @@ export function classifyEntries(
   ownerId: string,
   prefix: string,
   adoptExternalDnsOwner?: string,
+  /** Zone apexes: the leaves directly below one are the zone's names, not the apex's data. */
+  apexes: ReadonlySet<string> = new Set(),
 ): ClassifiedEntries {
   const sorted = [...current].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const decodedAll = sorted.map((c, i) => ({
@@ -82,11 +84,11 @@ export function classifyEntries(
     }
     if (!decoded.ok) undecodable.push({ key: c.key, error: decoded.error });
     foreignKeys.add(c.key);
-    const name = keyToName(c.key, prefix);
+    const name = apexOfKey(c.key, prefix) ?? keyToName(c.key, prefix);
     if (name) foreignNames.add(name);
     const parent = c.key.slice(0, c.key.lastIndexOf('/'));
     const parentName = isLeaf ? keyToName(parent, prefix) : undefined;
-    if (parentName) foreignNames.add(parentName);
+    if (parentName && !apexes.has(parentName)) foreignNames.add(parentName);
   }
   return {
     owned,

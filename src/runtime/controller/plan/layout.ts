@@ -1,7 +1,8 @@
 // Where a desired record lives in etcd, per docs/skydns-layout.md "What our controller writes":
-// address, TXT, MX and SRV records in a child key named by a stable hash of (type, target), a
-// CNAME at the name's exact key, an NS record (a delegation, or the apex's name servers) under
-// the name's dns/ns/, owner and resource in the value.
+// address, TXT, MX and SRV records in a child key named by a stable hash of (type, target) (at a
+// zone apex under dns/apex/, where the children are the zone's names), a CNAME at the name's
+// exact key, an NS record (a delegation, or the apex's name servers) under the name's dns/ns/,
+// owner and resource in the value.
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { keyToName, nameToKey, normalizePrefix } from '../../shared/skydns-key.ts';
@@ -25,9 +26,17 @@ export function childLabel(record: Pick<DesiredRecord, 'type' | 'target' | 'port
   return createHash('sha256').update(identity).digest('hex').slice(0, 8);
 }
 
-/** `atExactKey`: for a PTR, whether it is its name's first (see planPrefix). */
-export function layOut(record: DesiredRecord, prefix: string, ownerId: string, atExactKey = false): LaidOutEntry {
+export interface Placement {
+  /** For a PTR, whether it is its name's first (see planPrefix). */
+  atExactKey?: boolean;
+  /** The name is a zone apex: its records go below dns/apex/. */
+  apex?: boolean;
+}
+
+export function layOut(record: DesiredRecord, prefix: string, ownerId: string, where: Placement = {}): LaidOutEntry {
   const nameKey = nameToKey(record.name, prefix);
+  // Child entries of a name; of an apex below dns/apex, since the apex's children are the zone's names.
+  const child = `${where.apex ? `${nameKey}/${APEX_KEY}` : nameKey}/${childLabel(record)}`;
   // Values hold names without the trailing dot, as external-dns writes them (the root stays ".").
   const host =
     record.type === 'A' || record.type === 'AAAA' || record.target === '.'
@@ -43,19 +52,19 @@ export function layOut(record: DesiredRecord, prefix: string, ownerId: string, a
       // (two names on one address) in child entries, which our server also answers from.
       return {
         name: record.name,
-        key: atExactKey ? nameKey : `${nameKey}/${childLabel(record)}`,
+        key: where.atExactKey ? nameKey : `${nameKey}/${childLabel(record)}`,
         entry: { host, ...ttl, ...owned },
       };
     case 'TXT':
       return {
         name: record.name,
-        key: `${nameKey}/${childLabel(record)}`,
+        key: child,
         entry: { text: record.target, ...ttl, ...owned },
       };
     case 'MX':
       return {
         name: record.name,
-        key: `${nameKey}/${childLabel(record)}`,
+        key: child,
         entry: { host, priority: record.priority!, mail: true, ...ttl, ...owned },
       };
     case 'NS':
@@ -67,13 +76,13 @@ export function layOut(record: DesiredRecord, prefix: string, ownerId: string, a
     case 'SRV':
       return {
         name: record.name,
-        key: `${nameKey}/${childLabel(record)}`,
+        key: child,
         entry: { host, port: record.port!, priority: record.priority!, weight: record.weight!, ...ttl, ...owned },
       };
     default:
       return {
         name: record.name,
-        key: `${nameKey}/${childLabel(record)}`,
+        key: child,
         entry: { host, ...ttl, targetstrip: 1, ...owned },
       };
   }
@@ -82,8 +91,12 @@ export function layOut(record: DesiredRecord, prefix: string, ownerId: string, a
 const CHILD_LABEL = /^[0-9a-f]{8}$/;
 /** Where a name's name servers are kept below its key (the SkyDNS zone convention). */
 const NS_KEY = 'dns/ns';
+/** Where a zone apex's own records are kept below its key. */
+const APEX_KEY = 'dns/apex';
 /** A key of a name server entry: the name's key, then dns/ns/<id>. */
 const NS_ENTRY = /^(.*)\/dns\/ns\/[^/]+$/;
+/** A key of an apex entry: the zone's key, then dns/apex/<id>. */
+const APEX_ENTRY = /^(.*)\/dns\/apex\/[^/]+$/;
 
 /** Keys of reverse names (in-addr.arpa, ip6.arpa), where a name host is a PTR. */
 function isReverseKey(key: string, prefix: string): boolean {
@@ -101,10 +114,16 @@ export function typeOfEntry(entry: SkyDnsEntry, key?: string, prefix?: string): 
   return family === 4 ? 'A' : family === 6 ? (/^::ffff:\d+\./i.test(entry.host!) ? 'A' : 'AAAA') : 'CNAME';
 }
 
-/** The name an entry we wrote belongs to: a child entry's parent, an NS entry's name, or the key's own name (CNAME). */
+/** The zone whose apex entry a key is (`<zone>/dns/apex/<id>`), or undefined. */
+export function apexOfKey(key: string, prefix: string): string | undefined {
+  const apex = APEX_ENTRY.exec(key);
+  return apex ? keyToName(apex[1]!, prefix) : undefined;
+}
+
+/** The name an entry we wrote belongs to: a child entry's parent, an NS or apex entry's name, or the key's own name (CNAME). */
 export function nameOfOwnedKey(key: string, entry: SkyDnsEntry, prefix: string): string {
-  const ns = NS_ENTRY.exec(key);
-  if (ns) return keyToName(ns[1]!, prefix) ?? '.';
+  const zoneEntry = NS_ENTRY.exec(key) ?? APEX_ENTRY.exec(key);
+  if (zoneEntry) return keyToName(zoneEntry[1]!, prefix) ?? '.';
   const lastSlash = key.lastIndexOf('/');
   const isChild = CHILD_LABEL.test(key.slice(lastSlash + 1)) && typeOfEntry(entry, key, prefix) !== 'CNAME';
   return keyToName(isChild ? key.slice(0, lastSlash) : key, prefix) ?? '.';

@@ -13,6 +13,8 @@ export interface PlanInput {
   policy: Policy;
   /** Take over what external-dns wrote for this owner id (see external-dns-adoption.ts). */
   adoptExternalDnsOwner?: string;
+  /** Zone apexes (canonical): their records are laid out below dns/apex/, and no CNAME goes there. */
+  apexes?: ReadonlySet<string>;
   desired: readonly DesiredRecord[];
   current: readonly CurrentEntry[];
 }
@@ -42,7 +44,13 @@ export function isEmptyPlan(plan: Plan): boolean {
 }
 
 export function planPrefix(input: PlanInput): Plan {
-  const current = classifyEntries(input.current, input.ownerId, input.prefix, input.adoptExternalDnsOwner);
+  const current = classifyEntries(
+    input.current,
+    input.ownerId,
+    input.prefix,
+    input.adoptExternalDnsOwner,
+    input.apexes,
+  );
   const merged = mergeRecords(input.desired, current.incumbent);
   const conflicts = [...merged.conflicts];
   const plan: Plan = {
@@ -73,7 +81,20 @@ export function planPrefix(input: PlanInput): Plan {
       }
       continue;
     }
-    const laid = layOut(record, input.prefix, input.ownerId, record.type === 'PTR' && firstPtr(record.name));
+    const apex = input.apexes?.has(record.name) ?? false;
+    if (apex && record.type === 'CNAME') {
+      conflicts.push({
+        reason: 'RecordConflict',
+        object: record.object,
+        name: record.name,
+        message: `${record.name} is a zone apex: a CNAME cannot stand beside its SOA and NS (RFC 1034); it is left out`,
+      });
+      continue;
+    }
+    const laid = layOut(record, input.prefix, input.ownerId, {
+      atExactKey: record.type === 'PTR' && firstPtr(record.name),
+      apex,
+    });
     if (current.foreignKeys.has(laid.key)) {
       conflicts.push({
         reason: 'NameOwnedByOthers',

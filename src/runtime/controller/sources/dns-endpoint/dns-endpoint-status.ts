@@ -96,12 +96,15 @@ export function dnsEndpointStatus(input: StatusInput): DnsEndpointStatus {
   };
 }
 
-/** Equal but for transition times: nothing to write. */
+/**
+ * Equal but for transition times (and the order of fields: the API server stores them sorted):
+ * nothing to write.
+ */
 export function sameStatus(a: DnsEndpointStatus | undefined, b: DnsEndpointStatus): boolean {
   const strip = (s: DnsEndpointStatus | undefined) =>
-    JSON.stringify({
-      g: s?.observedGeneration,
-      c: (s?.conditions ?? []).map(({ lastTransitionTime: _t, ...rest }) => rest),
-    });
+    JSON.stringify([
+      s?.observedGeneration,
+      (s?.conditions ?? []).map((c) => [c.type, c.status, c.reason, c.message, c.observedGeneration]),
+    ]);
   return strip(a) === strip(b);
 }

@@ -2,7 +2,9 @@
 // objects users already keep in Git work as they are. The status is where etcdns says whether
 // each object is live (dns-endpoint-status.ts); external-dns writes only observedGeneration there.
 
-export const DNS_ENDPOINT_API_VERSION = 'externaldns.k8s.io/v1alpha1';
+import { apiVersionOf, SOURCES } from '../../../../config/source-kinds.ts';
+
+export const DNS_ENDPOINT_API_VERSION = apiVersionOf(SOURCES.crd.api);
 
 export interface Endpoint {
   dnsName?: string;
