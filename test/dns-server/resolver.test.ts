@@ -121,7 +121,8 @@ table('answers (CoreDNS behaviour we match)', [
     want: { rcode: 'NOERROR', aa: true, answer: ['m.example.org. 300 A 10.0.0.7'] },
   },
   {
-    name: 'each record keeps the TTL of its own entry; duplicates answered once',
+    name: 'each record keeps the TTL of its own entry; duplicates answered once (subtree mode; deviation 16)',
+    lookup: 'subtree',
     content: {
       '/skydns/org/example/web/1': { host: '10.0.0.1', ttl: 60 },
       '/skydns/org/example/web/2': { host: '10.0.0.2', ttl: 120 },
@@ -169,7 +170,8 @@ table('answers (CoreDNS behaviour we match)', [
     },
   },
   {
-    name: 'a CNAME loop ends (loop guard) and yields NODATA',
+    name: 'a CNAME loop ends (loop guard) and yields NODATA (subtree mode; deviation 13)',
+    lookup: 'subtree',
     content: {
       '/skydns/org/example/a': { host: 'b.example.org' },
       '/skydns/org/example/b': { host: 'a.example.org' },
@@ -178,7 +180,8 @@ table('answers (CoreDNS behaviour we match)', [
     want: { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] },
   },
   {
-    name: 'a dangling in-zone CNAME yields NODATA',
+    name: 'a dangling in-zone CNAME yields NODATA (subtree mode; deviation 12)',
+    lookup: 'subtree',
     content: { '/skydns/org/example/alias': { host: 'missing.example.org' } },
     q: ['alias.example.org.', 'A'],
     want: { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] },
@@ -190,7 +193,8 @@ table('answers (CoreDNS behaviour we match)', [
     want: { rcode: 'NOERROR', aa: true, answer: ['ext.example.org. 300 CNAME example.net.'] },
   },
   {
-    name: 'a chain longer than 10 links is cut',
+    name: 'a chain longer than 10 links is cut (subtree mode; deviation 13)',
+    lookup: 'subtree',
     content: Object.fromEntries(
       Array.from({ length: 13 }, (_, i) => [
         `/skydns/org/example/c${i}`,
@@ -316,7 +320,8 @@ table('answers (CoreDNS behaviour we match)', [
     want: { rcode: 'NOERROR', aa: true, answer: [`${SOA} 1 7200 1800 86400 30`] },
   },
   {
-    name: 'SOA at any name in the zone: the zone SOA in the answer, as CoreDNS answers',
+    name: 'SOA at any name in the zone: the zone SOA in the answer, as CoreDNS answers (subtree mode; deviation 17)',
+    lookup: 'subtree',
     content: { '/skydns/org/example/www': { host: '10.0.0.1' } },
     q: ['www.example.org.', 'SOA'],
     // The serial is the revision of the zone's last change: the one put, at revision 2.
@@ -386,7 +391,8 @@ table('answers (CoreDNS behaviour we match)', [
     want: { rcode: 'NOERROR', aa: true, answer: ['example.org. 300 A 10.0.0.100'] },
   },
   {
-    name: 'wildcard label in the query name matches any label at that position',
+    name: 'wildcard label in the query name matches any label at that position (subtree mode; deviation 18)',
+    lookup: 'subtree',
     content: {
       '/skydns/org/example/a/www': { host: '10.0.0.1' },
       '/skydns/org/example/b/www': { host: '10.0.0.2' },
@@ -459,6 +465,210 @@ table('answers (CoreDNS behaviour we match)', [
   },
 ]);
 
+const REV = [{ name: '2.0.192.in-addr.arpa' }];
+const REV_SOA = '2.0.192.in-addr.arpa. 30 SOA ns.dns.2.0.192.in-addr.arpa. hostmaster.2.0.192.in-addr.arpa.';
+const WWW = { '/skydns/org/example/www': { host: '10.0.0.1' } };
+const chainOf = (links: number) =>
+  Object.fromEntries(
+    Array.from({ length: links + 1 }, (_, i) => [
+      `/skydns/org/example/c${i}`,
+      i === links ? { host: '10.0.0.99' } : { host: `c${i + 1}.example.org` },
+    ]),
+  );
+const cnames = (links: number) =>
+  Array.from({ length: links }, (_, i) => `c${i}.example.org. 300 CNAME c${i + 1}.example.org.`);
+
+// The default mode answers exactly the zone it transfers (issue 24): one row per rule, each a
+// deviation of docs/skydns-layout.md; `lookup: subtree` keeps CoreDNS's answer (rows above).
+table("the zone's answers (default mode): deviations 2, 12-18", [
+  {
+    name: 'deviation 12: an alias asked for a type its target lacks: the CNAME, then NODATA with the SOA',
+    content: { '/skydns/org/example/alias': { host: 'www.example.org', ttl: 60 }, ...WWW },
+    q: ['alias.example.org.', 'AAAA'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['alias.example.org. 60 CNAME www.example.org.'], authority: [SOA] },
+  },
+  {
+    name: 'deviation 12: a dangling alias: the CNAME, then NXDOMAIN with the SOA (RFC 6604)',
+    content: { '/skydns/org/example/alias': { host: 'missing.example.org' } },
+    q: ['alias.example.org.', 'A'],
+    want: {
+      rcode: 'NXDOMAIN',
+      aa: true,
+      answer: ['alias.example.org. 300 CNAME missing.example.org.'],
+      authority: [SOA],
+    },
+  },
+  {
+    name: "deviation 12: a chain: every link, then the last target's negative result",
+    content: {
+      '/skydns/org/example/a': { host: 'b.example.org' },
+      '/skydns/org/example/b': { host: 'www.example.org' },
+      ...WWW,
+    },
+    q: ['a.example.org.', 'TXT'],
+    want: {
+      rcode: 'NOERROR',
+      aa: true,
+      answer: ['a.example.org. 300 CNAME b.example.org.', 'b.example.org. 300 CNAME www.example.org.'],
+      authority: [SOA],
+    },
+  },
+  {
+    name: 'deviation 12: an alias out of our zones: the CNAME alone, for the client to follow',
+    content: { '/skydns/org/example/ext': { host: 'www.example.net' } },
+    q: ['ext.example.org.', 'MX'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['ext.example.org. 300 CNAME www.example.net.'], authority: [] },
+  },
+  {
+    name: 'deviation 12: an alias into another of our zones is not chased there (as BIND and Knot answer)',
+    zones: [{ name: 'example.org' }, { name: 'example.com' }],
+    content: {
+      '/skydns/org/example/other': { host: 'www.example.com' },
+      '/skydns/com/example/www': { host: '10.1.0.1' },
+    },
+    q: ['other.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['other.example.org. 300 CNAME www.example.com.'], authority: [] },
+  },
+  {
+    name: 'deviation 12: an alias to a delegated name: the CNAME, then the referral (authoritative)',
+    content: {
+      '/skydns/org/example/todeleg': { host: 'www.team.example.org' },
+      '/skydns/org/example/team/dns/ns/ns1': { host: '10.0.1.53' },
+    },
+    q: ['todeleg.example.org.', 'A'],
+    want: {
+      rcode: 'NOERROR',
+      aa: true,
+      answer: ['todeleg.example.org. 300 CNAME www.team.example.org.'],
+      authority: ['team.example.org. 300 NS ns1.ns.dns.team.example.org.'],
+      additional: ['ns1.ns.dns.team.example.org. 300 A 10.0.1.53'],
+    },
+  },
+  {
+    name: 'deviation 13: a chain of 11 links is answered whole',
+    content: chainOf(11),
+    q: ['c0.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: [...cnames(11), 'c11.example.org. 300 A 10.0.0.99'], authority: [] },
+  },
+  {
+    name: 'deviation 13: a chain not ended after 12 links is SERVFAIL with the links found (as BIND)',
+    content: chainOf(12),
+    q: ['c0.example.org.', 'A'],
+    want: { rcode: 'SERVFAIL', aa: true, answer: cnames(12), authority: [] },
+  },
+  {
+    name: 'deviation 13: a loop is SERVFAIL with each link once (RFC 1034 3.6.2)',
+    content: { '/skydns/org/example/a': { host: 'b.example.org' }, '/skydns/org/example/b': { host: 'a.example.org' } },
+    q: ['a.example.org.', 'A'],
+    want: {
+      rcode: 'SERVFAIL',
+      aa: true,
+      answer: ['a.example.org. 300 CNAME b.example.org.', 'b.example.org. 300 CNAME a.example.org.'],
+      authority: [],
+    },
+  },
+  {
+    name: 'deviation 14: a host name in a reverse zone is a PTR only: an address question is NODATA, no CNAME',
+    zones: REV,
+    content: { '/skydns/arpa/in-addr/192/0/2/1/3f1a9c2e': { host: 'www.example.org' } },
+    q: ['1.2.0.192.in-addr.arpa.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: [], authority: [REV_SOA] },
+  },
+  {
+    name: 'deviation 14: an entry with `mail` and a host name is an MX only: no CNAME for address questions',
+    content: { '/skydns/org/example/mailer': { host: 'mx.example.net', mail: true } },
+    q: ['mailer.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] },
+  },
+  {
+    name: 'deviation 14: a host name with a port is an SRV only; a PTR question outside reverse zones is NODATA',
+    content: { '/skydns/org/example/srv': { host: 'www.example.org', port: 443 } },
+    q: ['srv.example.org.', 'PTR'],
+    want: { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] },
+  },
+  {
+    name: 'deviation 14: a host name at a plain name is a CNAME for a PTR question too (chased)',
+    content: { '/skydns/org/example/alias': { host: 'www.example.org' }, ...WWW },
+    q: ['alias.example.org.', 'PTR'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['alias.example.org. 300 CNAME www.example.org.'], authority: [SOA] },
+  },
+  {
+    name: 'deviation 14: an alias stands alone: the addresses beside it are not answered',
+    content: {
+      '/skydns/org/example/both': { host: 'www.example.org' },
+      '/skydns/org/example/both/x1': { host: '10.0.0.5' },
+      ...WWW,
+    },
+    q: ['both.example.org.', 'A'],
+    want: {
+      rcode: 'NOERROR',
+      aa: true,
+      answer: ['both.example.org. 300 CNAME www.example.org.', 'www.example.org. 300 A 10.0.0.1'],
+      authority: [],
+    },
+  },
+  {
+    name: 'deviation 14: a host name at the apex is no alias (the apex holds SOA and NS)',
+    content: { '/skydns/org/example': { host: 'www.example.net' } },
+    q: ['example.org.', 'CNAME'],
+    want: { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] },
+  },
+  {
+    name: 'deviation 2 (default mode): a name host with a text is an alias for TXT questions too',
+    content: { '/skydns/org/example/both': { host: 'www.example.org', text: 'hello' }, ...WWW },
+    q: ['both.example.org.', 'TXT'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['both.example.org. 300 CNAME www.example.org.'], authority: [SOA] },
+  },
+  {
+    name: 'deviation 15: no SRV for an address at a plain name without a port',
+    content: { '/skydns/org/example/plain': { host: '10.0.0.7' } },
+    q: ['plain.example.org.', 'SRV'],
+    want: { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] },
+  },
+  {
+    name: 'deviation 15: an address at a service name gives SRV without a port (port 0)',
+    content: { '/skydns/org/example/_tcp/_ldap/dc1': { host: '10.0.0.5' } },
+    q: ['_ldap._tcp.example.org.', 'SRV'],
+    want: {
+      rcode: 'NOERROR',
+      aa: true,
+      answer: ['_ldap._tcp.example.org. 300 SRV 10 100 0 dc1._ldap._tcp.example.org.'],
+      additional: ['dc1._ldap._tcp.example.org. 300 A 10.0.0.5'],
+      authority: [],
+    },
+  },
+  {
+    name: 'deviation 16: one TTL per RRset, the lowest (RFC 2181 5.2)',
+    content: {
+      '/skydns/org/example/web/1': { host: '10.0.0.1', ttl: 60 },
+      '/skydns/org/example/web/2': { host: '10.0.0.2', ttl: 120 },
+      '/skydns/org/example/web/3': { host: '10.0.0.1', ttl: 90 },
+    },
+    q: ['web.example.org.', 'A'],
+    want: {
+      rcode: 'NOERROR',
+      aa: true,
+      answer: ['web.example.org. 60 A 10.0.0.1', 'web.example.org. 60 A 10.0.0.2'],
+      authority: [],
+    },
+  },
+  {
+    name: 'deviation 17: SOA at a name below the apex: NODATA with the SOA',
+    content: WWW,
+    q: ['www.example.org.', 'SOA'],
+    want: { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] },
+  },
+  {
+    name: 'deviation 18: a query label "*" is the label it is: the stored wildcard owner, not every name beside it',
+    content: {
+      '/skydns/org/example/wild/*': { host: '10.0.0.9' },
+      '/skydns/org/example/wild/known': { host: '10.0.0.8' },
+    },
+    q: ['*.wild.example.org.', 'A'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['*.wild.example.org. 300 A 10.0.0.9'], authority: [] },
+  },
+]);
+
 table('deviations from CoreDNS (docs/skydns-layout.md)', [
   {
     name: 'deviation 1: a CNAME query finds its data in a child entry (external-dns layout)',
@@ -494,7 +704,8 @@ table('deviations from CoreDNS (docs/skydns-layout.md)', [
     },
   },
   {
-    name: 'deviation 2: the same entry is a TXT for TXT questions',
+    name: 'deviation 2 (subtree mode): the same entry is a TXT for TXT questions',
+    lookup: 'subtree',
     content: { '/skydns/org/example/both': { host: 'www.example.org', text: 'hello' } },
     q: ['both.example.org.', 'TXT'],
     want: { rcode: 'NOERROR', aa: true, answer: ['both.example.org. 300 TXT "hello"'] },
@@ -697,10 +908,10 @@ table('a query label "any" (CoreDNS: the same as "*"; deviation 10 in own mode)'
     want: prodSrv('*'),
   },
   {
-    name: 'own mode: "*" matches any label',
+    name: 'deviation 18: in own mode "*" is an ordinary label too, so prod.* is NXDOMAIN without a "*" name',
     content: ENVIRONMENTS,
     q: ['prod.*.example.org.', 'SRV'],
-    want: prodSrv('*'),
+    want: { rcode: 'NXDOMAIN', aa: true, answer: [], authority: [SOA] },
   },
   {
     name: 'deviation 10: in own mode "any" is an ordinary label, so prod.any is NXDOMAIN without an "any" name',

@@ -30,6 +30,11 @@ export interface BindSecondaryOptions {
   key?: TsigKeySpec;
   /** Its DNS port, when the caller needs it before the start (to tell the primary whom to NOTIFY). */
   port?: number;
+  /**
+   * `minimal-responses yes`: no NS set and glue beside positive answers, as etcdns and Knot answer
+   * (BIND's default adds them to non-recursive queries); negative answers and referrals are alike.
+   */
+  minimalResponses?: boolean;
 }
 
 export interface BindSecondaryHandle {
@@ -87,7 +92,7 @@ export function bindSecondaryConfig(dir: string, ports: Ports, rndcKey: TsigKeyS
     allow-query { 127.0.0.1; };
     allow-transfer { none; };
     automatic-interface-scan no;
-};
+${o.minimalResponses ? '    minimal-responses yes;\n' : ''}};
 ${o.key ? keyStatement(o.key) : ''}
 ${keyStatement(rndcKey)}
 controls { inet 127.0.0.1 port ${ports.controlPort} allow { 127.0.0.1; } keys { "${rndcKey.name}"; }; };

@@ -125,7 +125,9 @@ export function lookupName(
   const zoneLabels = labelsOf(zone.name);
   const isApex = name === zone.name;
 
-  if (labels.includes('*')) {
+  // The default mode reads a query "*" as the label it is: the zone's wildcard owner, as a
+  // secondary holding the zone answers it (deviation 12).
+  if (mode === 'subtree' && labels.includes('*')) {
     const nodes = patternNodes(index, labels);
     return finish(
       nodes.length > 0,

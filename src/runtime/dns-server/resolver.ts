@@ -1,11 +1,18 @@
-// The resolver: a pure function from a question and the in-memory records to a response.
-// It answers like CoreDNS's etcd plugin (plugin/backend_lookup.go) except for the deviations
-// listed in docs/skydns-layout.md; where NXDOMAIN, NODATA, REFUSED and referrals are decided.
+// The resolver: a pure function from a question and the in-memory records to a response; where
+// NXDOMAIN, NODATA, REFUSED and referrals are decided. Two readings of the same entries:
+// - 'zone' (the default mode, and every zone transfer): the answers of the zone etcdns transfers,
+//   as RFC 1034 4.3.2 gives them: each entry gives the types entry-types.ts decides, an alias
+//   gives its CNAME whatever the type asked, followed by the chase's records or the target's
+//   negative result (RFC 6604), and each RRset has one TTL (RFC 2181 5.2);
+// - 'coredns' (`lookup: subtree`): record by record as CoreDNS's etcd plugin
+//   (plugin/backend_lookup.go).
+// Both keep the deviations of docs/skydns-layout.md that hold in their mode.
 import { canonicalName, isInZone, labelsOf } from '../../dns/dns-name.ts';
 import type { SkyDnsEntry } from '../shared/skydns-entry.ts';
 import { CLASS, RCODE, TYPE } from './dns-constants.ts';
 import type { Answer, Question, ResourceRecord } from './dns-message.ts';
 import { findZoneCut, type ZoneCut } from './delegation.ts';
+import { givesSrv, nameHostType } from './entry-types.ts';
 import { classifyHost } from './host-address.ts';
 import { lookupName, subtreeOf, type LookupMode, type LookupPurpose } from './name-lookup.ts';
 import type { RecordIndex, StoredEntry } from './record-index.ts';
@@ -18,12 +25,21 @@ export interface ResolverData {
   lookup: LookupMode;
 }
 
+/** How entries are read into answers (see the top of this file). */
+export type Reading = 'zone' | 'coredns';
+
+/** The reading a server answers with: CoreDNS's with `lookup: subtree`, else the zone's. */
+export function readingOf(lookup: LookupMode): Reading {
+  return lookup === 'subtree' ? 'coredns' : 'zone';
+}
+
 /** CoreDNS follows at most this many CNAME links (maxCnameChainLength). */
 const MAX_CNAME_CHAIN = 10;
 const MAX_TTL = 0x7fffffff;
 const DEFAULT_PRIORITY = 10;
 
 type AddressType = typeof TYPE.A | typeof TYPE.AAAA;
+type CnameRecord = Extract<ResourceRecord, { type: typeof TYPE.CNAME }>;
 
 interface Ctx {
   data: ResolverData;
@@ -139,10 +155,11 @@ function cname(ctx: Ctx, name: string): ResourceRecord[] {
   return [{ name, ttl: ttlOf(first.entry, ctx.zone), type: TYPE.CNAME, target: canonicalName(first.entry.host!) }];
 }
 
-function pointers(ctx: Ctx, name: string): ResourceRecord[] {
+/** PTR records of the entries given whose host is a name, each target once. */
+function pointers(ctx: Ctx, name: string, entries: StoredEntry[]): ResourceRecord[] {
   const records: ResourceRecord[] = [];
   const seen = new Set<string>();
-  for (const { entry } of withHost(lookup(ctx, name, 'exact').entries)) {
+  for (const { entry } of withHost(entries)) {
     if (classifyHost(entry.host!).kind !== 'name') continue;
     const target = canonicalName(entry.host!);
     if (seen.has(target)) continue;
@@ -172,12 +189,12 @@ function targetAddresses(ctx: Ctx, target: string): ResourceRecord[] {
   return zone === ctx.zone ? a : [...a, ...addresses(at, target, TYPE.AAAA, []).filter((r) => r.type !== TYPE.CNAME)];
 }
 
-function mailExchangers(ctx: Ctx, name: string) {
+/** MX records (and their targets' addresses) of the entries given, each with a host and `mail`. */
+function mailExchangers(ctx: Ctx, name: string, entries: StoredEntry[]) {
   const answer: ResourceRecord[] = [];
   const additional: ResourceRecord[] = [];
   const seen = new Set<string>();
-  for (const { key, entry } of withHost(lookup(ctx, name, 'other').entries)) {
-    if (!entry.mail) continue;
+  for (const { key, entry } of entries) {
     const preference = priorityOf(entry);
     const isName = classifyHost(entry.host!).kind === 'name';
     const exchange = stripTarget(isName ? canonicalName(entry.host!) : ctx.data.index.nameOf(key), entry.targetstrip);
@@ -197,9 +214,12 @@ function mailExchangers(ctx: Ctx, name: string) {
   return { answer, additional };
 }
 
-function services(ctx: Ctx, name: string) {
-  const entries = withHost(lookup(ctx, name, 'other').entries);
-  // Weights are shared out per priority: floor(100 / sum * weight), at least 1; absent counts 100.
+/**
+ * SRV records (and their targets' addresses) of the entries that `gives`, of the name's entries
+ * with a host. Weights are shared out per priority over all of those, as CoreDNS sums them:
+ * floor(100 / sum * weight), at least 1; absent counts 100.
+ */
+function services(ctx: Ctx, name: string, entries: StoredEntry[], gives: (s: StoredEntry) => boolean) {
   const sums = new Map<number, number>();
   for (const { entry } of entries) {
     const p = priorityOf(entry);
@@ -208,8 +228,9 @@ function services(ctx: Ctx, name: string) {
   const answer: ResourceRecord[] = [];
   const additional: ResourceRecord[] = [];
   const seen = new Set<string>();
-  for (const { key, entry } of entries) {
-    if (entry.port === -1) continue;
+  for (const stored of entries) {
+    if (!gives(stored)) continue;
+    const { key, entry } = stored;
     const priority = priorityOf(entry);
     const share = (100 / sums.get(priority)!) * (entry.weight ? entry.weight : 100);
     const weight = Math.max(1, Math.floor(share)) & 0xffff;
@@ -321,24 +342,30 @@ function refused(outOfZone: boolean): Answer {
   return { rcode: RCODE.REFUSED, authoritative: false, answer: [], authority: [], additional: [], outOfZone };
 }
 
-/** Answers one question from the records; never throws for any question. */
-export function resolve(question: Question, data: ResolverData): Answer {
-  const zone = data.zones.match(question.name);
-  if (!zone) return refused(true);
-  if (question.class !== CLASS.IN && question.class !== CLASS.ANY) return refused(false);
-  if (question.type === TYPE.AXFR || question.type === TYPE.IXFR) return refused(false);
-  const ctx: Ctx = { data, zone };
-  const name = question.name;
+/** The zone's SOA as the authority of a negative answer: NXDOMAIN unless the name exists. */
+function negative(ctx: Ctx, exists: boolean, answer: ResourceRecord[] = []): Answer {
+  return {
+    rcode: exists ? RCODE.NOERROR : RCODE.NXDOMAIN,
+    authoritative: true,
+    answer,
+    authority: [soaRecord(ctx.zone, ctx.data.index.serial(ctx.zone.name))],
+    additional: [],
+  };
+}
 
-  const cut = findZoneCut(data.index, zone, name);
-  if (cut) return referral(ctx, cut);
+function positive(answer: ResourceRecord[], additional: ResourceRecord[] = []): Answer {
+  return { rcode: RCODE.NOERROR, authoritative: true, answer, authority: [], additional };
+}
 
+/** CoreDNS's reading (`lookup: subtree`): record by record as its etcd plugin answers. */
+function coreDnsAnswer(ctx: Ctx, name: string, type: number): Answer {
+  const { data, zone } = ctx;
   let answer: ResourceRecord[] = [];
   let additional: ResourceRecord[] = [];
-  switch (question.type) {
+  switch (type) {
     case TYPE.A:
     case TYPE.AAAA:
-      answer = addresses(ctx, name, question.type, []);
+      answer = addresses(ctx, name, type, []);
       break;
     case TYPE.TXT:
       answer = texts(ctx, name, []);
@@ -347,13 +374,22 @@ export function resolve(question: Question, data: ResolverData): Answer {
       answer = cname(ctx, name);
       break;
     case TYPE.PTR:
-      answer = pointers(ctx, name);
+      answer = pointers(ctx, name, lookup(ctx, name, 'exact').entries);
       break;
     case TYPE.MX:
-      ({ answer, additional } = mailExchangers(ctx, name));
+      ({ answer, additional } = mailExchangers(
+        ctx,
+        name,
+        withHost(lookup(ctx, name, 'other').entries).filter((s) => s.entry.mail),
+      ));
       break;
     case TYPE.SRV:
-      ({ answer, additional } = services(ctx, name));
+      ({ answer, additional } = services(
+        ctx,
+        name,
+        withHost(lookup(ctx, name, 'other').entries),
+        (s) => s.entry.port !== -1,
+      ));
       break;
     case TYPE.SOA:
       // As CoreDNS: the zone's SOA for any name in the zone (a resolver looking for the zone of a
@@ -365,30 +401,159 @@ export function resolve(question: Question, data: ResolverData): Answer {
       answer = cname(ctx, name);
       break;
     case TYPE.NS:
-      if (name !== zone.name) break;
-      ({ answer, additional } =
-        zone.nameServers.length > 0
-          ? configuredNameServers(zone)
-          : nameServers(ctx, name, subtreeOf(data.index, below('ns.dns', name))));
+      if (name === zone.name) ({ answer, additional } = apexNameServers(ctx));
       break;
   }
-  if (answer.length > 0) return { rcode: RCODE.NOERROR, authoritative: true, answer, authority: [], additional };
-
+  if (answer.length > 0) return positive(answer, additional);
   const exists = lookup(ctx, name, 'other').exists;
-  if (exists && question.type === TYPE.ANY) {
-    return {
-      rcode: RCODE.NOERROR,
-      authoritative: true,
-      answer: [rfc8482Hinfo(zone, name)],
-      authority: [],
-      additional: [],
-    };
+  if (exists && type === TYPE.ANY) return positive([rfc8482Hinfo(zone, name)]);
+  return negative(ctx, exists);
+}
+
+function apexNameServers(ctx: Ctx) {
+  const { data, zone } = ctx;
+  return zone.nameServers.length > 0
+    ? configuredNameServers(zone)
+    : nameServers(ctx, zone.name, subtreeOf(data.index, below('ns.dns', zone.name)));
+}
+
+/** The entries with a host that give `type` at `owner` (entry-types.ts). */
+function giving(ctx: Ctx, owner: string, entries: StoredEntry[], type: number): StoredEntry[] {
+  return withHost(entries).filter(({ entry }) => {
+    const host = classifyHost(entry.host!);
+    if (host.kind === 'name') return nameHostType(owner, entry, ctx.zone.name) === type;
+    if (type === TYPE.MX) return entry.mail === true;
+    return type === TYPE.SRV && givesSrv(owner, entry);
+  });
+}
+
+/** The name's alias, if one of its entries gives a CNAME there (the first in key order). */
+function aliasOf(ctx: Ctx, name: string, entries: StoredEntry[]): CnameRecord | undefined {
+  const first = giving(ctx, name, entries, TYPE.CNAME)[0];
+  if (!first) return undefined;
+  return { name, ttl: ttlOf(first.entry, ctx.zone), type: TYPE.CNAME, target: canonicalName(first.entry.host!) };
+}
+
+/** The zone's reading at a name that is not an alias (or asked for its CNAME): its own records of `type`. */
+function zoneRecords(ctx: Ctx, name: string, type: number, entries: StoredEntry[]) {
+  const none = { answer: [] as ResourceRecord[], additional: [] as ResourceRecord[] };
+  switch (type) {
+    case TYPE.A:
+    case TYPE.AAAA: {
+      const answer: ResourceRecord[] = [];
+      const seen = new Set<string>();
+      for (const { entry } of withHost(lookup(ctx, name, 'address').entries)) {
+        const host = classifyHost(entry.host!);
+        if (host.kind === 'name' || (host.kind === 'A') !== (type === TYPE.A) || seen.has(host.address)) continue;
+        seen.add(host.address);
+        answer.push({ name, ttl: ttlOf(entry, ctx.zone), type, address: host.address });
+      }
+      return { answer, additional: [] };
+    }
+    case TYPE.TXT: {
+      const answer: ResourceRecord[] = [];
+      const seen = new Set<string>();
+      for (const { entry } of entries) {
+        if (entry.host || !entry.text || seen.has(entry.text)) continue;
+        seen.add(entry.text);
+        answer.push({ name, ttl: ttlOf(entry, ctx.zone), type: TYPE.TXT, text: splitText(entry.text) });
+      }
+      return { answer, additional: [] };
+    }
+    case TYPE.PTR:
+      return { answer: pointers(ctx, name, giving(ctx, name, entries, TYPE.PTR)), additional: [] };
+    case TYPE.MX:
+      return mailExchangers(ctx, name, giving(ctx, name, entries, TYPE.MX));
+    case TYPE.SRV: {
+      const srv = new Set(giving(ctx, name, entries, TYPE.SRV));
+      return services(ctx, name, withHost(entries), (s) => srv.has(s));
+    }
+    case TYPE.SOA:
+      // Only the apex holds the SOA; elsewhere it is NODATA, as in any zone.
+      return name === ctx.zone.name
+        ? { answer: [soaRecord(ctx.zone, ctx.data.index.serial(name))], additional: [] }
+        : none;
+    case TYPE.NS:
+      return name === ctx.zone.name ? apexNameServers(ctx) : none;
+    default:
+      return none;
   }
+}
+
+/** RFC 2181 5.2: the records of one RRset share one TTL; the lowest, as a cache would converge to. */
+export function oneTtlPerRrset(records: ResourceRecord[]): ResourceRecord[] {
+  const lowest = new Map<string, number>();
+  for (const r of records) {
+    const key = `${r.name} ${r.type}`;
+    lowest.set(key, Math.min(lowest.get(key) ?? r.ttl, r.ttl));
+  }
+  return records.map((r) => {
+    const ttl = lowest.get(`${r.name} ${r.type}`)!;
+    return ttl === r.ttl ? r : { ...r, ttl };
+  });
+}
+
+function withOneTtl(a: Answer): Answer {
   return {
-    rcode: exists ? RCODE.NOERROR : RCODE.NXDOMAIN,
-    authoritative: true,
-    answer: [],
-    authority: [soaRecord(zone, data.index.serial(zone.name))],
-    additional: [],
+    ...a,
+    answer: oneTtlPerRrset(a.answer),
+    authority: oneTtlPerRrset(a.authority),
+    additional: oneTtlPerRrset(a.additional),
   };
+}
+
+/**
+ * BIND's limit: the question's lookup and 11 restarts. A chain that has not ended by then, or that
+ * comes back to a name it passed (a loop, which never ends), is SERVFAIL with the links found, as
+ * BIND answers it (RFC 1034 3.6.2: loops are signalled as an error).
+ */
+const MAX_LOOKUPS = 12;
+
+/** The zone's reading: RFC 1034 4.3.2 over the records entry-types.ts gives each name. */
+function zoneAnswer(ctx: Ctx, question: string, type: number): Answer {
+  const chain: ResourceRecord[] = [];
+  let name = question;
+  for (let lookups = 0; lookups < MAX_LOOKUPS; lookups++) {
+    const cut = findZoneCut(ctx.data.index, ctx.zone, name);
+    if (cut) {
+      const refer = referral(ctx, cut);
+      // Reached through an alias: the CNAMEs are our authoritative data, the referral follows.
+      return chain.length === 0 ? refer : { ...refer, authoritative: true, answer: chain };
+    }
+    const { exists, entries } = lookup(ctx, name, 'other');
+    const alias = aliasOf(ctx, name, entries);
+    if (alias && type !== TYPE.CNAME) {
+      // RFC 8482: an alias's one RRset, unchased.
+      if (type === TYPE.ANY) return positive([alias]);
+      if (chain.some((r) => r.name === name)) break;
+      chain.push(alias);
+      // A target in another zone is for the client to follow, as BIND and Knot leave it (RFC 1034 4.3.2 3a).
+      if (ctx.data.zones.match(alias.target) !== ctx.zone) return positive(chain);
+      name = alias.target;
+      continue;
+    }
+    if (type === TYPE.CNAME) return alias ? positive([alias]) : negative(ctx, exists, chain);
+    const { answer, additional } = zoneRecords(ctx, name, type, entries);
+    if (answer.length > 0) return positive([...chain, ...answer], additional);
+    if (exists && type === TYPE.ANY) return positive([rfc8482Hinfo(ctx.zone, name)]);
+    // RFC 6604: the rcode is the last name's, after the CNAMEs that led to it.
+    return negative(ctx, exists, chain);
+  }
+  return { rcode: RCODE.SERVFAIL, authoritative: true, answer: chain, authority: [], additional: [] };
+}
+
+/**
+ * Answers one question from the records; never throws for any question. `reading` is the
+ * server's (from its lookup mode) unless given: zone transfers always read as the zone.
+ */
+export function resolve(question: Question, data: ResolverData, reading: Reading = readingOf(data.lookup)): Answer {
+  const zone = data.zones.match(question.name);
+  if (!zone) return refused(true);
+  if (question.class !== CLASS.IN && question.class !== CLASS.ANY) return refused(false);
+  if (question.type === TYPE.AXFR || question.type === TYPE.IXFR) return refused(false);
+  const ctx: Ctx = { data, zone };
+  if (reading === 'zone') return withOneTtl(zoneAnswer(ctx, question.name, question.type));
+  const cut = findZoneCut(data.index, zone, question.name);
+  if (cut) return referral(ctx, cut);
+  return coreDnsAnswer(ctx, question.name, question.type);
 }

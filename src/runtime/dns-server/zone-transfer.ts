@@ -4,7 +4,7 @@
 // when that history is compacted. Split over as many TCP messages as needed, each signed when the
 // request was (TSIG). The records are taken from the resolver itself, name by name and type by
 // type, so a secondary serves exactly what this server answers.
-import { labelsOf } from '../../dns/dns-name.ts';
+import { isInZone, labelsOf } from '../../dns/dns-name.ts';
 import type { Logger } from '../shared/log.ts';
 import { RCODE, TYPE } from './dns-constants.ts';
 import type { ResourceRecord } from './dns-message.ts';
@@ -31,11 +31,15 @@ const WILDCARD_PROBE = 'etcdns--wildcard--probe';
 const MESSAGE_LIMIT = 65535 - 512;
 const FIRST_CHUNK = 256;
 
-/** The records of one name as the resolver answers them (owner = the name; CNAME chases left out). */
+/**
+ * The records of one name as the zone reading of the resolver answers them (owner = the name;
+ * CNAME chases left out). That reading gives each entry the one type entry-types.ts decides, so
+ * nothing stands beside a CNAME, and each RRset one TTL: a zone secondaries accept as it is.
+ */
 function recordsOf(data: ResolverData, name: string, owner: string): ResourceRecord[] {
   const out: ResourceRecord[] = [];
   for (const type of DATA_TYPES) {
-    const result = resolve({ name, type, class: 1 }, data);
+    const result = resolve({ name, type, class: 1 }, data, 'zone');
     if (result.referral) {
       // A delegation: its NS set belongs in the zone (RFC 5936 3.2), nothing below it does.
       if (type === TYPE.NS) out.push(...result.authority.filter((r) => r.type === TYPE.NS && r.name === name));
@@ -43,23 +47,7 @@ function recordsOf(data: ResolverData, name: string, owner: string): ResourceRec
     }
     for (const r of result.answer) if (r.type === type && r.name === name) out.push({ ...r, name: owner });
   }
-  // RFC 1034 3.6.2: a CNAME stands alone. SkyDNS answers a name host as CNAME, and also as PTR,
-  // SRV and MX; a zone cannot hold the CNAME beside them (secondaries reject it), so the transfer
-  // keeps what the name is for: PTR in a reverse zone, SRV at a service name (labels with "_",
-  // RFC 8552), MX where an entry says `mail`, else the CNAME.
-  const cname = out.filter((r) => r.type === TYPE.CNAME);
-  if (cname.length === 0) return out;
-  const meant = intendedType(owner, out);
-  const kept = meant === undefined ? [] : out.filter((r) => r.type === meant);
-  return kept.length > 0 ? kept : cname;
-}
-
-function intendedType(owner: string, records: readonly ResourceRecord[]): number | undefined {
-  if (/(^|\.)(in-addr|ip6)\.arpa\.$/i.test(owner)) return TYPE.PTR;
-  if (labelsOf(owner).some((label) => label.startsWith('_'))) return TYPE.SRV;
-  // The resolver answers MX only from entries marked `mail`.
-  if (records.some((r) => r.type === TYPE.MX)) return TYPE.MX;
-  return undefined;
+  return out;
 }
 
 /** The records a name of the zone transfers: none when a more specific zone of ours holds it. */
@@ -89,9 +77,12 @@ function* zoneWalk(data: ResolverData, zone: Zone): Generator<ResourceRecord[]> 
     if (data.zones.match(top.name) !== zone) continue;
     const records = ownerRecords(data, zone, top.name);
     yield records;
-    const cut =
-      records.some((r) => r.type === TYPE.NS) && resolve({ name: top.name, type: TYPE.NS, class: 1 }, data).referral;
-    if (!cut) pushChildren(top.node, top.name);
+    const delegation = records.some((r) => r.type === TYPE.NS)
+      ? resolve({ name: top.name, type: TYPE.NS, class: 1 }, data, 'zone')
+      : undefined;
+    // Below a zone cut only the glue of its name servers belongs in the zone (RFC 5936 3.2).
+    if (delegation?.referral) yield delegation.additional.filter((r) => isInZone(r.name, top.name));
+    else pushChildren(top.node, top.name);
   }
 }
 
