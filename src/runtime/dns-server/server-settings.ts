@@ -50,7 +50,7 @@ export const SERVER_OPTIONS: CommandTable = {
       kind: 'string',
       field: 'lookup',
       value: 'own|subtree',
-      help: 'which entries answer for a name, default own',
+      help: "own (default): a name's own entries, answered as the zone transfers them; subtree: as CoreDNS",
     },
     { flag: 'workers', kind: 'int', field: 'workers', value: 'N', help: 'processes sharing the sockets, default 1' },
     {
