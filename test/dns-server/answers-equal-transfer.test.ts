@@ -9,6 +9,7 @@
 // question is one of three known disagreements (PEER_DISAGREEMENTS) and that etcdns answers it
 // as that entry says.
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { after, before, describe, test } from 'node:test';
 import { digAxfr } from '../support/dig-axfr.ts';
 import { digMany, questionKey, type Question } from '../support/dig-batch.ts';
@@ -17,6 +18,7 @@ import { answerDifferences, comparable } from '../support/dns-compare.ts';
 import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
 import { stopAll } from '../support/process.ts';
 import { startTransferPeers, type TransferPeers } from '../support/transfer-peers.ts';
+import { RANDOM_ZONES, randomZone } from './random-zone.ts';
 import { zoneSets } from './transfer-zones.ts';
 
 after(stopAll);
@@ -103,97 +105,171 @@ const PEER_DISAGREEMENTS: PeerDisagreement[] = [
   },
 ];
 
+type Peer = 'bind' | 'knot';
+type Answers = Record<'etcdns' | Peer, Map<string, DigResult>>;
+const LABEL: Record<Peer, string> = { bind: 'named', knot: 'knotd' };
+
+/** Where BIND and Knot disagree: which known disagreement it is, or undefined. */
+const disagreement = (bind: DigResult, knot: DigResult) => PEER_DISAGREEMENTS.find((d) => d.matches(bind, knot));
+
+interface Comparison {
+  /** Questions etcdns answers otherwise than the peer (a failure each). */
+  diffs: string[];
+  /** Known disagreements of the peers where etcdns answers as the other peer (or alike but for letter case). */
+  followedOther: Map<string, number>;
+}
+
+function compareWith(peer: Peer, questions: readonly Question[], answers: Answers): Comparison {
+  const out: Comparison = { diffs: [], followedOther: new Map() };
+  for (const q of questions) {
+    const key = questionKey(q);
+    const [ours, bind, knot] = [answers.etcdns.get(key)!, answers.bind.get(key)!, answers.knot.get(key)!];
+    const theirs = peer === 'bind' ? bind : knot;
+    const d = differences(ours, theirs, ['etcdns', LABEL[peer]]);
+    if (d.length === 0) continue;
+    // etcdns may differ from this peer only where the two peers disagree in a known way and
+    // etcdns answers as that entry says.
+    const known = differences(bind, knot, ['named', 'knotd']).length > 0 ? disagreement(bind, knot) : undefined;
+    const other = peer === 'bind' ? knot : bind;
+    const followed =
+      known?.follow === 'case'
+        ? differences(lower(ours), lower(theirs), ['etcdns', LABEL[peer]]).length === 0
+        : known !== undefined && known.follow !== peer && differences(ours, other, ['etcdns', 'other']).length === 0;
+    if (known && followed) out.followedOther.set(known.what, (out.followedOther.get(known.what) ?? 0) + 1);
+    else out.diffs.push(`${key}:\n    ${d.join('\n    ')}`);
+  }
+  return out;
+}
+
+/** Questions BIND and Knot answer differently in no known way (a failure each: a peer's surprise to look at). */
+function unknownDisagreements(questions: readonly Question[], answers: Answers): string[] {
+  const unknown: string[] = [];
+  for (const q of questions) {
+    const key = questionKey(q);
+    const [bind, knot] = [answers.bind.get(key)!, answers.knot.get(key)!];
+    if (differences(bind, knot, ['named', 'knotd']).length > 0 && !disagreement(bind, knot)) {
+      unknown.push(`${key}:\n${bind.raw}\n${knot.raw}`);
+    }
+  }
+  return unknown;
+}
+
+/** Every question (names of the transferred zones plus `extra`, every type) asked of all three. */
+async function askAll(peers: TransferPeers, zones: readonly string[], extra: readonly string[] = []) {
+  const names = new Set(extra);
+  for (const zone of zones) {
+    const { records, raw } = await digAxfr({ port: peers.etcdns.port, zone, key: KEY });
+    assert.ok(records.length > 2, raw);
+    const owners = [...new Set(records.filter((r) => r.type !== 'TSIG').map((r) => r.name.toLowerCase()))];
+    for (const name of namesOf(zone, owners)) names.add(name);
+  }
+  const questions = [...names].flatMap((name) => TYPES.map((type) => ({ name, type })));
+  const [etcdns, bind, knot] = await Promise.all([
+    digMany(peers.etcdns.port, questions),
+    digMany(peers.bind.port, questions),
+    digMany(peers.knot.port, questions),
+  ]);
+  return { questions, answers: { etcdns, bind, knot } satisfies Answers };
+}
+
+const summary = (c: Comparison, asked: number) => {
+  const other = [...c.followedOther.values()].reduce((a, b) => a + b, 0);
+  const notes = [...c.followedOther].map(([what, n]) => `${n} where BIND and Knot disagree on ${what}`);
+  return `${asked} questions, ${asked - other} answered alike${notes.length > 0 ? `; ${notes.join('; ')}` : ''}`;
+};
+
 let etcd: EtcdHandle;
 before(async () => {
   etcd = await startEtcd();
 });
 
-const sets = zoneSets();
-for (const [i, set] of sets.entries()) {
+for (const [i, set] of zoneSets().entries()) {
   describe(`${set.name}: BIND and Knot answer as etcdns does`, () => {
-    const prefix = `/zone-set-${i}`;
     let peers: TransferPeers;
-    let questions: Question[] = [];
-    const answers = { etcdns: new Map<string, DigResult>(), bind: new Map(), knot: new Map() };
+    let asked: Awaited<ReturnType<typeof askAll>>;
 
     before(async () => {
+      const prefix = `/zone-set-${i}`;
       const kv = etcd.client();
       for (const [key, value] of Object.entries(set.entries)) {
         await kv.put(`${prefix}/${key}`).value(typeof value === 'string' ? value : JSON.stringify(value));
       }
       peers = await startTransferPeers({ etcdEndpoints: etcd.endpoints, prefix, zones: set.zones });
       const ms = await peers.synced();
-      const names = new Set(set.names ?? []);
-      for (const zone of set.zones) {
-        const { records, raw } = await digAxfr({ port: peers.etcdns.port, zone, key: KEY });
-        assert.ok(records.length > 2, raw);
-        const owners = [...new Set(records.filter((r) => r.type !== 'TSIG').map((r) => r.name.toLowerCase()))];
-        for (const name of namesOf(zone, owners)) names.add(name);
-      }
-      questions = [...names].flatMap((name) => TYPES.map((type) => ({ name, type })));
-      const [e, b, k] = await Promise.all([
-        digMany(peers.etcdns.port, questions),
-        digMany(peers.bind.port, questions),
-        digMany(peers.knot.port, questions),
-      ]);
-      Object.assign(answers, { etcdns: e, bind: b, knot: k });
-      console.log(`${set.name}: secondaries in sync ${ms} ms after start; ${names.size} names x ${TYPES.length} types`);
+      asked = await askAll(peers, set.zones, set.names);
+      console.log(
+        `${set.name}: secondaries in sync ${ms} ms after start; ${asked.questions.length / TYPES.length} names`,
+      );
     });
     after(async () => {
       await peers?.stop();
     });
 
-    /** Where BIND and Knot disagree: which known disagreement it is, or undefined (a failure). */
-    const disagreement = (bind: DigResult, knot: DigResult) => PEER_DISAGREEMENTS.find((d) => d.matches(bind, knot));
-
     for (const peer of ['bind', 'knot'] as const) {
-      const label = peer === 'bind' ? 'named' : 'knotd';
       test(`${peer === 'bind' ? 'BIND' : 'Knot'}: every question answered as etcdns answers it`, () => {
-        const diffs: string[] = [];
-        const followedOther = new Map<string, number>();
-        for (const q of questions) {
-          const key = questionKey(q);
-          const [ours, bind, knot] = [answers.etcdns.get(key)!, answers.bind.get(key)!, answers.knot.get(key)!];
-          const theirs = peer === 'bind' ? bind : knot;
-          const d = differences(ours, theirs, ['etcdns', label]);
-          if (d.length === 0) continue;
-          // etcdns may differ from this peer only where the two peers disagree in a known way
-          // and etcdns answers as the other one.
-          const known = differences(bind, knot, ['named', 'knotd']).length > 0 ? disagreement(bind, knot) : undefined;
-          const other = peer === 'bind' ? knot : bind;
-          const followed =
-            known?.follow === 'case'
-              ? differences(lower(ours), lower(theirs), ['etcdns', label]).length === 0
-              : known !== undefined &&
-                known.follow !== peer &&
-                differences(ours, other, ['etcdns', 'other']).length === 0;
-          if (known && followed) {
-            followedOther.set(known.what, (followedOther.get(known.what) ?? 0) + 1);
-            continue;
-          }
-          diffs.push(`${key}:\n    ${d.join('\n    ')}`);
-        }
-        assert.deepEqual(diffs, [], `${diffs.length} of ${questions.length} differ:\n${diffs.join('\n')}`);
-        const others = [...followedOther].map(([what, n]) => `${n} where BIND and Knot disagree on ${what}`);
-        console.log(
-          `${set.name}: ${label}: ${questions.length} questions, ${questions.length - [...followedOther.values()].reduce((a, b) => a + b, 0)} answered alike` +
-            (others.length > 0
-              ? `; ${others.join('; ')} (etcdns answers as the other, or alike but for letter case)`
-              : ''),
-        );
+        const c = compareWith(peer, asked.questions, asked.answers);
+        assert.deepEqual(c.diffs, [], `${c.diffs.length} of ${asked.questions.length} differ:\n${c.diffs.join('\n')}`);
+        console.log(`${set.name}: ${LABEL[peer]}: ${summary(c, asked.questions.length)}`);
       });
     }
 
     test('BIND and Knot disagree with each other only in the known ways', () => {
-      const unknown: string[] = [];
-      for (const q of questions) {
-        const key = questionKey(q);
-        const [bind, knot] = [answers.bind.get(key)!, answers.knot.get(key)!];
-        if (differences(bind, knot, ['named', 'knotd']).length > 0 && !disagreement(bind, knot)) {
-          unknown.push(`${key}:\n${bind.raw}\n${knot.raw}`);
-        }
-      }
+      const unknown = unknownDisagreements(asked.questions, asked.answers);
       assert.deepEqual(unknown, [], unknown.join('\n'));
     });
   });
 }
+
+/**
+ * The property over random zones (random-zone.ts): each round rewrites the content in etcd, the
+ * secondaries follow by NOTIFY and IXFR (or AXFR), and every question is compared as above.
+ * ETCDNS_RANDOM_ZONES sets the number of rounds (a few in `npm test`; a longer run, e.g. 200, by
+ * hand), ETCDNS_RANDOM_SEED the seed (printed, so a failure can be replayed).
+ */
+describe('random zones: BIND and Knot answer as etcdns does (property)', () => {
+  const rounds = Number(process.env.ETCDNS_RANDOM_ZONES ?? 4);
+  const seed = Number(process.env.ETCDNS_RANDOM_SEED ?? Date.now() % 1_000_000);
+  const prefix = '/random-zones';
+  let peers: TransferPeers;
+
+  before(async () => {
+    await etcd
+      .client()
+      .put(`${prefix}/org/example/dns/ns/ns1`)
+      .value(JSON.stringify({ host: '10.0.0.53' }));
+    peers = await startTransferPeers({ etcdEndpoints: etcd.endpoints, prefix, zones: RANDOM_ZONES });
+  });
+  after(async () => {
+    await peers?.stop();
+  });
+
+  test(`${rounds} random zones, seed ${seed}`, async () => {
+    const counts = { questions: 0 };
+    await fc.assert(
+      fc.asyncProperty(randomZone, async (entries) => {
+        const kv = etcd.client();
+        await kv.delete().prefix(`${prefix}/`);
+        // Each zone's serial is the revision of its last write: etcdns, BIND and Knot must all reach it.
+        const serials = new Map<string, number>();
+        for (const [key, value] of Object.entries(entries)) {
+          const put = await kv.put(`${prefix}/${key}`).value(JSON.stringify(value));
+          const zone = RANDOM_ZONES.find((z) => key.startsWith(z.slice(0, -1).split('.').reverse().join('/') + '/'))!;
+          serials.set(zone, Number(put.header.revision));
+        }
+        await peers.synced(serials);
+        const { questions, answers } = await askAll(peers, RANDOM_ZONES);
+        const failures = [
+          ...unknownDisagreements(questions, answers).map((u) => `BIND and Knot disagree: ${u}`),
+          ...compareWith('bind', questions, answers).diffs.map((d) => `named: ${d}`),
+          ...compareWith('knot', questions, answers).diffs.map((d) => `knotd: ${d}`),
+        ];
+        assert.deepEqual(failures, [], `${JSON.stringify(entries, null, 1)}\n${failures.join('\n')}`);
+        counts.questions += questions.length;
+      }),
+      { numRuns: rounds, seed, endOnFailure: true },
+    );
+    console.log(
+      `random zones (seed ${seed}): ${rounds} rounds, ${counts.questions} questions, each answered alike by etcdns, BIND and Knot`,
+    );
+  });
+});

@@ -614,6 +614,17 @@ table("the zone's answers (default mode): deviations 2, 12-18", [
     want: { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] },
   },
   {
+    name: "deviation 14: a name synthesized from a wildcard gives the types decided at the wildcard's owner",
+    content: { '/skydns/org/example/*/x1': { host: 'www.example.net' } },
+    q: ['_http._tcp.example.org.', 'A'],
+    want: {
+      rcode: 'NOERROR',
+      aa: true,
+      answer: ['_http._tcp.example.org. 300 CNAME www.example.net.'],
+      authority: [],
+    },
+  },
+  {
     name: 'deviation 2 (default mode): a name host with a text is an alias for TXT questions too',
     content: { '/skydns/org/example/both': { host: 'www.example.org', text: 'hello' }, ...WWW },
     q: ['both.example.org.', 'TXT'],

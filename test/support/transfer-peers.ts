@@ -24,8 +24,12 @@ export interface TransferPeers {
   etcdns: EtcdnsServerHandle;
   bind: BindSecondaryHandle;
   knot: KnotSecondaryHandle;
-  /** Waits (bounded) until BIND and Knot serve every zone at etcdns's current serial; the ms it took. */
-  synced(): Promise<number>;
+  /**
+   * Waits (bounded) until BIND and Knot serve every zone at etcdns's current serial, or at the
+   * serial given for it (the etcd revision of the zone's last write, so that etcdns has it too);
+   * the ms it took.
+   */
+  synced(serials?: ReadonlyMap<string, number>): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -70,13 +74,14 @@ export async function startTransferPeers(o: TransferPeersOptions): Promise<Trans
     minimalResponses: true,
   });
   const knot = await startKnotSecondary({ zone: o.zones, primaryPort: etcdns.port, key: KEY, port: knotPort });
-  const synced = async () => {
+  const synced = async (serials?: ReadonlyMap<string, number>) => {
     const started = performance.now();
     for (const zone of o.zones) {
       await waitFor(
         `${zone} on BIND and Knot at etcdns's serial`,
         async () => {
           const want = await serial(etcdns.port, zone);
+          if (serials?.has(zone) && want !== serials.get(zone)) return undefined;
           const [b, k] = await Promise.all([serial(bind.port, zone), serial(knot.port, zone)]);
           return want !== undefined && b === want && k === want ? true : undefined;
         },

@@ -22,6 +22,8 @@ export type LookupPurpose = 'address' | 'exact' | 'other';
 export interface NameData {
   exists: boolean;
   entries: StoredEntry[];
+  /** Synthesized from a stored wildcard: its owner name ("*.<parent>"), whose entries these are. */
+  wildcard?: string;
 }
 
 function leafChildren(node: IndexNode): StoredEntry[] {
@@ -157,7 +159,7 @@ export function lookupName(
   if (node) return finish(true, entriesOf(index, node, isApex, mode, purpose));
   if (isApex) return finish(true, []);
   const star = wildcardFor(index, labels, zoneLabels.length);
-  if (star) return finish(true, entriesOf(index, star, false, mode, purpose));
+  if (star) return { ...finish(true, entriesOf(index, star, false, mode, purpose)), wildcard: index.nameOf(star.key) };
   return finish(false, []);
 }
 

@@ -417,7 +417,10 @@ function apexNameServers(ctx: Ctx) {
     : nameServers(ctx, zone.name, subtreeOf(data.index, below('ns.dns', zone.name)));
 }
 
-/** The entries with a host that give `type` at `owner` (entry-types.ts). */
+/**
+ * The entries with a host that give `type` at `owner` (entry-types.ts): for a name synthesized
+ * from a wildcard, the wildcard's owner, whose records the zone holds.
+ */
 function giving(ctx: Ctx, owner: string, entries: StoredEntry[], type: number): StoredEntry[] {
   return withHost(entries).filter(({ entry }) => {
     const host = classifyHost(entry.host!);
@@ -427,15 +430,18 @@ function giving(ctx: Ctx, owner: string, entries: StoredEntry[], type: number): 
   });
 }
 
-/** The name's alias, if one of its entries gives a CNAME there (the first in key order). */
-function aliasOf(ctx: Ctx, name: string, entries: StoredEntry[]): CnameRecord | undefined {
-  const first = giving(ctx, name, entries, TYPE.CNAME)[0];
+/** The name's alias, if one of its entries gives a CNAME at `owner` (the first in key order). */
+function aliasOf(ctx: Ctx, name: string, owner: string, entries: StoredEntry[]): CnameRecord | undefined {
+  const first = giving(ctx, owner, entries, TYPE.CNAME)[0];
   if (!first) return undefined;
   return { name, ttl: ttlOf(first.entry, ctx.zone), type: TYPE.CNAME, target: canonicalName(first.entry.host!) };
 }
 
-/** The zone's reading at a name that is not an alias (or asked for its CNAME): its own records of `type`. */
-function zoneRecords(ctx: Ctx, name: string, type: number, entries: StoredEntry[]) {
+/**
+ * The zone's reading at a name that is not an alias (or asked for its CNAME): its own records of
+ * `type`, the entry types decided at `owner` (the wildcard's owner for a synthesized name).
+ */
+function zoneRecords(ctx: Ctx, name: string, owner: string, type: number, entries: StoredEntry[]) {
   const none = { answer: [] as ResourceRecord[], additional: [] as ResourceRecord[] };
   switch (type) {
     case TYPE.A:
@@ -461,11 +467,11 @@ function zoneRecords(ctx: Ctx, name: string, type: number, entries: StoredEntry[
       return { answer, additional: [] };
     }
     case TYPE.PTR:
-      return { answer: pointers(ctx, name, giving(ctx, name, entries, TYPE.PTR)), additional: [] };
+      return { answer: pointers(ctx, name, giving(ctx, owner, entries, TYPE.PTR)), additional: [] };
     case TYPE.MX:
-      return mailExchangers(ctx, name, giving(ctx, name, entries, TYPE.MX));
+      return mailExchangers(ctx, name, giving(ctx, owner, entries, TYPE.MX));
     case TYPE.SRV: {
-      const srv = new Set(giving(ctx, name, entries, TYPE.SRV));
+      const srv = new Set(giving(ctx, owner, entries, TYPE.SRV));
       return services(ctx, name, withHost(entries), (s) => srv.has(s));
     }
     case TYPE.SOA:
@@ -520,8 +526,9 @@ function zoneAnswer(ctx: Ctx, question: string, type: number): Answer {
       // Reached through an alias: the CNAMEs are our authoritative data, the referral follows.
       return chain.length === 0 ? refer : { ...refer, authoritative: true, answer: chain };
     }
-    const { exists, entries } = lookup(ctx, name, 'other');
-    const alias = aliasOf(ctx, name, entries);
+    const { exists, entries, wildcard } = lookup(ctx, name, 'other');
+    const owner = wildcard ?? name;
+    const alias = aliasOf(ctx, name, owner, entries);
     if (alias && type !== TYPE.CNAME) {
       // RFC 8482: an alias's one RRset, unchased.
       if (type === TYPE.ANY) return positive([alias]);
@@ -533,7 +540,7 @@ function zoneAnswer(ctx: Ctx, question: string, type: number): Answer {
       continue;
     }
     if (type === TYPE.CNAME) return alias ? positive([alias]) : negative(ctx, exists, chain);
-    const { answer, additional } = zoneRecords(ctx, name, type, entries);
+    const { answer, additional } = zoneRecords(ctx, name, owner, type, entries);
     if (answer.length > 0) return positive([...chain, ...answer], additional);
     if (exists && type === TYPE.ANY) return positive([rfc8482Hinfo(ctx.zone, name)]);
     // RFC 6604: the rcode is the last name's, after the CNAMEs that led to it.
