@@ -7,7 +7,21 @@ import fc from 'fast-check';
 
 export const RANDOM_ZONES = ['example.org.', 'example.com.', '2.0.192.in-addr.arpa.'];
 
-const FORWARD_LABELS = ['a', 'b', 'www', 'x.a', 'y.x.a', '*', '*.w', '_http._tcp.s', '_http._tcp', 'm', 'd', 'h.d'];
+const FORWARD_LABELS = [
+  'a',
+  'b',
+  'www',
+  'x.a',
+  'y.x.a',
+  '*',
+  '*.w',
+  '_http._tcp.s',
+  '_http._tcp',
+  'm',
+  'd',
+  'h.d',
+  'apex.dns',
+];
 const REVERSE_LABELS = ['1', '2', '3', '*', '4.3'];
 
 /** Every name the content can hold, so host names point at names that may or may not exist. */

@@ -789,12 +789,20 @@ table('deviations from CoreDNS (docs/skydns-layout.md)', [
     want: { rcode: 'NOERROR', aa: true, answer: ['example.org. 300 A 10.0.0.80'] },
   },
   {
-    name: 'deviation 9: the apex answers TXT and MX from <zone>/dns/apex too (its SPF record, its mail exchangers)',
+    name: 'deviation 9: the apex answers its other types from <zone>/dns/apex too (an MX, a TXT)',
+    content: {
+      '/skydns/org/example/dns/apex/m1': { host: 'mx.example.net', mail: true, priority: 10 },
+      '/skydns/org/example/dns/apex/t1': { text: 'v=spf1 -all' },
+      '/skydns/org/example/x': { host: 'mx2.example.net', mail: true },
+    },
+    q: ['example.org.', 'MX'],
+    want: { rcode: 'NOERROR', aa: true, answer: ['example.org. 300 MX 10 mx.example.net.'] },
+  },
+  {
+    name: 'deviation 9: the apex answers TXT from <zone>/dns/apex (its SPF record), not from the leaves below it',
     content: {
       '/skydns/org/example/x': { text: 'not the apex' },
       '/skydns/org/example/dns/apex/t1': { text: 'v=spf1 -all' },
-      '/skydns/org/example/dns/apex/m1': { host: 'mail.example.org', mail: true, priority: 20, port: -1 },
-      '/skydns/org/example/mail/x1': { host: '10.0.0.25' },
     },
     q: ['example.org.', 'TXT'],
     want: { rcode: 'NOERROR', aa: true, answer: ['example.org. 300 TXT "v=spf1 -all"'] },
@@ -802,7 +810,7 @@ table('deviations from CoreDNS (docs/skydns-layout.md)', [
   {
     name: 'deviation 9: the apex MX from <zone>/dns/apex, its exchange address in additional',
     content: {
-      '/skydns/org/example/dns/apex/m1': { host: 'mail.example.org', mail: true, priority: 20, port: -1 },
+      '/skydns/org/example/dns/apex/m1': { host: 'mail.example.org', mail: true, priority: 20 },
       '/skydns/org/example/mail/x1': { host: '10.0.0.25' },
     },
     q: ['example.org.', 'MX'],

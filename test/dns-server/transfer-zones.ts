@@ -31,6 +31,8 @@ const LAYOUT: ZoneSet = {
   entries: {
     'org/example/dns/ns/ns1': { host: '10.0.0.53' },
     'org/example/dns/apex/a1': { host: '10.0.0.80' },
+    'org/example/dns/apex/m1': { host: 'mx.example.net', mail: true, priority: 10 },
+    'org/example/dns/apex/t1': { text: 'v=spf1 -all' },
     'org/example/prod/www': { host: '10.0.0.1' },
     'org/example/nginx/3f1a9c2e': { host: '10.9.176.213', targetstrip: 1 },
     'org/example/web/_tcp/_http/s1': { host: '10.0.1.1', port: 8080 },
@@ -45,6 +47,13 @@ const LAYOUT: ZoneSet = {
     'org/example/chain1': { host: 'chain2.example.org' },
     'org/example/chain2': { host: 'alias.example.org' },
     'org/example/outside': { host: 'target.example.net' },
+    // A chain of 7 links: longer than Knot follows (5), answered whole by BIND and etcdns.
+    ...Object.fromEntries(
+      Array.from({ length: 7 }, (_, i) => [
+        `org/example/long${i}`,
+        { host: i < 6 ? `long${i + 1}.example.org` : 'www.prod.example.org' },
+      ]),
+    ),
     'org/example/other': { host: 'www.example.com' },
     'org/example/todeleg': { host: 'www.team.example.org' },
     'org/example/wildalias/*': { host: 'www.prod.example.org' },

@@ -1,15 +1,15 @@
 // Which stored entries answer for a name, and whether the name exists at all (NODATA vs
-// NXDOMAIN). This is where deviations 1, 3, 6, 9 and 10 of docs/skydns-layout.md live:
+// NXDOMAIN). This is where deviations 1, 3, 6, 9, 10 and 18 of docs/skydns-layout.md live:
 // - "own" (default): a name's entries are the one at its key plus leaf entries directly below it
 //   (the record-id layout external-dns writes); deeper descendants are other names. The apex is
 //   the exception (deviation 9): the leaves directly under it are the zone's own names (www, mail),
-//   so its data are the entries under `dns/apex` (and for other than addresses its own key too).
+//   so its entries are those under `dns/apex` (its only addresses) and the one at its key.
 // - "subtree": CoreDNS's etcd plugin: the union of the whole subtree, and apex addresses from the
 //   whole zone when `dns/apex` is empty.
-// - A stored "*" label is an RFC 4592 wildcard in both modes; a "*" label in the query name
-//   matches any label at that position (CoreDNS's query wildcards). CoreDNS reads a query label
-//   "any" as "*" too: so does "subtree"; in "own" mode "any" is an ordinary label, because it is
-//   a valid name of its own (a Service called "any") that must answer its own records.
+// - A stored "*" label is an RFC 4592 wildcard in both modes. In "subtree" a "*" label in the
+//   query name matches any label at that position (CoreDNS's query wildcards), and so does "any",
+//   as CoreDNS reads it; in "own" mode both are ordinary labels: "any" is a valid name of its own
+//   (a Service called "any"), and "*" the owner name of a stored wildcard, as the zone holds it.
 import { labelsOf } from '../../dns/dns-name.ts';
 import { childOf, childrenOf, sortByKey, type IndexNode, type RecordIndex, type StoredEntry } from './record-index.ts';
 import type { Zone } from './zones.ts';
@@ -128,7 +128,7 @@ export function lookupName(
   const isApex = name === zone.name;
 
   // The default mode reads a query "*" as the label it is: the zone's wildcard owner, as a
-  // secondary holding the zone answers it (deviation 12).
+  // secondary holding the zone answers it (deviation 18).
   if (mode === 'subtree' && labels.includes('*')) {
     const nodes = patternNodes(index, labels);
     return finish(
@@ -137,22 +137,17 @@ export function lookupName(
     );
   }
 
-  if (isApex && purpose === 'address') {
+  if (isApex && (purpose === 'address' || mode === 'own')) {
     const apexNode = index.find(['apex', 'dns', ...zoneLabels]);
     const fromApex = apexNode ? entriesOf(index, apexNode, false, mode, purpose) : [];
-    if (apexNode || mode === 'own') return finish(true, fromApex);
+    // Own mode: the apex's entries are those under dns/apex (its only addresses) and its own key's.
+    if (mode === 'own') {
+      const own = purpose === 'address' ? undefined : index.find(zoneLabels)?.stored;
+      return finish(true, own ? [own, ...fromApex] : fromApex);
+    }
+    if (apexNode) return finish(true, fromApex);
     const zoneNode = index.find(zoneLabels);
     return finish(true, zoneNode ? entriesOf(index, zoneNode, true, mode, purpose) : []);
-  }
-  if (isApex && mode === 'own' && purpose === 'other') {
-    // TXT, MX, SRV of the apex: its own key and the entries under dns/apex (where its children,
-    // the zone's names, cannot be mistaken for them).
-    const apexNode = index.find(['apex', 'dns', ...zoneLabels]);
-    const zoneNode = index.find(zoneLabels);
-    return finish(true, [
-      ...(zoneNode?.stored ? [zoneNode.stored] : []),
-      ...(apexNode ? entriesOf(index, apexNode, false, mode, purpose) : []),
-    ]);
   }
 
   const node = index.find(labels);
