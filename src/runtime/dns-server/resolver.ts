@@ -441,7 +441,7 @@ function aliasOf(ctx: Ctx, name: string, owner: string, entries: StoredEntry[]):
  * The zone's reading at a name that is not an alias (or asked for its CNAME): its own records of
  * `type`, the entry types decided at `owner` (the wildcard's owner for a synthesized name).
  */
-function zoneRecords(ctx: Ctx, name: string, owner: string, type: number, entries: StoredEntry[]) {
+function recordsAt(ctx: Ctx, name: string, owner: string, type: number, entries: StoredEntry[]) {
   const none = { answer: [] as ResourceRecord[], additional: [] as ResourceRecord[] };
   switch (type) {
     case TYPE.A:
@@ -487,7 +487,7 @@ function zoneRecords(ctx: Ctx, name: string, owner: string, type: number, entrie
 }
 
 /** RFC 2181 5.2: the records of one RRset share one TTL; the lowest, as a cache would converge to. */
-export function oneTtlPerRrset(records: ResourceRecord[]): ResourceRecord[] {
+function oneTtlPerRrset(records: ResourceRecord[]): ResourceRecord[] {
   const lowest = new Map<string, number>();
   for (const r of records) {
     const key = `${r.name} ${r.type}`;
@@ -540,7 +540,7 @@ function zoneAnswer(ctx: Ctx, question: string, type: number): Answer {
       continue;
     }
     if (type === TYPE.CNAME) return alias ? positive([alias]) : negative(ctx, exists, chain);
-    const { answer, additional } = zoneRecords(ctx, name, owner, type, entries);
+    const { answer, additional } = recordsAt(ctx, name, owner, type, entries);
     if (answer.length > 0) return positive([...chain, ...answer], additional);
     if (exists && type === TYPE.ANY) return positive([rfc8482Hinfo(ctx.zone, name)]);
     // RFC 6604: the rcode is the last name's, after the CNAMEs that led to it.
