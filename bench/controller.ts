@@ -1,4 +1,4 @@
-// npm run bench:controller — how fast a Service change reaches DNS answers, next to external-dns,
+// npm run bench:controller — how fast a Service or route change reaches DNS answers, next to external-dns,
 // and how the controller scales. Everything on loopback with the real kube-apiserver, etcd, our
 // DNS server and CoreDNS; every process stopped by PID (also on failure). Sections (--sections):
 // - churn (default): at each --services size (10,000 and 50,000), with --churn-rate other Service
@@ -6,6 +6,8 @@
 //   and p99, and the controller's RSS; for this checkout's controller, another checkout's
 //   (--before DIR, e.g. the previous commit: the before/after of one machine) and external-dns
 //   --events (up to --external-dns-max Services);
+// - routes: at --routes HTTPRoutes (10,000) on one Gateway, with other routes' hostnames changing
+//   at --churn-rate, a route's hostname change and its Gateway's address change to the answer;
 // - propagation: one Service alone, ours next to external-dns;
 // - scale: the first size's start-up, unchanged resyncs and memory.
 // Prints a table and writes bench/results/controller.json.
@@ -31,11 +33,14 @@ import {
   startOurController as startController,
   summary,
   ZONE,
-  EXTERNAL_DNS_ARGS,
+  externalDnsArgs,
   type ChurnResult,
   type ControllerSpec,
+  type Workload,
 } from './controller/churn.ts';
-import { kubeWriter } from './controller/kube-writer.ts';
+import { kubeWriter, type KubeWriter } from './controller/kube-writer.ts';
+import { gatewayWorkload, routeWorkload, serviceWorkload } from './controller/workloads.ts';
+import { installGatewayApiCrds } from '../test/support/gateway-api.ts';
 
 const { values: opt } = parseArgs({
   options: {
@@ -43,6 +48,7 @@ const { values: opt } = parseArgs({
     changes: { type: 'string', default: '200' },
     'external-dns-changes': { type: 'string', default: '50' },
     services: { type: 'string', default: '10000,50000' },
+    routes: { type: 'string', default: '10000' },
     probes: { type: 'string', default: '40' },
     'external-dns-probes': { type: 'string', default: '5' },
     'external-dns-max': { type: 'string', default: '10000' },
@@ -83,7 +89,7 @@ async function propagation(
       : await startExternalDns({
           kubeconfigFile: kube.kubeconfigFile,
           etcdEndpoints: etcd.endpoints,
-          args: EXTERNAL_DNS_ARGS,
+          args: externalDnsArgs(['service']),
         });
   await createServices(core, [name], ZONE);
   const poll = answerPoller(server.port);
@@ -181,17 +187,42 @@ async function scale(kube: KubeHandle, count: number) {
   };
 }
 
-/** Creates Services up to each size, then runs every controller against them under churn. */
-async function churn(): Promise<ChurnResult[]> {
-  const kube = await startKubeApiserver();
-  const writer = kubeWriter(kube.admin);
-  const controllers: ControllerSpec[] = [
+/** This checkout's controller, --before's, and external-dns unless skipped. */
+function controllerSpecs(): ControllerSpec[] {
+  return [
     { label: 'etcdns', kind: 'etcdns', bin: etcdnsBin },
     ...(opt.before
       ? [{ label: 'etcdns (before)', kind: 'etcdns' as const, bin: join(opt.before, 'bin', 'etcdns.js') }]
       : []),
     ...(skip.has('external-dns') ? [] : [{ label: 'external-dns --events', kind: 'external-dns' as const }]),
   ];
+}
+
+/** Runs each controller under `workload` at `objects` objects. */
+async function churnAll(kube: KubeHandle, workload: Workload, objects: number): Promise<ChurnResult[]> {
+  const out: ChurnResult[] = [];
+  for (const controller of controllerSpecs()) {
+    if (controller.kind === 'external-dns' && objects > Number(opt['external-dns-max'])) continue;
+    process.stderr.write(`${controller.label}, ${workload.label}, at ${objects}...\n`);
+    const result = await churnRun({
+      kube,
+      workload,
+      objects,
+      controller,
+      probes: Number(controller.kind === 'external-dns' ? opt['external-dns-probes'] : opt.probes),
+      ratePerSecond: Number(opt['churn-rate']),
+      timeoutMs: Number(opt['timeout-seconds']) * 1000,
+    });
+    out.push(result);
+    process.stderr.write(`  ${JSON.stringify(result)}\n`);
+  }
+  return out;
+}
+
+/** Creates Services up to each size, then runs every controller against them under churn. */
+async function churn(): Promise<ChurnResult[]> {
+  const kube = await startKubeApiserver();
+  const writer = kubeWriter(kube.admin);
   const names = [PROBE];
   const out: ChurnResult[] = [];
   try {
@@ -211,27 +242,50 @@ async function churn(): Promise<ChurnResult[]> {
       if (names.length === 1) await writer.createServices([PROBE], ZONE, () => '10.250.0.0', 'LoadBalancer');
       names.push(...fresh);
       process.stderr.write(`  ${Math.round((performance.now() - created) / 1000)} s\n`);
-      for (const controller of controllers) {
-        if (controller.kind === 'external-dns' && size > Number(opt['external-dns-max'])) continue;
-        process.stderr.write(`${controller.label} at ${size} Services...\n`);
-        const result = await churnRun({
-          kube,
-          writer,
-          names,
-          controller,
-          probes: Number(controller.kind === 'external-dns' ? opt['external-dns-probes'] : opt.probes),
-          ratePerSecond: Number(opt['churn-rate']),
-          timeoutMs: Number(opt['timeout-seconds']) * 1000,
-        });
-        out.push(result);
-        process.stderr.write(`  ${JSON.stringify(result)}\n`);
-      }
+      out.push(...(await churnAll(kube, serviceWorkload(writer, names.slice(1)), names.length)));
     }
   } finally {
     writer.close();
     await stopAll();
   }
   return out;
+}
+
+/**
+ * Routes: `count` HTTPRoutes on one Gateway, and the probe route alone on its own Gateway; then
+ * each controller while other routes change their hostnames: the probe route's hostname change,
+ * and its Gateway's address change, to the first right answer.
+ */
+async function routes(count: number): Promise<ChurnResult[]> {
+  const kube = await startKubeApiserver();
+  await installGatewayApiCrds(kube.admin);
+  const writer: KubeWriter = kubeWriter(kube.admin);
+  try {
+    const others = Array.from({ length: count - 1 }, (_, i) => `route-${i}`);
+    const gateway = { name: 'probe-gw', ip: '10.250.0.0' };
+    await writer.createGateway('routes-gw', ZONE, '10.240.0.1');
+    await writer.createGateway(gateway.name, ZONE, gateway.ip);
+    const created = performance.now();
+    process.stderr.write(`creating ${count} HTTPRoutes...\n`);
+    await writer.createRoutes(
+      [PROBE],
+      () => `${PROBE}.${ZONE}`,
+      () => gateway.name,
+    );
+    await writer.createRoutes(
+      others,
+      (i) => `${others[i]}.${ZONE}`,
+      () => 'routes-gw',
+    );
+    process.stderr.write(`  ${Math.round((performance.now() - created) / 1000)} s\n`);
+    const out = await churnAll(kube, routeWorkload(writer, others, gateway), count);
+    await writer.setRouteHostname(PROBE, `${PROBE}.${ZONE}`);
+    out.push(...(await churnAll(kube, gatewayWorkload(writer, others, gateway), count)));
+    return out;
+  } finally {
+    writer.close();
+    await stopAll();
+  }
 }
 
 const loadAtStart = loadavg();
@@ -250,6 +304,7 @@ try {
     await stopAll();
   }
   if (sections.has('churn')) results.churn = await churn();
+  if (sections.has('routes')) results.routes = await routes(Number(opt.routes));
 } finally {
   await stopAll();
 }
@@ -279,13 +334,13 @@ if (sc) {
     '',
   ]);
 }
-const churned = (results.churn ?? []) as ChurnResult[];
+const churned = [...((results.churn ?? []) as ChurnResult[]), ...((results.routes ?? []) as ChurnResult[])];
 if (churned.length > 0) {
   const rate = opt['churn-rate'];
   rows.push(['', '', '']);
-  rows.push([`churn (${rate} other Service changes/s): one change to its DNS answer`, '', '']);
+  rows.push([`churn (${rate} other changes/s of the same kind): one change to its DNS answer`, '', '']);
   for (const r of churned) {
-    const at = `${r.controller}, ${r.services} Services`;
+    const at = `${r.controller}, ${r.workload}, ${r.services}`;
     if (r.failed) rows.push([`${at}: failed`, r.failed.slice(0, 80), '']);
     rows.push([`${at}: start to all records in etcd, ms`, fmt(r.allInMs), '']);
     const ours = r.controller.startsWith('etcdns');

@@ -1,7 +1,8 @@
-// The controller at scale under change: with N Services in the API server and 20 other Service
-// changes a second going on, how long one Service's change takes to be answered by DNS (our
-// server, and CoreDNS reading the same etcd), and the controller's memory meanwhile. One run per
-// controller, each with its own etcd, DNS servers and controller; the Services are shared.
+// The controller at scale under change: with N objects in the API server (Services, or HTTPRoutes
+// attached to Gateways) and 20 other changes a second going on, how long one object's change
+// takes to be answered by DNS (our server, and CoreDNS reading the same etcd), and the
+// controller's memory meanwhile. One run per controller, each with its own etcd, DNS servers and
+// controller; the objects are shared. What is changed is a workload (services.ts, routes.ts).
 import { readFileSync } from 'node:fs';
 import { startCoreDns, etcdCorefile } from '../../test/support/coredns.ts';
 import { startEtcd } from '../../test/support/etcd.ts';
@@ -14,21 +15,34 @@ import { metricSum } from '../../test/support/metrics-text.ts';
 import { nodeBin } from '../../test/support/tools.ts';
 import { percentile } from '../dns/stats.ts';
 import { answerPoller } from './answer-poller.ts';
-import type { KubeWriter } from './kube-writer.ts';
 
 export const ZONE = 'bench.example.org';
 export const PROBE = 'probe';
 
-/** external-dns as the benchmarks run it: Services only, TXT registry, reacting to watch events. */
-export const EXTERNAL_DNS_ARGS = [
-  '--source=service',
-  `--domain-filter=${ZONE}`,
-  '--txt-owner-id=bench',
-  '--registry=txt',
-  '--policy=sync',
-  '--events',
-  '--interval=1m',
-];
+/** external-dns as the benchmarks run it: these sources, TXT registry, reacting to watch events. */
+export function externalDnsArgs(sources: readonly string[]): string[] {
+  return [
+    ...sources.map((s) => `--source=${s}`),
+    `--domain-filter=${ZONE}`,
+    '--txt-owner-id=bench',
+    '--registry=txt',
+    '--policy=sync',
+    '--events',
+    '--interval=1m',
+  ];
+}
+
+/** What a churn run changes. */
+export interface Workload {
+  /** The kind of object, for the table ("Services", "routes"). */
+  label: string;
+  /** --source values, the same for etcdns and external-dns. */
+  sources: readonly string[];
+  /** The probe's k-th change, once the API server took it: the name and the address it must answer. */
+  probe(k: number): Promise<{ host: string; ip: string }>;
+  /** The i-th change to another object (any of `others`). */
+  churn(i: number): Promise<void>;
+}
 
 /** Our controller from a checkout (`bin`: its bin/etcdns.js), or external-dns. */
 export type ControllerSpec = { label: string; kind: 'etcdns'; bin: string } | { label: string; kind: 'external-dns' };
@@ -42,6 +56,8 @@ export interface Latencies {
 
 export interface ChurnResult {
   controller: string;
+  /** What was changed: Services, routes, Gateways. */
+  workload: string;
   services: number;
   /** Controller start to every Service's record in etcd. */
   allInMs: number;
@@ -63,9 +79,9 @@ export interface ChurnResult {
 
 export interface ChurnOptions {
   kube: KubeHandle;
-  writer: KubeWriter;
-  /** Every Service's name; the probe's is PROBE. */
-  names: string[];
+  workload: Workload;
+  /** How many objects (each with one record). */
+  objects: number;
   controller: ControllerSpec;
   probes: number;
   ratePerSecond: number;
@@ -115,6 +131,7 @@ export async function startOurController(
   kubeconfigFile: string,
   etcdEndpoints: string[],
   extra: string[] = [],
+  sources: readonly string[] = ['service'],
 ): Promise<{ proc: ManagedProcess; metrics: () => Promise<string> }> {
   const port = await freePort();
   const proc = startProcess('etcdns-controller', nodeBin, [
@@ -128,8 +145,7 @@ export async function startOurController(
     'bench',
     '--domain-filter',
     ZONE,
-    '--source',
-    'service',
+    ...sources.flatMap((source) => ['--source', source]),
     '--http-listen',
     `127.0.0.1:${port}`,
     ...(extra.includes('--log-level') ? [] : ['--log-level', 'warn']),
@@ -146,27 +162,27 @@ export async function startOurController(
 }
 
 export async function churnRun(o: ChurnOptions): Promise<ChurnResult> {
-  const { writer, names, controller } = o;
+  const { workload, controller } = o;
   const etcd = await startEtcd();
   const server = await startEtcdnsServer({ etcdEndpoints: etcd.endpoints, zones: [ZONE] });
   const coredns = await startCoreDns(etcdCorefile({ zones: [ZONE], endpoints: etcd.endpoints }));
-  const host = `${PROBE}.${ZONE}`;
   const started = performance.now();
   const ourController =
     controller.kind === 'etcdns'
-      ? await startOurController(controller.bin, o.kube.kubeconfigFile, etcd.endpoints)
+      ? await startOurController(controller.bin, o.kube.kubeconfigFile, etcd.endpoints, [], workload.sources)
       : undefined;
   const proc =
     ourController?.proc ??
     (await startExternalDns({
       kubeconfigFile: o.kube.kubeconfigFile,
       etcdEndpoints: etcd.endpoints,
-      args: EXTERNAL_DNS_ARGS,
+      args: externalDnsArgs(workload.sources),
     }));
   const kv = etcd.client();
   const result: ChurnResult = {
     controller: controller.label,
-    services: names.length,
+    workload: workload.label,
+    services: o.objects,
     allInMs: NaN,
     etcdns: summary([]),
     coredns: summary([]),
@@ -181,13 +197,12 @@ export async function churnRun(o: ChurnOptions): Promise<ChurnResult> {
   let churning = true;
   let churnDone = 0;
   let churnStarted = 0;
-  const others = names.filter((n) => n !== PROBE);
   let churn: Promise<void> = Promise.resolve();
   try {
-    // external-dns writes an A and a TXT registry key per name: at least one key per Service either way.
+    // external-dns writes an A and a TXT registry key per name: at least one key per object either way.
     await waitFor(
       'every record in etcd',
-      async () => ((await kv.getAll().prefix('/skydns/').count()) >= names.length ? true : undefined),
+      async () => ((await kv.getAll().prefix('/skydns/').count()) >= o.objects ? true : undefined),
       o.timeoutMs,
       200,
     );
@@ -197,9 +212,8 @@ export async function churnRun(o: ChurnOptions): Promise<ChurnResult> {
     churn = (async () => {
       const inFlight = new Set<Promise<void>>();
       for (let i = 0; churning; i++) {
-        const name = others[Math.floor(Math.random() * others.length)]!;
-        const p = writer
-          .setIp(name, `10.200.${(i >> 8) & 255}.${i & 255}`)
+        const p = workload
+          .churn(i)
           .then(() => void churnDone++)
           .finally(() => inFlight.delete(p));
         inFlight.add(p);
@@ -212,9 +226,8 @@ export async function churnRun(o: ChurnOptions): Promise<ChurnResult> {
     const theirs: number[] = [];
     const metricsBefore = await ourController?.metrics();
     for (let k = 1; k <= o.probes; k++) {
-      const ip = `10.250.${k >> 8}.${k & 255}`;
       const t0 = performance.now();
-      await writer.setIp(PROBE, ip);
+      const { host, ip } = await workload.probe(k);
       await Promise.all([
         pollOurs.until(host, ip, o.timeoutMs).then(() => ours.push(performance.now() - t0)),
         pollCoreDns.until(host, ip, o.timeoutMs).then(() => theirs.push(performance.now() - t0)),
