@@ -1,5 +1,6 @@
 // Migration from external-dns: records the real external-dns (CoreDNS provider, TXT registry)
-// wrote are taken over with --adopt-external-dns-owner; the name keeps resolving throughout.
+// wrote are taken over with --adopt-external-dns-owner, for Services, routes and DNSEndpoints;
+// the names keep resolving throughout.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
@@ -8,6 +9,13 @@ import { answerData, dig } from '../support/dig.ts';
 import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
 import { startEtcdnsServer, type EtcdnsServerHandle } from '../support/etcdns-server.ts';
 import { runExternalDns } from '../support/external-dns.ts';
+import {
+  createDnsEndpoint,
+  createGateway,
+  createRoute,
+  installDnsEndpointCrd,
+  installGatewayApiCrds,
+} from '../support/gateway-api.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
 import { stopAll, waitFor } from '../support/process.ts';
 import { controllerKubeconfig, startController } from './controller-harness.ts';
@@ -89,4 +97,105 @@ test('external-dns records are rewritten into our layout, its ownership entries 
   assert.ok(asked > 5, `${asked} queries during the takeover`);
   assert.equal(gaps, 0);
   assert.ok((await controller.metric('etcdns_controller_changes_applied_total', 'op="delete"')) >= 2);
+  await controller.stop();
+});
+
+test('external-dns records of a route and a DNSEndpoint are taken over too, without a gap', async () => {
+  const etcd2 = await startEtcd();
+  const kv2 = etcd2.client();
+  const server2 = await startEtcdnsServer({ etcdEndpoints: etcd2.endpoints, zones: ['example.org'] });
+  await installGatewayApiCrds(kube.admin);
+  await installDnsEndpointCrd(kube.admin);
+  const all = { namespaces: { from: 'All' } };
+  await createGateway(kube.admin, {
+    name: 'gw',
+    namespace: 'default',
+    addresses: ['10.9.176.80'],
+    listeners: [{ name: 'http', protocol: 'HTTP', port: 80, hostname: '*.example.org', allowedRoutes: all }],
+  });
+  await createRoute(kube.admin, {
+    kind: 'HTTPRoute',
+    name: 'shop',
+    namespace: 'default',
+    hostnames: ['shop.example.org'],
+    parents: [{ name: 'gw' }],
+  });
+  await createDnsEndpoint(kube.admin, {
+    name: 'static',
+    namespace: 'default',
+    endpoints: [
+      { dnsName: 'static.example.org', recordType: 'A', targets: ['192.0.2.10'] },
+      { dnsName: 'verify.example.org', recordType: 'TXT', targets: ['token=abc'] },
+    ],
+  });
+  const sources = ['gateway-httproute', 'crd'];
+  await runExternalDns({
+    kubeconfigFile: kube.kubeconfigFile,
+    etcdEndpoints: etcd2.endpoints,
+    args: [
+      ...sources.map((s) => `--source=${s}`),
+      '--managed-record-types=A',
+      '--managed-record-types=TXT',
+      '--domain-filter=example.org',
+      '--txt-owner-id=legacy',
+      '--registry=txt',
+      '--policy=sync',
+    ],
+  });
+  const questions: [string, string, string[]][] = [
+    ['shop.example.org', 'A', ['10.9.176.80']],
+    ['static.example.org', 'A', ['192.0.2.10']],
+    ['verify.example.org', 'TXT', ['"token=abc"']],
+  ];
+  const answered = async () => {
+    const wrong: string[] = [];
+    for (const [name, type, want] of questions)
+      if (JSON.stringify(answerData(await dig({ port: server2.port, name, type }), type)) !== JSON.stringify(want))
+        wrong.push(`${name} ${type}`);
+    return wrong;
+  };
+  assert.deepEqual(await answered(), [], "external-dns's records answer before the takeover");
+
+  let gaps: string[] = [];
+  let rounds = 0;
+  let asking = true;
+  const watcher = (async () => {
+    while (asking) {
+      gaps = [...gaps, ...(await answered())];
+      rounds += 1;
+    }
+  })();
+  let ours: { owner?: string; resource?: string }[];
+  try {
+    await startController({
+      kubeconfigFile: await controllerKubeconfig(kube, ['gateway-httproute', 'crd']),
+      etcdEndpoints: etcd2.endpoints,
+      ownerId: 'etcdns',
+      args: [
+        ...sources.flatMap((s) => ['--source', s]),
+        '--domain-filter',
+        'example.org',
+        '--adopt-external-dns-owner',
+        'legacy',
+      ],
+    });
+    ours = await waitFor('taken over', async () => {
+      const values = Object.values(await kv2.getAll().prefix('/skydns/').strings()).map(
+        (v) => JSON.parse(v) as { owner?: string; resource?: string },
+      );
+      return values.length === 3 && values.every((v) => v.owner === 'etcdns') ? values : undefined;
+    }).catch(async (e: Error) => {
+      throw new Error(`${e.message}: ${JSON.stringify(await kv2.getAll().prefix('/skydns/').strings())}`);
+    });
+  } finally {
+    asking = false;
+    await watcher;
+  }
+  assert.deepEqual(ours.map((v) => v.resource).sort(), [
+    'crd/default/static',
+    'crd/default/static',
+    'httproute/default/shop',
+  ]);
+  assert.ok(rounds > 3, `${rounds} rounds of questions during the takeover`);
+  assert.deepEqual(gaps, []);
 });

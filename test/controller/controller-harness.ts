@@ -15,8 +15,8 @@ export const CONTROLLER_NAMESPACE = 'etcdns';
 export const CONTROLLER_NAME = 'etcdns-controller';
 
 /**
- * Creates the namespace, ServiceAccount and the construct's RBAC for these sources; returns a
- * kubeconfig file for it.
+ * Creates the namespace, ServiceAccount and the construct's RBAC for these sources (a second call
+ * in one API server sets the ClusterRole's rules to its sources); returns a kubeconfig file for it.
  */
 export async function controllerKubeconfig(
   kube: KubeHandle,
@@ -25,10 +25,21 @@ export async function controllerKubeconfig(
 ): Promise<string> {
   const core = kube.admin.makeApiClient(k8s.CoreV1Api);
   const rbac = kube.admin.makeApiClient(k8s.RbacAuthorizationV1Api);
-  await core.createNamespace({ body: { metadata: { name: CONTROLLER_NAMESPACE } } });
+  const exists = (e: { code?: number }) => {
+    if (e.code !== 409) throw e;
+  };
+  const firstTime = await core.createNamespace({ body: { metadata: { name: CONTROLLER_NAMESPACE } } }).then(
+    () => true,
+    (e: { code?: number }) => (exists(e), false),
+  );
   const meta = { name: CONTROLLER_NAME };
   const subjects = [{ kind: 'ServiceAccount', name: CONTROLLER_NAME, namespace: CONTROLLER_NAMESPACE }];
-  await rbac.createClusterRole({ body: { metadata: meta, rules: controllerClusterRules(sources, listenerSets) } });
+  const rules = controllerClusterRules(sources, listenerSets);
+  if (!firstTime) {
+    await rbac.replaceClusterRole({ name: CONTROLLER_NAME, body: { metadata: meta, rules } });
+    return kube.writeKubeconfig(await kube.asServiceAccount(CONTROLLER_NAMESPACE, CONTROLLER_NAME));
+  }
+  await rbac.createClusterRole({ body: { metadata: meta, rules } });
   await rbac.createClusterRoleBinding({
     body: {
       metadata: meta,
