@@ -197,7 +197,7 @@ export class Controller {
   }
 
   private async sync(): Promise<SyncOutcome> {
-    const { cache, log, metrics } = this.d;
+    const { cache, metrics } = this.d;
     if (!cache.synced()) return this.count('skipped');
     const started = performance.now();
     const eventAt = this.pendingSince;
@@ -254,7 +254,23 @@ export class Controller {
     }
 
     if (!leader) return this.count('skipped', started);
-    await this.d.reporter.report(problems);
+    // Events go out beside the writes: an API server slow to take them must not hold a record back.
+    const reporting = this.d.reporter.report(problems);
+    try {
+      return await this.publish(plans, problems, started, eventAt);
+    } finally {
+      await reporting;
+    }
+  }
+
+  /** Writes the plans (the leader's part of a sync), then the DNSEndpoints' status. */
+  private async publish(
+    plans: Plan[],
+    problems: readonly Problem[],
+    started: number,
+    eventAt: number | undefined,
+  ): Promise<SyncOutcome> {
+    const { log, metrics } = this.d;
     if (plans.every(isEmptyPlan)) {
       if (!this.d.dryRun) await this.writeStatus(problems);
       return this.count('unchanged', started);
@@ -267,7 +283,7 @@ export class Controller {
     let conflicted = false;
     for (const [i, plan] of plans.entries()) {
       if (isEmptyPlan(plan)) continue;
-      // Fencing: reporting or an earlier view may have taken past our renew deadline.
+      // Fencing: an earlier view's writes may have taken past our renew deadline.
       if (!this.d.isLeader()) {
         this.fullPending = true;
         return this.count('skipped', started);
