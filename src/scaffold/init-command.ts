@@ -5,18 +5,30 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Subcommand } from '../runtime/subcommand.ts';
-import { ENVIRONMENT_NAME, SCAFFOLD_DEFAULTS, scaffoldFiles, type ScaffoldOptions } from './scaffold-files.ts';
+import {
+  ENVIRONMENT_NAME,
+  GITOPS_ENGINES,
+  SCAFFOLD_DEFAULTS,
+  scaffoldFiles,
+  type GitopsEngines,
+  type ScaffoldOptions,
+} from './scaffold-files.ts';
+
+const isGitopsEngines = (v: string): v is GitopsEngines => (GITOPS_ENGINES as readonly string[]).includes(v);
 
 const HELP = `Usage: etcdns init DIR [options]
 
 Writes a GitOps repository into DIR: package.json, one typed file per environment under
-environments/, main.ts (npm run synth writes dist/<env>/), cdk8s.yaml, and example Argo CD
-Applications and Flux Kustomizations under gitops/. Then: cd DIR && npm install && npm run synth
+environments/, main.ts (npm run synth writes dist/<env>/), cdk8s.yaml, a CI workflow
+(.github/workflows/ci.yml: typecheck, synth, dist/ as committed), renovate.json, and example
+Argo CD Applications and/or Flux Kustomizations under gitops/.
+Then: cd DIR && npm install && npm run synth
 
 Options:
   --env NAME          an environment to start with; repeat for more (default: ${SCAFFOLD_DEFAULTS.environments.join(', ')})
   --name NAME         the package name (default: DIR's name)
   --repo-url URL      the Git URL Argo CD and Flux read (default: ${SCAFFOLD_DEFAULTS.repoUrl})
+  --gitops ENGINE     flux, argocd or both: whose examples gitops/ holds (default: ${SCAFFOLD_DEFAULTS.gitops})
   --etcdns SPEC       what package.json depends on for etcdns (default: ^<this version>;
                       a tarball path or git URL also works)
   -h, --help          this help
@@ -57,6 +69,7 @@ const subcommand: Subcommand = {
           env: { type: 'string', multiple: true },
           name: { type: 'string' },
           'repo-url': { type: 'string' },
+          gitops: { type: 'string' },
           etcdns: { type: 'string' },
           help: { type: 'boolean', short: 'h' },
         },
@@ -76,6 +89,8 @@ const subcommand: Subcommand = {
     if (badEnv !== undefined)
       return fail(`--env "${badEnv}": must be lower-case letters, digits and single hyphens, starting with a letter`);
     if (new Set(environments).size !== environments.length) return fail('--env: each environment once');
+    const gitops = values.gitops ?? SCAFFOLD_DEFAULTS.gitops;
+    if (!isGitopsEngines(gitops)) return fail(`--gitops "${gitops}": must be one of ${GITOPS_ENGINES.join(', ')}`);
 
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as OwnPackage;
     const files = scaffoldFiles({
@@ -84,6 +99,7 @@ const subcommand: Subcommand = {
       versions: versions(pkg),
       repoUrl: values['repo-url'] ?? SCAFFOLD_DEFAULTS.repoUrl,
       environments,
+      gitops,
     });
     // Nothing is written when any file is in the way: a half-written scaffold helps nobody.
     const inTheWay = [...files.keys()].filter((f) => existsSync(join(dir, f)));

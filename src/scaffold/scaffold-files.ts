@@ -13,11 +13,17 @@ export interface ScaffoldOptions {
   repoUrl: string;
   /** The environments to start with, each a file under environments/. */
   environments: readonly string[];
+  /** Which GitOps engine's examples gitops/ holds. */
+  gitops: GitopsEngines;
 }
+
+export const GITOPS_ENGINES = ['flux', 'argocd', 'both'] as const;
+export type GitopsEngines = (typeof GITOPS_ENGINES)[number];
 
 export const SCAFFOLD_DEFAULTS = {
   repoUrl: 'https://git.example.org/platform/dns-gitops.git',
   environments: ['dev', 'prod'],
+  gitops: 'both',
 } as const;
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
@@ -232,24 +238,105 @@ spec:
 `;
 }
 
+/**
+ * Actions the repository's workflow uses, pinned by commit (the tag in the comment) as etcdns's
+ * own release workflow pins them; test/scaffold keeps the two in step.
+ */
+export const ACTION_PINS = {
+  checkout: 'actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1',
+  setupNode: 'actions/setup-node@820762786026740c76f36085b0efc47a31fe5020 # v7.0.0',
+} as const;
+
+// CI of the repository: the environments type-check and synthesize, and dist/ is exactly what
+// they synthesize (GitOps engines apply what is committed, so a forgotten `npm run synth` would
+// deploy the old output). New files count too: `git add -N` makes git diff show them.
+const CI_WORKFLOW = `# CI: the environments type-check, and dist/ is exactly what \`npm run synth\` writes from them.
+# When this fails on dist/, run \`npm run synth\` and commit dist/ with the change.
+name: ci
+
+on:
+  push:
+    branches: [main]
+  pull_request:
+
+permissions:
+  contents: read
+
+jobs:
+  synth:
+    runs-on: ubuntu-24.04
+    steps:
+      - uses: ${ACTION_PINS.checkout}
+        with:
+          persist-credentials: false
+      - uses: ${ACTION_PINS.setupNode}
+        with:
+          node-version: 24
+          cache: npm
+      - run: npm ci --no-audit --no-fund
+      - run: npm run typecheck
+      - run: npm run synth
+      - name: dist/ is committed as synthesized
+        run: |
+          git add --intent-to-add dist
+          if ! git diff --quiet -- dist; then
+            git diff --stat -- dist
+            echo "::error::dist/ differs from what npm run synth writes: run it and commit dist/"
+            exit 1
+          fi
+`;
+
+/** The packages whose versions must move together: etcdns and the cdk8s peers it builds on. */
+export const GROUPED_PACKAGES = ['etcdns', 'cdk8s', 'cdk8s-plus-27', 'constructs'] as const;
+
+// Renovate: etcdns and its peer dependencies in one pull request (a newer etcdns may need newer
+// peers, and one constructs copy must serve both); CI then shows whether dist/ changes with it.
+const RENOVATE = json({
+  $schema: 'https://docs.renovatebot.com/renovate-schema.json',
+  extends: ['config:recommended'],
+  packageRules: [
+    {
+      description:
+        'etcdns and the cdk8s packages it builds on move together. A new version can change dist/: CI then fails until `npm run synth` is committed on the branch.',
+      matchPackageNames: [...GROUPED_PACKAGES],
+      groupName: 'etcdns and cdk8s',
+    },
+  ],
+});
+
+const ENGINE_FOLDERS = {
+  flux: 'Flux (`gitops/flux/`)',
+  argocd: 'Argo CD (`gitops/argocd/`)',
+  both: 'Argo CD (`gitops/argocd/`) or Flux (`gitops/flux/`)',
+} as const satisfies Record<GitopsEngines, string>;
+
 function readme(o: ScaffoldOptions): string {
   return `# ${o.name}
 
 DNS for this cluster's Services and Ingresses with [etcdns](https://www.npmjs.com/package/etcdns):
 each environment is one typed file under \`environments/\`; \`npm run synth\` writes its manifests
-into \`dist/<env>/\`, which Argo CD (\`gitops/argocd/\`) or Flux (\`gitops/flux/\`) applies.
+into \`dist/<env>/\`, which ${ENGINE_FOLDERS[o.gitops]} applies.
 
 \`\`\`sh
 npm install && npm run synth   # writes dist/<env>/ for every environment
 npm run typecheck              # a wrong prop is a type error
 \`\`\`
 
-Commit \`dist/\` with the change that produced it. Never edit \`dist/\` by hand: overlay it with your
-own \`kustomization.yaml\` (patches, \`images:\`, \`namespace:\`) or change the environment file.
+Commit \`dist/\` with the change that produced it, and \`package-lock.json\`. Never edit \`dist/\` by
+hand: overlay it with your own \`kustomization.yaml\` (patches, \`images:\`, \`namespace:\`) or change
+the environment file.
+
+- CI (\`.github/workflows/ci.yml\`) installs with \`npm ci\`, type-checks, synthesizes and fails
+  when \`dist/\` differs from what is committed.
+- Renovate (\`renovate.json\`) proposes etcdns and its cdk8s peers (${GROUPED_PACKAGES.slice(1).join(', ')})
+  in one pull request. When the new version changes the output, CI fails on that branch until
+  \`npm run synth\` is run there and \`dist/\` committed: review that diff, it is what will roll.
 `;
 }
 
 export function scaffoldFiles(o: ScaffoldOptions): Map<string, string> {
+  const flux = o.gitops !== 'argocd';
+  const argocd = o.gitops !== 'flux';
   const files = new Map<string, string>([
     ['package.json', packageJson(o)],
     ['tsconfig.json', TSCONFIG],
@@ -257,14 +344,16 @@ export function scaffoldFiles(o: ScaffoldOptions): Map<string, string> {
     ['main.ts', MAIN],
     ['README.md', readme(o)],
     ['.gitignore', 'node_modules/\n'],
+    ['.github/workflows/ci.yml', CI_WORKFLOW],
+    ['renovate.json', RENOVATE],
     ['environments/shared.ts', SHARED],
     ['environments/index.ts', environmentIndex(o.environments)],
-    ['gitops/flux/repository.yaml', fluxRepository(o)],
   ]);
+  if (flux) files.set('gitops/flux/repository.yaml', fluxRepository(o));
   for (const env of o.environments) {
     files.set(`environments/${env}.ts`, environmentFile(env));
-    files.set(`gitops/argocd/${env}.yaml`, argoApplication(o, env));
-    files.set(`gitops/flux/${env}.yaml`, fluxKustomization(env));
+    if (argocd) files.set(`gitops/argocd/${env}.yaml`, argoApplication(o, env));
+    if (flux) files.set(`gitops/flux/${env}.yaml`, fluxKustomization(env));
   }
   return files;
 }
