@@ -10,6 +10,14 @@
 #     firewall only: it enforces NetworkPolicy beside the bridge plugin (iptables + ipset).
 #     v2.1.0 has reported security flaws: it is test infrastructure only, on the fenced test
 #     bridge, never deployed.
+#   Flux v1.9.6 (source-controller, kustomize-controller; test/cluster/flux.cluster.ts runs them
+#     as processes with a kubeconfig): each built in a wrapper module (.cache/build/<name>) with
+#     the controller's own replace directives, as kube-apiserver is. v1.10 needs Go 1.27 and a
+#     dependency the module proxy refuses. Their CRDs are copied from the modules'
+#     config/crd/bases into .cache/flux-crds/.
+#   Argo CD v3.5.7's CRDs (Application, AppProject: manifests/crds of github.com/argoproj/argo-cd/v3,
+#     downloaded, not built: its gitops-engine does not build through the module proxy) into
+#     .cache/argocd-crds/, for test/scaffold/gitops-examples.test.ts. v3.6 needs Go 1.27.
 #   Debian (setup-test-env.sh's list): runc, containernetworking-plugins (bridge, host-local,
 #     loopback, portmap), iptables, ipset (kube-router's sets).
 #   Images (no registry is reachable): the pause image (Kubernetes' own build/pause/linux/pause.c
@@ -22,6 +30,9 @@ set -euo pipefail
 KUBERNETES_VERSION=v1.37.2
 CONTAINERD_VERSION=v2.4.2
 KUBE_ROUTER_VERSION=v2.1.0
+FLUX_VERSION=v1.9.6
+FLUX_CONTROLLERS=(source-controller kustomize-controller)
+ARGOCD_VERSION=v3.5.7
 CLUSTER_BINARIES=(kubelet kube-proxy kube-controller-manager kube-scheduler)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -100,6 +111,48 @@ build_kube_router() {
   echo "$KUBE_ROUTER_VERSION" > "$bin/kube-router.version"
 }
 
+# build_flux_controller NAME: github.com/fluxcd/NAME@FLUX_VERSION in its own wrapper module, with
+# the replace directives of the controller's go.mod (all but its own ./api, which the published
+# api module of the same version stands for).
+build_flux_controller() {
+  local name=$1 m=github.com/fluxcd/$1
+  stamp_ok "$name" "$FLUX_VERSION" && [ -d "$cache/flux-crds/$name" ] && return
+  log "building Flux $name $FLUX_VERSION"
+  (
+    local dir="$cache/build/flux-$name" gomod
+    rm -rf "$dir" && mkdir -p "$dir" && cd "$dir"
+    go mod init "etcdns.local/flux-$name" >/dev/null 2>&1
+    go mod edit -require="$m@$FLUX_VERSION"
+    gomod=$(go mod download -json "$m@$FLUX_VERSION" | jq -r .GoMod)
+    go mod edit -json "$gomod" | jq -r '.Replace[]? | select(.New.Version != null)
+      | "\(.Old.Path)\(if .Old.Version then "@" + .Old.Version else "" end)=\(.New.Path)@\(.New.Version)"' |
+      while read -r r; do go mod edit -replace="$r"; done
+    # source-controller v1.9.6 asks for fluxcd/pkg/artifact v0.18.3, which the module proxy
+    # refuses ("not available"); v0.18.0 is served.
+    [ "$name" = source-controller ] &&
+      go mod edit -replace=github.com/fluxcd/pkg/artifact=github.com/fluxcd/pkg/artifact@v0.18.0
+    go get "$m@$FLUX_VERSION" 2> get.log || { cat get.log >&2; exit 1; }
+    go build -o "$bin/$name" "$m"
+    rm -rf "$cache/flux-crds/$name" && mkdir -p "$cache/flux-crds/$name"
+    cp "$(go list -m -f '{{.Dir}}' "$m")"/config/crd/bases/*.yaml "$cache/flux-crds/$name/"
+    chmod u+w "$cache/flux-crds/$name/"*.yaml
+  )
+  echo "$FLUX_VERSION" > "$bin/$name.version"
+}
+
+build_flux() { local c; for c in "${FLUX_CONTROLLERS[@]}"; do build_flux_controller "$c"; done; }
+
+fetch_argocd_crds() {
+  local dir="$cache/argocd-crds" src
+  [ "$(cat "$dir/version" 2>/dev/null)" = "$ARGOCD_VERSION" ] && return
+  log "downloading Argo CD $ARGOCD_VERSION's CRDs"
+  src=$(go mod download -json "github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION" | jq -r .Dir)
+  rm -rf "$dir" && mkdir -p "$dir"
+  cp "$src/manifests/crds/application-crd.yaml" "$src/manifests/crds/appproject-crd.yaml" "$dir/"
+  chmod u+w "$dir"/*.yaml
+  echo "$ARGOCD_VERSION" > "$dir/version"
+}
+
 # image_archive NAME KEY: the archive path for an image of that content.
 image_archive() { echo "$cache/cluster-images/$1-$2.oci.tar"; }
 
@@ -157,12 +210,16 @@ build_images() {
 build_kubernetes_nodes
 build_containerd
 build_kube_router
+build_flux
+fetch_argocd_crds
 build_images
 
 {
   for b in "${CLUSTER_BINARIES[@]}"; do printf '%-24s %s\n' "$b" "$("$bin/$b" --version | awk '{print $2}')"; done
   printf '%-24s %s\n' containerd "$("$bin/containerd" --version | awk '{print $3}')"
   printf '%-24s %s\n' kube-router "$(cat "$bin/kube-router.version")"
+  for b in "${FLUX_CONTROLLERS[@]}"; do printf '%-24s %s\n' "$b" "$(cat "$bin/$b.version")"; done
+  printf '%-24s %s\n' argocd-crds "$(cat "$cache/argocd-crds/version")"
   printf '%-24s %s\n' images "$(cd "$cache/cluster-images" && echo *.oci.tar)"
   printf '%-24s %s\n' cni-plugins "$(dpkg-query -W -f='${Version}' containernetworking-plugins)"
 } | sed 's/^/[setup-cluster] /' >&2
