@@ -32,6 +32,7 @@ import { DEFAULT_IMAGES } from './image.ts';
 import { NetworkPolicies, networkPolicyProblems, type NetworkPolicyProps } from './network-policies.ts';
 import { PRUNE_PROTECTION } from './prune-protection.ts';
 import { ServiceMonitor, type ServiceMonitorProps } from './service-monitor.ts';
+import { orderDefinitionsFirst } from './gitops-order.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 import { DURATION, assertNoProblems, intProblem, k8sName, mapProblems, show } from './kubernetes-rules.ts';
 import {
@@ -299,6 +300,7 @@ export class DnsStack extends Construct {
     if (monitor && observability.serviceMonitor) {
       new ServiceMonitor(this, 'service-monitor', stack, version, observability.serviceMonitor);
     }
+    orderDefinitionsFirst(this, stack);
   }
 }
 

@@ -13,10 +13,13 @@ export interface StackContext {
 }
 
 /**
- * Argo CD sync order: the Namespace, the Secrets' sources (Certificates, ExternalSecrets), etcd,
- * the workloads, and the DNS LoadBalancer last (Argo CD shows it Progressing until it has an address).
+ * Argo CD sync order: CustomResourceDefinitions (before any object of their kinds), the Namespace,
+ * the Secrets' sources (Certificates, ExternalSecrets), etcd, the workloads, and the DNS
+ * LoadBalancer last (Argo CD shows it Progressing until it has an address).
  */
-export const SYNC_WAVE = { namespace: -2, secrets: -1, etcd: 0, workloads: 1, dnsService: 2 } as const;
+export const SYNC_WAVE = { definitions: -3, namespace: -2, secrets: -1, etcd: 0, workloads: 1, dnsService: 2 } as const;
+
+export const SYNC_WAVE_ANNOTATION = 'argocd.argoproj.io/sync-wave';
 
 export interface ObjectIdentity {
   name: string;
@@ -32,7 +35,7 @@ export interface ObjectIdentity {
 
 export function objectMeta(stack: StackContext, id: ObjectIdentity): k8s.ObjectMeta {
   const annotations = { ...id.annotations };
-  if (stack.syncWaves) annotations['argocd.argoproj.io/sync-wave'] = String(id.wave);
+  if (stack.syncWaves) annotations[SYNC_WAVE_ANNOTATION] = String(id.wave);
   return {
     name: id.name,
     ...(id.namespaced ? { namespace: stack.namespace } : {}),
