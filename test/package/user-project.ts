@@ -39,9 +39,9 @@ export function runOk(cmd: string, args: string[], opts: SpawnSyncOptions & { cw
 
 const NPM_QUIET = ['--no-audit', '--no-fund', '--loglevel=error'];
 
-/** `npm pack` of this repository into dir; returns the tarball's path. */
-export function packInto(dir: string): string {
-  const r = runOk('npm', ['pack', '--json', '--pack-destination', dir, ...NPM_QUIET], { cwd: repoRoot });
+/** `npm pack` of this repository (or of another checkout of it) into dir; returns the tarball's path. */
+export function packInto(dir: string, checkout = repoRoot): string {
+  const r = runOk('npm', ['pack', '--json', '--pack-destination', dir, ...NPM_QUIET], { cwd: checkout });
   // prepack's build output comes before the JSON report.
   const [report] = JSON.parse(r.stdout.slice(r.stdout.indexOf('\n[') + 1)) as Array<{ filename: string }>;
   return join(dir, report!.filename);

@@ -49,6 +49,22 @@ function readmeExamples(section: string): string[] {
     .filter((y) => (loadAll(y) as { apiVersion?: string }[]).some((o) => o && ENGINE_GROUP.test(o.apiVersion ?? '')));
 }
 
+const files = scaffoldFiles({
+  name: 'dns-gitops',
+  etcdnsSpec: '^1.0.0',
+  versions: {
+    cdk8s: '^2',
+    'cdk8s-plus-27': '^2',
+    constructs: '^10',
+    tsx: '^4',
+    typescript: '^5',
+    '@types/node': '^24',
+  },
+  repoUrl: SCAFFOLD_DEFAULTS.repoUrl,
+  environments: ['dev', 'prod', 'pre-prod'],
+  gitops: 'both',
+});
+
 before(async () => {
   kube = await startKubeApiserver();
   const crdDirs = [
@@ -70,21 +86,6 @@ before(async () => {
 after(stopAll);
 
 describe('what etcdns init writes is valid for the engines', () => {
-  const files = scaffoldFiles({
-    name: 'dns-gitops',
-    etcdnsSpec: '^1.0.0',
-    versions: {
-      cdk8s: '^2',
-      'cdk8s-plus-27': '^2',
-      constructs: '^10',
-      tsx: '^4',
-      typescript: '^5',
-      '@types/node': '^24',
-    },
-    repoUrl: SCAFFOLD_DEFAULTS.repoUrl,
-    environments: ['dev', 'prod', 'pre-prod'],
-    gitops: 'both',
-  });
   const gitops = [...files].filter(([f]) => f.startsWith('gitops/'));
   test('there are Argo CD and Flux files', () => {
     assert.ok(gitops.some(([f]) => f.startsWith('gitops/argocd/')));
@@ -111,14 +112,6 @@ describe("the README's examples are valid for the engines", () => {
 });
 
 describe('the check refuses what the engines would refuse', () => {
-  const scaffold = scaffoldFiles({
-    name: 'x',
-    etcdnsSpec: '1',
-    versions: { cdk8s: '', 'cdk8s-plus-27': '', constructs: '', tsx: '', typescript: '', '@types/node': '' },
-    repoUrl: SCAFFOLD_DEFAULTS.repoUrl,
-    environments: ['dev'],
-    gitops: 'both',
-  });
   for (const [name, file, from, to, error] of [
     [
       'a misspelt field',
@@ -131,7 +124,7 @@ describe('the check refuses what the engines would refuse', () => {
     ['a missing required field', 'gitops/flux/dev.yaml', '  prune: true\n', '', /spec\.prune: Required value/],
   ] as const)
     test(name, () => {
-      const yaml = scaffold.get(file)!;
+      const yaml = files.get(file)!;
       assert.ok(yaml.includes(from), `${file} has ${from}`);
       const r = dryRun(yaml.replace(from, to));
       assert.notEqual(r.status, 0, `accepted: ${r.out}`);
