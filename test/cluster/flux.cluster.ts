@@ -10,12 +10,13 @@
 // object removed from dist/ pruned; the Kustomization deleted with the Namespace, etcd's claim and
 // the records kept.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import { Etcd3 } from 'etcd3';
+import { load } from 'js-yaml';
 import { assertLocalRoute, startCluster, type Cluster } from '../support/cluster.ts';
 import { clusterImages, type ClusterImages } from '../support/cluster-images.ts';
 import { answerData, type DigResult } from '../support/dig.ts';
@@ -76,6 +77,25 @@ function inRepo(cmd: string, args: string[]): string {
     const err = e as { stdout?: string; stderr?: string; message: string };
     throw new Error(`${cmd} ${args.join(' ')}: ${err.message}\n${err.stdout ?? ''}\n${err.stderr ?? ''}`, { cause: e });
   }
+}
+
+/**
+ * Runs the repository's own CI step "dist/ is committed as synthesized" (.github/workflows/ci.yml,
+ * as etcdns init wrote it) with bash as GitHub's runner does.
+ */
+function ciDistCheck(): { status: number | null; output: string } {
+  const workflow = load(readFileSync(join(repo, '.github', 'workflows', 'ci.yml'), 'utf8')) as {
+    jobs: Record<string, { steps: { name?: string; run?: string }[] }>;
+  };
+  const step = Object.values(workflow.jobs)
+    .flatMap((j) => j.steps)
+    .find((st) => st.name === 'dist/ is committed as synthesized');
+  assert.ok(step?.run, 'the workflow has the dist/ step');
+  const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run], {
+    cwd: repo,
+    encoding: 'utf8',
+  });
+  return { status: r.status, output: `${r.stdout}${r.stderr}` };
 }
 
 /** Replaces `from` (which must be there) by `to` in a file of the repository. */
@@ -305,7 +325,14 @@ describe('Flux reconciles the repository etcdns init writes', { timeout: 2_400_0
       );
       edit('environments/dev.ts', 'server: { replicas: 1,', 'server: { replicas: 2,');
       inRepo('npm', ['run', 'synth']);
+      // The repository's CI refuses this state: dist/ changed and is not committed yet.
+      const dirty = ciDistCheck();
+      assert.equal(dirty.status, 1, dirty.output);
+      assert.match(dirty.output, /dist\/dev\/deployment-etcdns-server-internal\.yaml/);
+      assert.match(dirty.output, /::error::dist\/ differs from what npm run synth writes/);
     });
+    const clean = ciDistCheck();
+    assert.equal(clean.status, 0, `committed as synthesized, CI passes: ${clean.output}`);
     await waitPodsReady(cluster.admin, component('server-internal'), 2);
     const lab = await digAt(dns.clusterIp, 53, 'lab.example.net', 'SOA');
     assert.equal(lab.status, 'NOERROR', 'the new zone answers');
