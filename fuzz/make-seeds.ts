@@ -61,6 +61,30 @@ function annotationValues(): void {
     saveInput(corpusDir('annotations'), Buffer.from(lines.join('\n')));
 }
 
+function dnsEndpoints(): void {
+  // One endpoint per paragraph: dnsName, recordType, recordTTL, targets.
+  for (const paragraphs of [
+    [['static.example.org', 'A', '300', '192.0.2.10', '192.0.2.11']],
+    [
+      ['example.org', 'MX', '', '10 mail.example.org', '20 backup.example.org.'],
+      ['example.org', 'TXT', '', 'v=spf1 -all'],
+    ],
+    [
+      ['_sip._tcp.example.org', 'SRV', '60', '10 60 5060 sip.example.org'],
+      ['sub.example.org', 'NS', '', 'ns1.other.net'],
+    ],
+    [
+      ['10.176.9.10.in-addr.arpa', 'PTR', '', 'host.example.org'],
+      ['www.example.org', 'CNAME', '', 'web.example.net.'],
+    ],
+    [
+      ['Caps.Example.org', 'AAAA', '0', '2001:DB8::1'],
+      ['bad.example.org', 'NAPTR', '', '100 10 "u" "E2U+sip" "!^.*$!x!" .'],
+    ],
+  ])
+    saveInput(corpusDir('dns-endpoint'), Buffer.from(paragraphs.map((p) => p.join('\n')).join('\n\n')));
+}
+
 function configFiles(): void {
   const dist = join(FUZZ_DIR, '..', 'dist');
   for (const env of readdirSync(dist))
@@ -79,4 +103,5 @@ function configFiles(): void {
 await digQueries();
 skydnsValues();
 annotationValues();
+dnsEndpoints();
 configFiles();

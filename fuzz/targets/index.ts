@@ -7,4 +7,5 @@ export const TARGETS: Record<string, () => Promise<FuzzTarget>> = {
   'skydns-entry': async () => (await import('./skydns-entry.fuzz.ts')).skydnsEntry,
   annotations: async () => (await import('./annotations.fuzz.ts')).annotations,
   config: async () => (await import('./config.fuzz.ts')).config,
+  'dns-endpoint': async () => (await import('./dns-endpoint.fuzz.ts')).dnsEndpoint,
 };
