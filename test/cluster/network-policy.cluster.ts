@@ -25,6 +25,7 @@ import {
   diagnose,
   digAt,
   distDir,
+  installGatewayApi,
   dnsService,
   failOnCrashLoop,
   NAMESPACE,
@@ -134,6 +135,7 @@ describe(
       const firstSync = /sync iptables took (\S+)/.exec(cluster.logs('kube-router'))?.[1];
       figures.push(`cluster start to Ready node ${cluster.startMs} ms`, `kube-router's first sync ${firstSync}`);
       await createEtcdVolumes(cluster, { statefulSet: 'etcdns-etcd', ordinals: [0], size: '1Gi' });
+      await installGatewayApi(cluster);
       applyKustomization(cluster, writeOverlay(join(distDir, 'dev'), images, NEVER_PULL));
       dns = await dnsService(cluster.admin, SERVER);
       try {

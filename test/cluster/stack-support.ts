@@ -12,6 +12,7 @@ import type { ClusterImages } from '../support/cluster-images.ts';
 import { dig, type DigResult } from '../support/dig.ts';
 import { GiveUp, waitFor } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { installGatewayApiCrds } from '../support/gateway-api.ts';
 import { repoRoot } from '../support/tools.ts';
 
 export const NAMESPACE = 'etcdns';
@@ -79,7 +80,27 @@ export function writeOverlay(base: string, images: ClusterImages, patches: Overl
 
 /** Server-side apply of a kustomization, as Argo CD (ServerSideApply=true) applies it. */
 export function applyKustomization(cluster: Cluster, dir: string): string {
-  return cluster.kubectl(['apply', '--server-side', '--field-manager=etcdns-cluster-test', '-k', dir]);
+  const apply = (args: string[], input?: string) =>
+    cluster.kubectl(['apply', '--server-side', '--field-manager=etcdns-cluster-test', ...args], input);
+  // The CustomResourceDefinitions the folder brings first, established, as Flux applies them (and
+  // Argo CD's first sync wave); kubectl alone would refuse their objects in the same call.
+  const crds = cluster
+    .kubectl(['kustomize', dir])
+    .split(/^---$/m)
+    .filter((doc) => /^kind: CustomResourceDefinition$/m.test(doc));
+  if (crds.length > 0) {
+    apply(['-f', '-'], crds.join('\n---\n'));
+    cluster.kubectl(['wait', '--for=condition=Established', '--timeout=60s', '-f', '-'], crds.join('\n---\n'));
+  }
+  return apply(['-k', dir]);
+}
+
+/**
+ * The Gateway API CRDs, as a cluster running a Gateway API implementation has them (dist/dev reads
+ * HTTP and gRPC routes: without them its controller is not ready, naming what to install).
+ */
+export async function installGatewayApi(cluster: Cluster): Promise<void> {
+  await installGatewayApiCrds(cluster.admin);
 }
 
 /**

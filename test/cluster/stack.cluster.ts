@@ -2,7 +2,9 @@
 // way Argo CD or Flux applies it (server-side apply of its kustomization, through an overlay that
 // only swaps in the locally built images and never pulls), then the DNS Service answers through
 // its cluster address (kube-proxy), its node port and its load-balancer address; Services and
-// Ingresses created afterwards are published and withdrawn within a second; the controller runs
+// Ingresses, Gateway API routes and DNSEndpoints created afterwards are published and withdrawn
+// within a second, and the environment's static records answer with their status shown by
+// kubectl; the controller runs
 // with exactly the synthesized RBAC; a killed controller pod is replaced without rewriting
 // records; a config change rolls the server pods with no failed query (their preStop drain).
 import assert from 'node:assert/strict';
@@ -17,6 +19,7 @@ import { assertLocalRoute, startCluster, type Cluster, LB_CIDR } from '../suppor
 import { clusterImages, type ClusterImages } from '../support/cluster-images.ts';
 import { answerData } from '../support/dig.ts';
 import { createIngress, createLoadBalancerService } from '../support/kube-objects.ts';
+import { createGateway, createRoute, deleteRoute, type RouteSpec } from '../support/gateway-api.ts';
 import { stopAll, waitFor } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import {
@@ -26,6 +29,7 @@ import {
   diagnose,
   failOnCrashLoop,
   digAt,
+  installGatewayApi,
   distDir,
   dnsService,
   NAMESPACE,
@@ -82,6 +86,7 @@ describe('dist/dev on a real single-node cluster', { timeout: 1_200_000 }, () =>
 
   test('(1) applied through its kustomization: every pod Ready; dig answers through the ClusterIP, the NodePort and the load-balancer address', async () => {
     await createEtcdVolumes(cluster, { statefulSet: 'etcdns-etcd', ordinals: [0], size: '1Gi' });
+    await installGatewayApi(cluster);
     const t0 = performance.now();
     applyKustomization(cluster, writeOverlay(join(distDir, 'dev'), images, NEVER_PULL));
     dns = await dnsService(cluster.admin, SERVER);
@@ -167,6 +172,101 @@ describe('dist/dev on a real single-node cluster', { timeout: 1_200_000 }, () =>
     assert.ok(ingressGone < 1000, `Ingress NXDOMAIN after ${ingressGone} ms`);
   });
 
+  test('(7) a route (its status set as a Gateway controller would) and a DNSEndpoint from the environment file answer within 1 s; deleted, NXDOMAIN within 1 s; kubectl shows the conditions', async () => {
+    // The environment's static records, applied with the stack (dist/dev/dnsendpoint-*.yaml).
+    const answers = async (name: string, type: string) =>
+      answerData(await digAt(dns.clusterIp, 53, name, type), type).join();
+    await timeUntil('the static records', async () => (await answers(`static.${ZONE}`, 'A')) === '192.0.2.10', 30_000);
+    assert.equal(await answers(ZONE, 'TXT'), '"v=spf1 -all"');
+    assert.equal(await answers(ZONE, 'MX'), `10 mail.${ZONE}.`);
+    const columns = await waitFor(
+      'kubectl get dnsendpoints: every one Ready',
+      async () => {
+        const out = cluster.kubectl(['get', 'dnsendpoints', '-n', NAMESPACE]);
+        return out
+          .split('\n')
+          .slice(1)
+          .filter(Boolean)
+          .every((l) => /\sTrue\s+True\s+Programmed\s/.test(l))
+          ? out
+          : undefined;
+      },
+      30_000,
+    );
+    figures.push(`kubectl get dnsendpoints: ${columns.split('\n').length - 2} objects Accepted, Ready, Programmed`);
+
+    // A route: a Gateway programmed at an address of the fenced range, then an HTTPRoute it accepts.
+    await createGateway(cluster.admin, {
+      name: 'public',
+      namespace: 'default',
+      addresses: ['10.213.200.70'],
+      listeners: [{ name: 'http', protocol: 'HTTP', port: 80, hostname: `*.${ZONE}` }],
+    });
+    const route: RouteSpec = {
+      kind: 'HTTPRoute',
+      name: 'app',
+      namespace: 'default',
+      hostnames: [`app.${ZONE}`],
+      parents: [{ name: 'public' }],
+    };
+    const t0 = performance.now();
+    await createRoute(cluster.admin, route);
+    await timeUntil(
+      'app answered',
+      async () => (await aRecords(`app.${ZONE}`)).data.join() === '10.213.200.70',
+      10_000,
+    );
+    const routeMs = Math.round(performance.now() - t0);
+    const t1 = performance.now();
+    await deleteRoute(cluster.admin, route);
+    await timeUntil('app NXDOMAIN', async () => (await aRecords(`app.${ZONE}`)).status === 'NXDOMAIN', 10_000);
+    const routeGone = Math.round(performance.now() - t1);
+
+    // A DNSEndpoint of the environment deleted, then applied again from its file.
+    const file = join(distDir, 'dev', 'dnsendpoint-etcdns-a-static.dev.example.org.yaml');
+    const t2 = performance.now();
+    cluster.kubectl(['delete', '-f', file]);
+    await timeUntil('static NXDOMAIN', async () => (await aRecords(`static.${ZONE}`)).status === 'NXDOMAIN', 10_000);
+    const endpointGone = Math.round(performance.now() - t2);
+    const t3 = performance.now();
+    cluster.kubectl(['apply', '--server-side', '--field-manager=etcdns-cluster-test', '-f', file]);
+    await timeUntil(
+      'static answered',
+      async () => (await aRecords(`static.${ZONE}`)).data.join() === '192.0.2.10',
+      10_000,
+    );
+    const endpointMs = Math.round(performance.now() - t3);
+    const conditions = await waitFor(
+      'its conditions read back',
+      async () => {
+        const out = cluster.kubectl([
+          'get',
+          'dnsendpoint',
+          '-n',
+          NAMESPACE,
+          'etcdns-a-static.dev.example.org',
+          '-o',
+          'jsonpath={range .status.conditions[*]}{.type}={.status}/{.reason} {end}',
+        ]);
+        return out.trim() === 'Accepted=True/Accepted Ready=True/Programmed' ? out.trim() : undefined;
+      },
+      10_000,
+    );
+    figures.push(
+      `HTTPRoute create -> answer ${routeMs} ms`,
+      `HTTPRoute delete -> NXDOMAIN ${routeGone} ms`,
+      `DNSEndpoint delete -> NXDOMAIN ${endpointGone} ms`,
+      `DNSEndpoint apply -> answer ${endpointMs} ms (${conditions})`,
+    );
+    for (const [what, ms] of [
+      ['route answered', routeMs],
+      ['route NXDOMAIN', routeGone],
+      ['DNSEndpoint NXDOMAIN', endpointGone],
+      ['DNSEndpoint answered', endpointMs],
+    ] as const)
+      assert.ok(ms < 1000, `${what} after ${ms} ms`);
+  });
+
   test('(6) the controller runs as its ServiceAccount with exactly the synthesized RBAC', async () => {
     const sa = `system:serviceaccount:${NAMESPACE}:etcdns-controller`;
     const rbac = cluster.admin.makeApiClient(k8s.RbacAuthorizationV1Api);
@@ -187,19 +287,33 @@ describe('dist/dev on a real single-node cluster', { timeout: 1_200_000 }, () =>
       .makeApiClient(k8s.AppsV1Api)
       .readNamespacedDeployment({ name: 'etcdns-controller', namespace: NAMESPACE });
     assert.equal(deployment.spec?.template.spec?.serviceAccountName, 'etcdns-controller');
-    const can = (verb: string, resource: string) =>
-      cluster.kubectl(['auth', 'can-i', '--as', sa, verb, resource], undefined, true).trim();
+    // "resource/subresource" asks about the subresource, as kubectl's --subresource does.
+    const can = (verb: string, resource: string) => {
+      const [name, sub] = resource.split('/');
+      const args = ['auth', 'can-i', '--as', sa, verb, name!, ...(sub ? [`--subresource=${sub}`] : [])];
+      return cluster.kubectl(args, undefined, true).trim();
+    };
     for (const [verb, resource] of [
       ['watch', 'services'],
       ['watch', 'ingresses.networking.k8s.io'],
       ['watch', 'endpointslices.discovery.k8s.io'],
       ['list', 'nodes'],
+      ['watch', 'httproutes.gateway.networking.k8s.io'],
+      ['watch', 'grpcroutes.gateway.networking.k8s.io'],
+      ['watch', 'gateways.gateway.networking.k8s.io'],
+      ['watch', 'namespaces'],
+      ['watch', 'dnsendpoints.externaldns.k8s.io'],
+      ['patch', 'dnsendpoints.externaldns.k8s.io/status'],
     ] as const)
       assert.equal(can(verb, resource), 'yes', `${verb} ${resource}`);
     for (const [verb, resource] of [
       ['get', 'secrets'],
       ['update', 'services'],
       ['create', 'pods'],
+      ['update', 'httproutes.gateway.networking.k8s.io'],
+      ['patch', 'httproutes.gateway.networking.k8s.io/status'],
+      ['watch', 'tcproutes.gateway.networking.k8s.io'],
+      ['update', 'dnsendpoints.externaldns.k8s.io'],
     ] as const)
       assert.equal(can(verb, resource), 'no', `${verb} ${resource}`);
     // It did its work in (2) with these permissions, and was never refused.
