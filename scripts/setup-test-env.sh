@@ -7,6 +7,8 @@
 #   bundle), shellcheck (run: scripts in workflows); Go module proxy: actionlint (the workflows)
 #   Go module proxy (downloaded, not built): the Gateway API CRDs (sigs.k8s.io/gateway-api) and
 #   external-dns's DNSEndpoint CRD, copied to .cache/crds/ for the tests' kube-apiservers
+#   Debian: prometheus (promtool and Prometheus: the alerts and the dashboard, test/observability/),
+#   chromium (headless: the status page)
 set -euo pipefail
 
 COREDNS_VERSION=v1.15.0
@@ -18,7 +20,8 @@ GATEWAY_API_VERSION=v1.6.3
 # runc named explicitly: podman depends on "crun | runc" and apt would pick crun, which refuses
 # hybrid cgroups v1 machines like this one.
 APT_PACKAGES=(etcd-server etcd-client bind9-dnsutils dnsperf knot bind9 iproute2
-  buildah podman runc ca-certificates shellcheck containernetworking-plugins iptables ipset)
+  buildah podman runc ca-certificates shellcheck containernetworking-plugins iptables ipset
+  prometheus chromium)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache="$root/.cache"
@@ -37,7 +40,7 @@ install_debian() {
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   # The Debian packages start system services on the standard ports; tests use their own.
-  for svc in etcd knot named; do $sudo systemctl disable --now "$svc" >/dev/null 2>&1 || true; done
+  for svc in etcd knot named prometheus; do $sudo systemctl disable --now "$svc" >/dev/null 2>&1 || true; done
 }
 
 # stamp_ok NAME VERSION: .cache/bin/NAME exists and was built at VERSION.

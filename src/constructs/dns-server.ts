@@ -20,7 +20,7 @@ import { DNS_PORT_NAMES, DnsService, dnsServiceProblems, mayUseIpv6, type DnsSer
 import { etcdClientMounts, type EtcdClientAccess } from './etcd-client-access.ts';
 import { DEFAULT_IMAGES, imageReference } from './image.ts';
 import { COMPONENT, podTemplateLabels, selectorLabels } from './labels.ts';
-import { metricsService } from './service-monitor.ts';
+import { VIEW_SERVICE_LABEL, metricsService } from './service-monitor.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 import { assertNoProblems, intProblem, oneOf, settingProblems } from './kubernetes-rules.ts';
 import {
@@ -357,7 +357,7 @@ export class DnsServer extends Construct {
         selector,
         port: props.httpPort,
         targetPort: 'http',
-        labels: props.labels,
+        labels: { ...props.labels, [VIEW_SERVICE_LABEL]: props.view },
       });
     }
   }

@@ -30,6 +30,7 @@ import {
 } from './etcd-roles.ts';
 import { DEFAULT_IMAGES } from './image.ts';
 import { NetworkPolicies, networkPolicyProblems, type NetworkPolicyProps } from './network-policies.ts';
+import { PrometheusRule, alertsProblems, type AlertsProps } from './prometheus-rule.ts';
 import { PRUNE_PROTECTION } from './prune-protection.ts';
 import { ServiceMonitor, type ServiceMonitorProps } from './service-monitor.ts';
 import { orderDefinitionsFirst } from './gitops-order.ts';
@@ -87,6 +88,12 @@ export interface ObservabilityProps {
    * @default - off
    */
   readonly serviceMonitor?: ServiceMonitorProps;
+  /**
+   * Prometheus Operator PrometheusRule with etcdns's alerts (needs its CRD and `serviceMonitor`);
+   * runbook: docs/operations/alerts.md.
+   * @default - off
+   */
+  readonly alerts?: AlertsProps;
 }
 
 export interface GitOpsProps {
@@ -300,6 +307,16 @@ export class DnsStack extends Construct {
     if (monitor && observability.serviceMonitor) {
       new ServiceMonitor(this, 'service-monitor', stack, version, observability.serviceMonitor);
     }
+    if (observability.alerts?.enabled) {
+      new PrometheusRule(this, 'prometheus-rule', {
+        stack,
+        version,
+        etcdReplicas: this.etcd.replicas,
+        views: views.map((v) => v.name),
+        resyncSeconds: this.controller.config.resyncSeconds!,
+        alerts: observability.alerts,
+      });
+    }
     orderDefinitionsFirst(this, stack);
   }
 }
@@ -340,5 +357,6 @@ export function stackProblems(props: DnsStackProps): string[] {
       `observability.serviceMonitor.interval: must be a duration such as "30s" or "1m" (got ${show(o.serviceMonitor.interval)})`,
     );
   problems.push(...mapProblems(o?.serviceMonitor?.labels, 'observability.serviceMonitor.labels', true));
+  problems.push(...alertsProblems(o?.alerts, o?.serviceMonitor?.enabled === true, 'observability.alerts'));
   return problems;
 }

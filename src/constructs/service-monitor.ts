@@ -26,6 +26,16 @@ export interface ServiceMonitorProps {
 
 /** Label that marks metrics Services; the ServiceMonitor selects on it. */
 export const METRICS_SERVICE_LABEL = 'etcdns.io/metrics';
+/** Label of a DNS server's metrics Service naming its view; the ServiceMonitor copies it to `view`. */
+export const VIEW_SERVICE_LABEL = 'etcdns.io/view';
+/**
+ * The relabeling that gives every series of a view's servers a `view` label (dashboards and
+ * alerts group by it); targets without the Service label (etcd, controller) get none.
+ */
+export const VIEW_RELABELING = {
+  sourceLabels: [`__meta_kubernetes_service_label_${VIEW_SERVICE_LABEL.replace(/[^a-zA-Z0-9_]/g, '_')}`],
+  targetLabel: 'view',
+} as const;
 export const METRICS_PORT_NAME = 'metrics';
 export const SKIP_DRY_RUN = { 'argocd.argoproj.io/sync-options': 'SkipDryRunOnMissingResource=true' };
 
@@ -96,7 +106,14 @@ export class ServiceMonitor extends Construct {
       }),
       spec: {
         selector: { matchLabels: { [LABEL_NAME]: stack.name, [METRICS_SERVICE_LABEL]: 'true' } },
-        endpoints: [{ port: METRICS_PORT_NAME, path: '/metrics', interval: props.interval ?? '30s' }],
+        endpoints: [
+          {
+            port: METRICS_PORT_NAME,
+            path: '/metrics',
+            interval: props.interval ?? '30s',
+            relabelings: [VIEW_RELABELING],
+          },
+        ],
       },
     });
   }

@@ -443,7 +443,47 @@ const CRD_STAND_INS: Record<string, k8s.V1CustomResourceDefinition> = {
       namespaceSelector: { type: 'object', properties: { matchNames: strings } },
       endpoints: {
         type: 'array',
-        items: { type: 'object', properties: { port: str, path: str, interval: str } },
+        items: {
+          type: 'object',
+          properties: {
+            port: str,
+            path: str,
+            interval: str,
+            relabelings: {
+              type: 'array',
+              items: { type: 'object', properties: { sourceLabels: strings, targetLabel: str } },
+            },
+          },
+        },
+      },
+    },
+  }),
+  PrometheusRule: crd('monitoring.coreos.com', 'PrometheusRule', {
+    type: 'object',
+    properties: {
+      groups: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['name', 'rules'],
+          properties: {
+            name: str,
+            rules: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['expr'],
+                properties: {
+                  alert: str,
+                  expr: str,
+                  for: str,
+                  labels: { type: 'object', additionalProperties: str },
+                  annotations: { type: 'object', additionalProperties: str },
+                },
+              },
+            },
+          },
+        },
       },
     },
   }),

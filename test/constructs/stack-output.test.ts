@@ -85,6 +85,7 @@ test('explicit names: the objects of each environment', () => {
       'Service/etcdns-etcd-metrics',
       'Service/etcdns-server-internal-metrics',
       'ServiceMonitor/etcdns',
+      'PrometheusRule/etcdns',
       // Split horizon: the external view's own server.
       'ConfigMap/etcdns-server-external',
       'Deployment/etcdns-server-external',

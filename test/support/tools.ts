@@ -20,7 +20,10 @@ export type Tool =
   | 'named'
   | 'rndc'
   | 'openssl'
-  | 'taskset';
+  | 'taskset'
+  | 'promtool'
+  | 'prometheus'
+  | 'chromium';
 
 export function tool(name: Tool): string {
   const dirs = (BUILT as readonly string[]).includes(name)

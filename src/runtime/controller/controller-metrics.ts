@@ -2,6 +2,11 @@
 import { LATENCY_BUCKETS, Registry } from '../shared/metrics.ts';
 
 export function controllerMetrics(registry = new Registry()) {
+  const lastSync = registry.gauge(
+    'etcdns_controller_last_sync_timestamp_seconds',
+    'When the last sync completed (applied, unchanged, conflicted or dry run), Unix seconds; the process start until then',
+  );
+  lastSync.set(Date.now() / 1000);
   return {
     registry,
     records: registry.gauge('etcdns_controller_records', 'Records published by this controller, by type and view'),
@@ -14,6 +19,7 @@ export function controllerMetrics(registry = new Registry()) {
       'etcdns_controller_syncs_total',
       'Syncs, by result (applied, unchanged, skipped, dry-run, error)',
     ),
+    lastSync,
     syncDuration: registry.histogram(
       'etcdns_controller_sync_duration_seconds',
       'Time of one sync: snapshot, read, plan and write',

@@ -54,6 +54,9 @@ export interface ControllerDeps {
 /** 'conflicted': written, except the names someone else changed after the read (their changes wait). */
 export type SyncOutcome = 'applied' | 'conflicted' | 'unchanged' | 'skipped' | 'dry-run' | 'error';
 
+/** Outcomes of a sync that ran to its end (the alerts' "not syncing" watches for them). */
+const COMPLETED: ReadonlySet<SyncOutcome> = new Set(['applied', 'conflicted', 'unchanged', 'dry-run']);
+
 const FIRST_RETRY_MS = 200;
 /** etcd calls are cheap; a short cap means catching up within seconds of etcd's return. */
 const MAX_RETRY_MS = 5_000;
@@ -394,6 +397,7 @@ export class Controller {
 
   private count(outcome: SyncOutcome, started?: number): SyncOutcome {
     this.d.metrics.syncs.inc({ result: outcome });
+    if (COMPLETED.has(outcome)) this.d.metrics.lastSync.set(Date.now() / 1000);
     const memory = process.memoryUsage();
     this.d.metrics.memory.set(memory.rss, { kind: 'rss' });
     this.d.metrics.memory.set(memory.heapUsed, { kind: 'heap_used' });

@@ -79,6 +79,10 @@ export class ServerMetrics {
     'etcdns_dns_notify_acked_serial',
     'The SOA serial each secondary last acknowledged a NOTIFY of, by zone and secondary.',
   );
+  readonly zoneSerials = this.registry.gauge(
+    'etcdns_dns_zone_serial',
+    "Each zone's SOA serial as this server answers it now (what a secondary's acknowledged serial is compared with).",
+  );
   readonly records = this.registry.gauge('etcdns_dns_records', 'Decoded entries in the in-memory copy.');
   readonly storeState = this.registry.gauge('etcdns_dns_store_state', 'Record store state (1 for the current one).');
   readonly revision = this.registry.gauge('etcdns_dns_store_revision', 'etcd revision of the in-memory copy.');

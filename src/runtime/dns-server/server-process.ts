@@ -143,6 +143,7 @@ export async function startDnsServer(
     metrics.cacheBytes.set(cache.bytes);
     metrics.records.set(store.index.entryCount);
     metrics.revision.set(store.index.revision);
+    for (const zone of zones.names) metrics.zoneSerials.set(store.index.serial(zone), { zone });
     metrics.setSkipped(store.index.skippedByReason);
     metrics.sinceContact.set(store.secondsSinceContact());
   });
