@@ -29,6 +29,8 @@ export type { ViewProps } from './constructs/views.ts';
 export type { TransferKeySecretProps, TransferProps, ZoneProps } from './constructs/zone-transfer.ts';
 export type { ServiceMonitorProps } from './constructs/service-monitor.ts';
 export type { AlertsProps } from './constructs/prometheus-rule.ts';
+export type { DashboardProps } from './constructs/grafana-dashboard.ts';
+export { grafanaDashboard } from './constructs/dashboard.ts';
 export type { AntiAffinity, ResourceProps, WorkloadProps } from './constructs/workload.ts';
 export { DEFAULT_IMAGES, imageReference } from './constructs/image.ts';
 export type { ImageRef } from './constructs/image.ts';

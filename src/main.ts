@@ -1,8 +1,12 @@
 // The cdk8s app behind `npm run synth [-- [--out DIR] [env ...]]`: synthesizes each example
 // environment (all by default) into DIR/<env>/ (default $CDK8S_OUTDIR, which `cdk8s synth` sets,
-// else dist/), replacing only the files synth generated, and reports the time each took.
-import { join, relative, resolve } from 'node:path';
+// else dist/), replacing only the files synth generated, and reports the time each took; and
+// the Grafana dashboard the package ships, dashboards/etcdns.json.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { dashboardFile } from './constructs/dashboard.ts';
+import { STACK_DEFAULTS } from './constructs/dns-stack.ts';
 import { writeManifests } from './constructs/manifest-writer.ts';
 import { synthStack } from './constructs/synth-stack.ts';
 import { ConfigError } from './config/config-error.ts';
@@ -33,4 +37,13 @@ for (const name of names) {
     process.exit(1);
   }
 }
+// The dashboard for import by hand (shipped in the package), for the default stack name.
+const dashboard = join(import.meta.dirname, '..', 'dashboards', 'etcdns.json');
+const text = dashboardFile(STACK_DEFAULTS.name);
+const same = existsSync(dashboard) && readFileSync(dashboard, 'utf8') === text;
+if (!same) {
+  mkdirSync(dirname(dashboard), { recursive: true });
+  writeFileSync(dashboard, text);
+}
+process.stdout.write(`${relative(process.cwd(), dashboard)}: ${same ? 'unchanged' : 'written'}\n`);
 process.stdout.write(`synthesized ${names.length} environment(s) in ${(performance.now() - started).toFixed(0)} ms\n`);

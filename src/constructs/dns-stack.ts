@@ -28,6 +28,7 @@ import {
   type EtcdRolesProps,
   type EtcdUser,
 } from './etcd-roles.ts';
+import { GrafanaDashboard, dashboardProblems, type DashboardProps } from './grafana-dashboard.ts';
 import { DEFAULT_IMAGES } from './image.ts';
 import { NetworkPolicies, networkPolicyProblems, type NetworkPolicyProps } from './network-policies.ts';
 import { PrometheusRule, alertsProblems, type AlertsProps } from './prometheus-rule.ts';
@@ -94,6 +95,12 @@ export interface ObservabilityProps {
    * @default - off
    */
   readonly alerts?: AlertsProps;
+  /**
+   * Grafana dashboard in a ConfigMap for Grafana's dashboard sidecar (needs `serviceMonitor`); the
+   * same JSON ships in the package as dashboards/etcdns.json.
+   * @default - off
+   */
+  readonly dashboard?: DashboardProps;
 }
 
 export interface GitOpsProps {
@@ -317,6 +324,9 @@ export class DnsStack extends Construct {
         alerts: observability.alerts,
       });
     }
+    if (observability.dashboard?.enabled) {
+      new GrafanaDashboard(this, 'dashboard', { stack, version, dashboard: observability.dashboard });
+    }
     orderDefinitionsFirst(this, stack);
   }
 }
@@ -358,5 +368,6 @@ export function stackProblems(props: DnsStackProps): string[] {
     );
   problems.push(...mapProblems(o?.serviceMonitor?.labels, 'observability.serviceMonitor.labels', true));
   problems.push(...alertsProblems(o?.alerts, o?.serviceMonitor?.enabled === true, 'observability.alerts'));
+  problems.push(...dashboardProblems(o?.dashboard, o?.serviceMonitor?.enabled === true, 'observability.dashboard'));
   return problems;
 }

@@ -1,6 +1,7 @@
 // prod: a 3-member etcd with TLS from existing Secrets (e.g. issued by cert-manager), members
 // required on distinct nodes, three DNS servers (autoscaled up to six) behind a MetalLB address,
-// two controllers with leader election, Prometheus Operator scraping and alerts, and Argo CD sync waves.
+// two controllers with leader election, Prometheus Operator scraping with alerts and a Grafana
+// dashboard, and Argo CD sync waves.
 // Split horizon: inside clients ask the internal view (10.9.176.53); the world asks the external
 // view (203.0.113.53), which has only opted-in names, with the load balancers' 10.9.176.0/24
 // addresses mapped 1:1 onto the public 203.0.113.0/24.
@@ -57,6 +58,7 @@ export const prod: DnsStackProps = {
   observability: {
     serviceMonitor: { enabled: true, labels: { release: 'prometheus' } },
     alerts: { enabled: true, labels: { release: 'prometheus' } },
+    dashboard: { enabled: true },
   },
   gitops: { syncWaves: true },
 };

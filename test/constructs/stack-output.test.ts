@@ -86,6 +86,7 @@ test('explicit names: the objects of each environment', () => {
       'Service/etcdns-server-internal-metrics',
       'ServiceMonitor/etcdns',
       'PrometheusRule/etcdns',
+      'ConfigMap/etcdns-dashboard',
       // Split horizon: the external view's own server.
       'ConfigMap/etcdns-server-external',
       'Deployment/etcdns-server-external',

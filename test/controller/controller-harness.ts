@@ -64,6 +64,8 @@ export async function controllerKubeconfig(
 
 export interface ControllerHandle {
   process: ManagedProcess;
+  /** Port of /healthz, /readyz, /metrics (on 127.0.0.1). */
+  httpPort: number;
   http(path: string): Promise<{ status: number; body: string }>;
   /** A metric's value from /metrics (sum over label sets matching `labels`). */
   metric(name: string, labels?: string): Promise<number>;
@@ -154,5 +156,5 @@ export async function startController(o: ControllerOptions): Promise<ControllerH
       throw new Error(`${e.message}\n--- ${proc.name} output ---\n${proc.logs().slice(-3000)}`);
     });
   }
-  return { process: proc, http, metric, stop: () => proc.stop() };
+  return { process: proc, httpPort, http, metric, stop: () => proc.stop() };
 }

@@ -64,11 +64,11 @@ const write = (file: string, text: string) => {
   writeFileSync(file, text);
 };
 
-test('the tarball holds the command, the compiled library and its declarations, nothing else', () => {
+test('the tarball holds the command, the compiled library and its declarations, the dashboard, nothing else', () => {
   const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n');
   console.log(`# tarball: ${files.length} files, ${(statSync(tarball).size / 1024).toFixed(0)} KiB`);
   const allowed =
-    /^package\/(?:package\.json|README\.md|LICENSE|bin\/etcdns\.js|lib\/.+\.(?:js|d\.ts)|lib\/cjs\/package\.json)$/;
+    /^package\/(?:package\.json|README\.md|LICENSE|bin\/etcdns\.js|lib\/.+\.(?:js|d\.ts)|lib\/cjs\/package\.json|dashboards\/etcdns\.json)$/;
   assert.deepEqual(
     files.filter((f) => !allowed.test(f)),
     [],
@@ -79,6 +79,7 @@ test('the tarball holds the command, the compiled library and its declarations, 
     'lib/cjs/index.js',
     'lib/cjs/index.d.ts',
     'lib/runtime/cli.js',
+    'dashboards/etcdns.json',
   ])
     assert.ok(files.includes(`package/${needed}`), needed);
   assert.ok(!files.some((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts')), 'no TypeScript sources');
