@@ -2,6 +2,7 @@
 import type { Subcommand } from '../subcommand.ts';
 import { startHttpServer } from '../shared/http-server.ts';
 import { reexecWithV8Flags } from '../shared/v8-memory-flags.ts';
+import { controllerStatusRoutes } from '../status-page/controller-routes.ts';
 import type { ControllerProcess } from './controller-process.ts';
 import { ConfigError, controllerUsage, parseControllerOptions, type CommandOptions } from './controller-options.ts';
 
@@ -74,6 +75,7 @@ const subcommand: Subcommand = {
       readiness: () => p.controller.readiness(),
       routes: {
         // The records a name gets in each view after the last sync, and which rule decided.
+        ...controllerStatusRoutes(() => p.controller.status(), p.identity, config.resyncSeconds!),
         '/debug/views': (_req, url) => {
           const name = url.searchParams.get('name');
           if (!name) return { status: 400, body: 'usage: /debug/views?name=www.example.org\n' };

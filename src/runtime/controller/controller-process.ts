@@ -19,6 +19,8 @@ import { EtcdStore } from './store/etcd-store.ts';
 
 export interface ControllerProcess {
   controller: Controller;
+  /** Who this replica is (the pod name; in the Lease and every log line). */
+  identity: string;
   cache: ClusterCache;
   elector: LeaderElector | undefined;
   etcd: Etcd3;
@@ -84,6 +86,7 @@ export function assembleController(
   });
   return {
     controller,
+    identity,
     cache,
     elector,
     etcd,

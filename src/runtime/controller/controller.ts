@@ -11,7 +11,7 @@ import type { Readiness } from '../shared/http-server.ts';
 import { collectGarbage } from '../shared/full-gc.ts';
 import type { Logger } from '../shared/log.ts';
 import type { ControllerMetrics } from './controller-metrics.ts';
-import { PROBLEM_REASONS, RECORD_TYPES, resourceId, type Problem } from './desired-record.ts';
+import { PROBLEM_REASONS, RECORD_TYPES, resourceId, type DesiredRecord, type Problem } from './desired-record.ts';
 import type { StatusWriter } from './kube/status-writer.ts';
 import { dnsEndpointRef } from './sources/dns-endpoint/dns-endpoint-source.ts';
 import { dnsEndpointStatus } from './sources/dns-endpoint/dns-endpoint-status.ts';
@@ -27,7 +27,8 @@ import { auditEntries } from './store/audit-entries.ts';
 import type { EtcdMirror } from './store/etcd-mirror.ts';
 import type { EtcdStore } from './store/etcd-store.ts';
 import { controllerViews, type ViewOfName } from './views/controller-views.ts';
-import { compileViews, type CompiledView } from './views/view-records.ts';
+import { compileViews, type CompiledView, type Decision } from './views/view-records.ts';
+import { ProblemTimes, type TimedProblem } from './problem-times.ts';
 
 export interface ControllerDeps {
   config: ControllerConfig;
@@ -53,6 +54,26 @@ export interface ControllerDeps {
 
 /** 'conflicted': written, except the names someone else changed after the read (their changes wait). */
 export type SyncOutcome = 'applied' | 'conflicted' | 'unchanged' | 'skipped' | 'dry-run' | 'error';
+
+/** What the status page and `etcdns status` show of a controller (status-page/controller-page.ts). */
+export interface ControllerStatus {
+  views: {
+    name: string;
+    prefix: string;
+    exposure: CompiledView['config']['exposure'];
+    /** The records the last plans publish, by name. */
+    published: ReadonlyMap<string, readonly DesiredRecord[]>;
+    /** How the view treated every record the sources asked for (rule, outcome). */
+    decisions: Decision[];
+  }[];
+  /** Current problems of objects (skipped, refused, in conflict) and since when. */
+  problems: TimedProblem[];
+  /** The last sync's end and outcome; the last one that completed (none yet: undefined). */
+  lastSync: { at: Date; outcome: SyncOutcome } | undefined;
+  lastCompleted: Date | undefined;
+  leader: boolean;
+  readiness: Readiness;
+}
 
 /** Outcomes of a sync that ran to its end (the alerts' "not syncing" watches for them). */
 const COMPLETED: ReadonlySet<SyncOutcome> = new Set(['applied', 'conflicted', 'unchanged', 'dry-run']);
@@ -90,6 +111,9 @@ export class Controller {
   private collectAfterFullSync = false;
   /** Set by the full sync that takes the owed collection. */
   private collectNow = false;
+  private readonly problemTimes = new ProblemTimes();
+  private lastSync: ControllerStatus['lastSync'];
+  private lastCompleted: Date | undefined;
   /** The last plan computed for each view, in config order (for `etcdns plan` and dry runs). */
   lastPlans: { view: string; plan: Plan }[] = [];
 
@@ -121,6 +145,23 @@ export class Controller {
   /** What each view answers for `name` after the last sync, and why (/debug/views). */
   viewsOfName(name: string): ViewOfName[] {
     return this.planner.viewsOfName(name);
+  }
+
+  /** Each view's names and decisions after the last sync, its problems, the last sync (the status page). */
+  status(): ControllerStatus {
+    return {
+      views: this.views.map(({ view }, i) => ({
+        name: view.config.name,
+        prefix: view.config.prefix,
+        exposure: view.config.exposure,
+        ...this.planner.viewContent(i),
+      })),
+      problems: this.problemTimes.list(),
+      lastSync: this.lastSync,
+      lastCompleted: this.lastCompleted,
+      leader: this.d.isLeader(),
+      readiness: this.readiness(),
+    };
   }
 
   /** Starts the etcd copies and the periodic resync (events come through changed()). */
@@ -248,6 +289,7 @@ export class Controller {
     this.lastPlans = plans.map((plan, i) => ({ view: this.views[i]!.view.config.name, plan }));
 
     const problems = this.planner.problems();
+    this.problemTimes.update(problems);
     const byReason = new Map<string, number>();
     for (const p of problems) byReason.set(p.reason, (byReason.get(p.reason) ?? 0) + 1);
     for (const reason of PROBLEM_REASONS) metrics.problems.set(byReason.get(reason) ?? 0, { reason });
@@ -397,7 +439,12 @@ export class Controller {
 
   private count(outcome: SyncOutcome, started?: number): SyncOutcome {
     this.d.metrics.syncs.inc({ result: outcome });
-    if (COMPLETED.has(outcome)) this.d.metrics.lastSync.set(Date.now() / 1000);
+    const now = new Date();
+    this.lastSync = { at: now, outcome };
+    if (COMPLETED.has(outcome)) {
+      this.lastCompleted = now;
+      this.d.metrics.lastSync.set(now.getTime() / 1000);
+    }
     const memory = process.memoryUsage();
     this.d.metrics.memory.set(memory.rss, { kind: 'rss' });
     this.d.metrics.memory.set(memory.heapUsed, { kind: 'heap_used' });

@@ -6,6 +6,7 @@ import { etcdClientOptions } from '../shared/etcd-client.ts';
 import { startHttpServer, type Readiness } from '../shared/http-server.ts';
 import { createLogger, type Logger } from '../shared/log.ts';
 import { observeGarbageCollection } from '../shared/gc-metrics.ts';
+import { serverStatusRoutes } from '../status-page/server-routes.ts';
 import { Etcd3, type IOptions } from 'etcd3';
 import { AnswerCache } from './answer-cache.ts';
 import { changedNames } from './answer-scope.ts';
@@ -170,6 +171,14 @@ export async function startDnsServer(
         listen: config.httpListen,
         metrics: metrics.registry,
         readiness: () => withTransfers(store.readiness(), transferStatus),
+        routes: serverStatusRoutes({
+          readiness: () => store.readiness(),
+          index: () => store.index,
+          zones: zones.names,
+          watchLag: () => metrics.watchLag.get(),
+          secondsSinceContact: () => store.secondsSinceContact(),
+          transfers: transferStatus,
+        }),
       });
     }
   } catch (e) {

@@ -27,6 +27,25 @@ export class TransferStatus {
     this.metrics.transferSerial.set(serial, { zone, client });
   }
 
+  /** Every zone and secondary: the last acknowledged NOTIFY and the last transfer (the status page). */
+  entries(): {
+    zone: string;
+    secondary: string;
+    kind: 'notify-acked' | 'transferred';
+    serial: number;
+    at: Date;
+    form?: string;
+  }[] {
+    return [
+      ...[...this.notified].flatMap(([zone, byWho]) =>
+        [...byWho].map(([secondary, s]) => ({ zone, secondary, kind: 'notify-acked' as const, ...s })),
+      ),
+      ...[...this.served].flatMap(([zone, byWho]) =>
+        [...byWho].map(([secondary, s]) => ({ zone, secondary, kind: 'transferred' as const, ...s })),
+      ),
+    ];
+  }
+
   /** e.g. "example.org.: NOTIFY acked by 192.0.2.53:53 serial 41 at ...; transferred to 192.0.2.53 serial 41 (ixfr) at ...". */
   describe(): string {
     const zones = [...new Set([...this.notified.keys(), ...this.served.keys()])].sort();

@@ -68,6 +68,11 @@ export class DesiredIndex {
     return out;
   }
 
+  /** How a view treated every record the sources asked for (the status page). */
+  decisions(view: number): Decision[] {
+    return [...this.objects.values()].flatMap((o) => o.views[view]!.decisions);
+  }
+
   /** How a view treated the records the sources asked for at `name`. */
   decisionsAt(view: number, name: string): Decision[] {
     const out: Decision[] = [];

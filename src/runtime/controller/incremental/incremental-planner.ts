@@ -15,7 +15,7 @@ import { SOURCES } from '../../../config/source-kinds.ts';
 import type { ClusterObject } from '../sources/cluster-snapshot.ts';
 import { objectSelected, type SourceOptions } from '../sources/source-options.ts';
 import type { ViewOfName } from '../views/controller-views.ts';
-import type { CompiledView } from '../views/view-records.ts';
+import type { CompiledView, Decision } from '../views/view-records.ts';
 import { objectId, type ClusterObjects, type ObjectKey } from './cluster-objects.ts';
 import { DesiredIndex } from './desired-index.ts';
 import { planNames } from './name-plan.ts';
@@ -142,6 +142,11 @@ export class IncrementalPlanner {
   /** Published records of a view by type. */
   recordCounts(view: number): ReadonlyMap<string, number> {
     return this.views[view]!.counts;
+  }
+
+  /** What the last plans publish in a view, by name, and how the view treated each record asked for (the status page). */
+  viewContent(view: number): { published: ReadonlyMap<string, readonly DesiredRecord[]>; decisions: Decision[] } {
+    return { published: this.views[view]!.published, decisions: this.index.decisions(view) };
   }
 
   /** What each view answers for `name`, and why (/debug/views). */

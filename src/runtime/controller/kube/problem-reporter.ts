@@ -6,6 +6,7 @@
 import type { Logger } from '../../shared/log.ts';
 import type { KubeClient } from './kube-client.ts';
 import type { Problem } from '../desired-record.ts';
+import { problemId } from '../problem-times.ts';
 
 export const REPORTING_COMPONENT = 'etcdns-controller';
 
@@ -26,7 +27,7 @@ export class ProblemReporter {
     const next = new Set<string>();
     const fresh: Problem[] = [];
     for (const p of problems) {
-      const id = `${p.object.kind}/${p.object.namespace}/${p.object.name} ${p.reason} ${p.message}`;
+      const id = problemId(p);
       if (next.has(id)) continue;
       next.add(id);
       if (!this.active.has(id)) fresh.push(p);
