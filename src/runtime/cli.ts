@@ -28,6 +28,10 @@ const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcomm
     summary: 'Answer DNS from the SkyDNS records in etcd (authoritative, UDP and TCP)',
     load: async () => (await import('./dns-server/main.ts')).serverCommand,
   },
+  status: {
+    summary: 'Show a running stack (etcd, DNS servers, secondaries, controller, problems); exit 1 if it needs a person',
+    load: async () => (await import('./status/status-command.ts')).default,
+  },
 };
 
 function usage(): string {

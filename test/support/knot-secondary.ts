@@ -1,5 +1,6 @@
 // The real Knot DNS (knotd) as a secondary of one zone: it transfers the zone from a primary on
-// loopback, signed with a TSIG key, and keeps it in a temporary directory (never the system ones).
+// loopback (or a pod on the cluster check's bridge), signed with a TSIG key, and keeps it in a
+// temporary directory (never the system ones).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from './ports.ts';
@@ -14,6 +15,9 @@ export interface KnotSecondaryOptions {
   key: { name: string; algorithm: string; secret: string };
   /** Its DNS port, when the primary must know it first (to NOTIFY it); a free one otherwise. */
   port?: number;
+  /** Where it listens, and the primary's address (the NOTIFYs' source): 127.0.0.1 unless told (a pod). */
+  listen?: string;
+  primaryAddress?: string;
 }
 
 export interface KnotSecondaryHandle {
@@ -26,7 +30,7 @@ export interface KnotSecondaryHandle {
 export function knotSecondaryConfig(dir: string, port: number, o: KnotSecondaryOptions): string {
   return `server:
     rundir: ${dir}
-    listen: 127.0.0.1@${port}
+    listen: ${o.listen ?? '127.0.0.1'}@${port}
     udp-workers: 1
     tcp-workers: 1
     background-workers: 1
@@ -41,11 +45,11 @@ key:
     secret: ${o.key.secret}
 remote:
   - id: primary
-    address: 127.0.0.1@${o.primaryPort}
+    address: ${o.primaryAddress ?? '127.0.0.1'}@${o.primaryPort}
     key: ${o.key.name}
 acl:
   - id: notify-from-primary
-    address: 127.0.0.1
+    address: ${o.primaryAddress ?? '127.0.0.1'}
     key: ${o.key.name}
     action: notify
 zone:

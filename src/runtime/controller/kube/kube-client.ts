@@ -52,6 +52,12 @@ export class KubeClient {
     return JSON.parse(text) as T;
   }
 
+  /** A GET answered with text whatever its status (a pod's /readyz through the API server's proxy). */
+  async getText(path: string, timeoutMs = REQUEST_TIMEOUT_MS): Promise<{ status: number; body: string }> {
+    const res = await this.exchange('GET', path, undefined, await this.credentials.get(), timeoutMs, undefined);
+    return { status: res.statusCode ?? 0, body: await readBody(res) };
+  }
+
   /**
    * Streams a watch: `onEvent` gets each event in order. Resolves when the server ends the stream
    * (its timeoutSeconds passed); rejects on a transport error, a status other than 200, an ERROR

@@ -1,0 +1,140 @@
+// What `etcdns status` reads of a running stack, through the Kubernetes API only (as the person
+// running it, with their kubeconfig): the stack's pods, and through the API server's proxy each
+// pod's own account: etcd's /metrics and /health, each DNS server's and controller's
+// /status.json; the controller's Lease. A part that does not answer is kept as its error.
+import type { KubeClient } from '../controller/kube/kube-client.ts';
+import type { ControllerSummary } from '../status-page/controller-page.ts';
+import type { ServerSummary } from '../status-page/server-page.ts';
+import { metricSamples, type MetricSample } from './metric-samples.ts';
+
+export type Fetched<T> = { ok: true; value: T } | { ok: false; error: string };
+
+export interface PodInfo {
+  name: string;
+  /** app.kubernetes.io/component: etcd, server-<view>, controller. */
+  component: string;
+  ready: boolean;
+  phase: string;
+  restarts: number;
+}
+
+export interface StackStatus {
+  namespace: string;
+  name: string;
+  at: Date;
+  /** The etcd StatefulSet's replicas: how many members there should be. */
+  etcdReplicas: Fetched<number>;
+  etcd: { pod: PodInfo; metrics: Fetched<MetricSample[]>; health: Fetched<boolean> }[];
+  servers: { view: string; pod: PodInfo; summary: Fetched<ServerSummary> }[];
+  controllers: { pod: PodInfo; summary: Fetched<ControllerSummary> }[];
+  /** The controller's Lease; undefined when there is none (one replica, no leader election). */
+  lease: Fetched<{ holder?: string; renewTime?: string; durationSeconds?: number }> | undefined;
+}
+
+interface Pod {
+  metadata: { name: string; labels?: Record<string, string>; deletionTimestamp?: string };
+  spec: { containers: { ports?: { name?: string; containerPort: number }[] }[] };
+  status?: {
+    phase?: string;
+    conditions?: { type: string; status: string }[];
+    containerStatuses?: { restartCount: number }[];
+  };
+}
+
+/** A pod's proxied endpoints answer within this (a stuck pod must not hold the command up). */
+const PROXY_TIMEOUT_MS = 5000;
+
+async function fetched<T>(read: () => Promise<T>): Promise<Fetched<T>> {
+  try {
+    return { ok: true, value: await read() };
+  } catch (e) {
+    return { ok: false, error: (e as Error).message };
+  }
+}
+
+export async function readStackStatus(kube: KubeClient, namespace: string, name: string): Promise<StackStatus> {
+  const ns = encodeURIComponent(namespace);
+  const selector = encodeURIComponent(`app.kubernetes.io/name=${name}`);
+  const pods = (
+    await kube.request<{ items: Pod[] }>('GET', `/api/v1/namespaces/${ns}/pods?labelSelector=${selector}`)
+  ).items
+    .filter((p) => !p.metadata.deletionTimestamp)
+    .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+  /** GET on a pod's named port through the API server's proxy. */
+  const proxied = async (pod: Pod, portName: string, path: string): Promise<string> => {
+    const port = pod.spec.containers.flatMap((c) => c.ports ?? []).find((p) => p.name === portName)?.containerPort;
+    if (port === undefined) throw new Error(`no port named ${portName}`);
+    const url = `/api/v1/namespaces/${ns}/pods/${encodeURIComponent(pod.metadata.name)}:${port}/proxy${path}`;
+    const res = await kube.getText(url, PROXY_TIMEOUT_MS);
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.body.trim().split('\n')[0]?.slice(0, 200)}`);
+    return res.body;
+  };
+  const json = <T>(pod: Pod, path: string) => fetched(async () => JSON.parse(await proxied(pod, 'http', path)) as T);
+  const of = (component: (c: string) => boolean) =>
+    pods.filter((p) => component(p.metadata.labels?.['app.kubernetes.io/component'] ?? ''));
+
+  const [etcdReplicas, etcd, servers, controllers, lease] = await Promise.all([
+    fetched(async () => {
+      const sts = await kube.request<{ spec: { replicas?: number } }>(
+        'GET',
+        `/apis/apps/v1/namespaces/${ns}/statefulsets/${encodeURIComponent(`${name}-etcd`)}`,
+      );
+      return sts.spec.replicas ?? 1;
+    }),
+    Promise.all(
+      of((c) => c === 'etcd').map(async (pod) => ({
+        pod: podInfo(pod),
+        metrics: await fetched(async () => metricSamples(await proxied(pod, 'metrics', '/metrics'))),
+        health: await fetched(
+          async () => (JSON.parse(await proxied(pod, 'metrics', '/health')) as { health?: string }).health === 'true',
+        ),
+      })),
+    ),
+    Promise.all(
+      of((c) => c.startsWith('server-')).map(async (pod) => ({
+        view: podInfo(pod).component.slice('server-'.length),
+        pod: podInfo(pod),
+        summary: await json<ServerSummary>(pod, '/status.json'),
+      })),
+    ),
+    Promise.all(
+      of((c) => c === 'controller').map(async (pod) => ({
+        pod: podInfo(pod),
+        summary: await json<ControllerSummary>(pod, '/status.json'),
+      })),
+    ),
+    readLease(kube, ns, `${name}-controller`),
+  ]);
+  return { namespace, name, at: new Date(), etcdReplicas, etcd, servers, controllers, lease };
+}
+
+async function readLease(kube: KubeClient, ns: string, leaseName: string): Promise<StackStatus['lease']> {
+  const path = `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/${encodeURIComponent(leaseName)}`;
+  const res = await fetched(() => kube.getText(path, PROXY_TIMEOUT_MS));
+  if (!res.ok) return res;
+  if (res.value.status === 404) return undefined;
+  if (res.value.status !== 200) return { ok: false, error: `lease ${leaseName}: ${res.value.status}` };
+  const spec = (
+    JSON.parse(res.value.body) as {
+      spec?: { holderIdentity?: string; renewTime?: string; leaseDurationSeconds?: number };
+    }
+  ).spec;
+  return {
+    ok: true,
+    value: {
+      ...(spec?.holderIdentity ? { holder: spec.holderIdentity } : {}),
+      ...(spec?.renewTime ? { renewTime: spec.renewTime } : {}),
+      ...(spec?.leaseDurationSeconds !== undefined ? { durationSeconds: spec.leaseDurationSeconds } : {}),
+    },
+  };
+}
+
+function podInfo(pod: Pod): PodInfo {
+  return {
+    name: pod.metadata.name,
+    component: pod.metadata.labels?.['app.kubernetes.io/component'] ?? '',
+    ready: pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
+    phase: pod.status?.phase ?? 'Unknown',
+    restarts: (pod.status?.containerStatuses ?? []).reduce((n, c) => n + c.restartCount, 0),
+  };
+}

@@ -1,0 +1,92 @@
+// `etcdns status`: one screen on a running stack for a person at a terminal, read through the
+// Kubernetes API with their kubeconfig (found as the controller finds its own: --kubeconfig,
+// $KUBECONFIG, in-cluster, ~/.kube/config): etcd's members, each DNS server replica, the
+// secondaries, the controller and the objects with problems. Exit code 1 when something needs a
+// person, 0 when nothing does, 2 on a usage or kubeconfig error.
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../../config/config-error.ts';
+import type { Subcommand } from '../subcommand.ts';
+
+export const USAGE = `Usage: etcdns status [--namespace NS] [--name NAME] [--kubeconfig FILE]
+
+Prints the state of a running etcdns stack and exits 1 when something needs a person:
+  etcd members (ready, healthy, leader, database size), each DNS server replica (ready, stale,
+  revision, how far etcd may be ahead, zone serials), the secondaries' last acknowledged
+  serials, the controller (leader, last sync) and the objects with problems.
+
+Options:
+  --namespace NS     the stack's namespace (default etcdns)
+  --name NAME        the stack's name, the prefix of its objects (default etcdns)
+  --kubeconfig FILE  default: $KUBECONFIG, in a pod its ServiceAccount, else ~/.kube/config
+
+Reads through the API server: list pods, get pods/proxy (each pod's HTTP port: the stack's
+NetworkPolicies must admit the API server there), get statefulsets and leases in NS.
+Exit codes: 0 nothing needs a person, 1 something does, 2 usage or kubeconfig error.
+`;
+
+interface StatusOptions {
+  namespace: string;
+  name: string;
+  kubeconfig: string | undefined;
+}
+
+export function parseStatusArgs(args: string[]): StatusOptions | 'help' {
+  const { values } = parseArgs({
+    args,
+    options: {
+      namespace: { type: 'string', short: 'n' },
+      name: { type: 'string' },
+      kubeconfig: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) return 'help';
+  const label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+  for (const key of ['namespace', 'name'] as const)
+    if (values[key] !== undefined && !label.test(values[key]))
+      throw new Error(`--${key}: must be a Kubernetes name such as "etcdns" (got ${JSON.stringify(values[key])})`);
+  return { namespace: values.namespace ?? 'etcdns', name: values.name ?? 'etcdns', kubeconfig: values.kubeconfig };
+}
+
+async function run(args: string[]): Promise<number> {
+  let options: StatusOptions | 'help';
+  try {
+    options = parseStatusArgs(args);
+  } catch (e) {
+    process.stderr.write(`etcdns status: ${(e as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (options === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  // Loaded once the arguments are good: the Kubernetes client is not needed for --help.
+  const { loadKubeTarget } = await import('../controller/kube/kube-target.ts');
+  const { KubeClient } = await import('../controller/kube/kube-client.ts');
+  const { readStackStatus } = await import('./stack-status.ts');
+  const { statusReport } = await import('./status-report.ts');
+  let kube;
+  try {
+    kube = new KubeClient(loadKubeTarget(options.kubeconfig));
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    process.stderr.write(`etcdns status: ${e.message}\n`);
+    return 2;
+  }
+  try {
+    const status = await readStackStatus(kube, options.namespace, options.name);
+    // Lines fit a terminal; piped into a file or another program they stay whole.
+    const report = statusReport(status, process.stdout.isTTY ? Math.max(80, process.stdout.columns) : Infinity);
+    process.stdout.write(`${report.lines.join('\n')}\n`);
+    return report.attention.length > 0 ? 1 : 0;
+  } catch (e) {
+    process.stderr.write(`etcdns status: cannot read the stack: ${(e as Error).message}\n`);
+    return 1;
+  } finally {
+    kube.close();
+  }
+}
+
+const subcommand: Subcommand = { run };
+export default subcommand;
