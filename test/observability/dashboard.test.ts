@@ -25,6 +25,7 @@ import { startPrometheus, type PrometheusHandle } from '../support/prometheus.ts
 import { stopAll, waitFor } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { repoRoot, tool } from '../support/tools.ts';
+import { prodViewsConfig } from './prod-views.ts';
 
 const ZONE = 'example.org';
 const SECRET = 'c2VjcmV0LWtleS1mb3ItdGhlLWRhc2hib2FyZC10ZXN0Cg==';
@@ -128,10 +129,7 @@ before(
       }),
     ]);
     knot = await startKnotSecondary({ zone: `${ZONE}.`, primaryPort: inside.port, port: knotPort, key: KEY });
-    const views = join(dir, 'views.json');
-    const prodController = dist<{ data: Record<string, string> }>('configmap-etcdns-controller.yaml');
-    const config = JSON.parse(prodController.data['config.json']!) as { views: unknown[] };
-    writeFileSync(views, JSON.stringify({ views: config.views }));
+    const views = prodViewsConfig(dir);
     controller = await startController({
       kubeconfigFile: await controllerKubeconfig(kube),
       etcdEndpoints: etcd.endpoints,

@@ -6,7 +6,7 @@
 // as text and runs nothing (JavaScript on); no secret value reaches the page. The test saves a
 // screenshot (ETCDNS_SCREENSHOT=docs/images/status-page.png writes the README's).
 import assert from 'node:assert/strict';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
@@ -20,6 +20,7 @@ import { createIngress, createLoadBalancerService } from '../support/kube-object
 import { stopAll, waitFor } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { repoRoot } from '../support/tools.ts';
+import { prodViewsConfig } from './prod-views.ts';
 
 const ZONE = 'example.org';
 const HOSTNAME = 'external-dns.alpha.kubernetes.io/hostname';
@@ -41,14 +42,7 @@ before(
   async () => {
     [kube, etcd] = await Promise.all([startKubeApiserver(), startEtcd()]);
     server = await startEtcdnsServer({ etcdEndpoints: etcd.endpoints, zones: [ZONE] });
-    const prod = load(readFileSync(join(repoRoot, 'dist', 'prod', 'configmap-etcdns-controller.yaml'), 'utf8')) as {
-      data: Record<string, string>;
-    };
-    const views = join(dir, 'views.json');
-    writeFileSync(
-      views,
-      JSON.stringify({ views: (JSON.parse(prod.data['config.json']!) as { views: unknown }).views }),
-    );
+    const views = prodViewsConfig(dir);
     kubeconfig = await controllerKubeconfig(kube);
     controller = await startController({
       kubeconfigFile: kubeconfig,

@@ -76,6 +76,28 @@ function stack(over: Partial<StackStatus> = {}): StackStatus {
   };
 }
 
+/** One replica whose zone is at serial 45 and whose secondary acknowledged 38, `seconds` ago. */
+const secondaryBehind = (seconds: number) =>
+  stack({
+    servers: [
+      {
+        view: 'internal',
+        pod: pod('etcdns-server-internal-x', 'server-internal'),
+        summary: ok(
+          server({
+            zones: [
+              {
+                zone: 'example.org.',
+                serial: 45,
+                secondaries: [{ secondary: '192.0.2.53:53', kind: 'notify-acked', serial: 38, at: before(seconds) }],
+              },
+            ],
+          }),
+        ),
+      },
+    ],
+  });
+
 // [situation, status, what needs a person (fragments; none: nothing)]
 const rows: [string, StackStatus, string[]][] = [
   ['all well', stack(), []],
@@ -118,50 +140,10 @@ const rows: [string, StackStatus, string[]][] = [
   ],
   [
     'a secondary behind for 10 minutes',
-    stack({
-      servers: [
-        {
-          view: 'internal',
-          pod: pod('etcdns-server-internal-x', 'server-internal'),
-          summary: ok(
-            server({
-              zones: [
-                {
-                  zone: 'example.org.',
-                  serial: 45,
-                  secondaries: [{ secondary: '192.0.2.53:53', kind: 'notify-acked', serial: 38, at: before(600) }],
-                },
-              ],
-            }),
-          ),
-        },
-      ],
-    }),
+    secondaryBehind(600),
     ['secondary 192.0.2.53:53 acknowledged serial 38 of example.org. (etcdns-server-internal-x has 45) 10 min ago'],
   ],
-  [
-    'a secondary behind for 2 seconds (a NOTIFY on its way)',
-    stack({
-      servers: [
-        {
-          view: 'internal',
-          pod: pod('etcdns-server-internal-x', 'server-internal'),
-          summary: ok(
-            server({
-              zones: [
-                {
-                  zone: 'example.org.',
-                  serial: 45,
-                  secondaries: [{ secondary: '192.0.2.53:53', kind: 'notify-acked', serial: 38, at: before(2) }],
-                },
-              ],
-            }),
-          ),
-        },
-      ],
-    }),
-    [],
-  ],
+  ['a secondary behind for 2 seconds (a NOTIFY on its way)', secondaryBehind(2), []],
   [
     'two controllers, neither leads; an expired Lease',
     stack({
