@@ -24,6 +24,7 @@ import { tempDir } from '../support/temp-dir.ts';
 import { etcdnsBin, nodeBin } from '../support/tools.ts';
 import {
   applyKustomization,
+  installGatewayApi,
   component,
   createEtcdVolumes,
   diagnose,
@@ -104,6 +105,7 @@ describe('etcdns status on a real single-node cluster', { timeout: 1_200_000 }, 
       },
     });
     await createEtcdVolumes(cluster, { statefulSet: 'etcdns-etcd', ordinals: [0], size: '1Gi' });
+    await installGatewayApi(cluster);
     applyKustomization(cluster, writeOverlay(join(dir, 'dev'), images));
     let serverIp: string;
     try {
