@@ -26,7 +26,7 @@ import {
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
 import { createLoadBalancerService } from '../support/kube-objects.ts';
 import { stopAll, waitFor } from '../support/process.ts';
-import { controllerKubeconfig, startController, type ControllerHandle } from './controller-harness.ts';
+import { controllerKubeconfig, runPlan, startController, type ControllerHandle } from './controller-harness.ts';
 
 const SOURCES: SourceKind[] = [
   'service',
@@ -45,7 +45,9 @@ let kube: KubeHandle;
 let etcd: EtcdHandle;
 let server: EtcdnsServerHandle;
 let controller: ControllerHandle;
+let kubeconfig: string;
 const figures: string[] = [];
+const ARGS = [...SOURCES.flatMap((s) => ['--source', s]), '--domain-filter', 'example.org,176.9.10.in-addr.arpa'];
 
 before(async () => {
   [kube, etcd] = await Promise.all([startKubeApiserver(), startEtcd()]);
@@ -56,18 +58,12 @@ before(async () => {
   const core = kube.admin.makeApiClient(k8s.CoreV1Api);
   for (const name of ['infra', 'apps', 'dns']) await core.createNamespace({ body: { metadata: { name } } });
   await installGatewayApiCrds(kube.admin);
-  const kubeconfig = await controllerKubeconfig(kube, SOURCES);
+  kubeconfig = await controllerKubeconfig(kube, SOURCES);
   controller = await startController({
     kubeconfigFile: kubeconfig,
     etcdEndpoints: etcd.endpoints,
     ownerId: 'e2e',
-    args: [
-      ...SOURCES.flatMap((s) => ['--source', s]),
-      '--domain-filter',
-      'example.org,176.9.10.in-addr.arpa',
-      '--debounce-ms',
-      '5',
-    ],
+    args: ARGS,
     waitReady: false,
   });
 });
@@ -234,6 +230,12 @@ test('a route deleted: NXDOMAIN within 1 s', async () => {
   const ms = await answeredAfter(started, 'game.example.org', 'A', nx);
   figures.push(`route deleted -> NXDOMAIN ${ms} ms`);
   assert.ok(ms < GOAL_MS, `${ms} ms`);
+});
+
+test('etcdns plan, as the controller reads the routes, finds nothing left to change', async () => {
+  const plan = await runPlan({ kubeconfigFile: kubeconfig, etcdEndpoints: etcd.endpoints, ownerId: 'e2e', args: ARGS });
+  assert.equal(plan.code, 0, `${plan.stdout}\n${plan.stderr}`);
+  assert.match(plan.stdout, /^0 to create, 0 to update, 0 to delete, 0 conflicts$/m);
 });
 
 interface Condition {
