@@ -89,6 +89,9 @@ class Cluster implements ClusterObjects {
   nodes() {
     return NODES;
   }
+  unseenResources() {
+    return new Set<string>();
+  }
 
   apply(e: Event): ObjectKey[] {
     const key = (kind: ObjectKey['kind'], name: string): ObjectKey => ({ kind, namespace: 'default', name });

@@ -42,6 +42,8 @@ type Row = {
   policy?: Policy;
   prefix?: string;
   adopt?: string;
+  /** Resource kinds whose objects cannot be read now (PlanInput.unseen). */
+  unseen?: string[];
   creates?: [string, object][];
   updates?: [string, object][];
   deletes?: string[];
@@ -283,6 +285,23 @@ const rows: Row[] = [
     creates: [[WEB, { host: 'lb.example.net', owner: ME, resource: web }]],
     deletes: ['/skydns/org/example/cname-web/0badf00d', '/skydns/org/example/web/0badf00d'],
   },
+  {
+    name: 'the entries of a kind that cannot be read (its CRD not served) are kept; other kinds are planned',
+    desired: [rec('web.example.org.', 'A', '10.0.0.2')],
+    unseen: ['httproute'],
+    current: [
+      cur(A1, ours('10.0.0.1')),
+      cur('/skydns/org/example/shop/' + h('A 10.0.0.5'), ours('10.0.0.5', 'httproute/apps/shop')),
+    ],
+    creates: [[A2, { host: '10.0.0.2', targetstrip: 1, owner: ME, resource: web }]],
+    deletes: [A1],
+  },
+  {
+    name: 'the same entries are deleted once the kind can be read and has no such object',
+    desired: [],
+    current: [cur('/skydns/org/example/shop/' + h('A 10.0.0.5'), ours('10.0.0.5', 'httproute/apps/shop'))],
+    deletes: ['/skydns/org/example/shop/' + h('A 10.0.0.5')],
+  },
 ];
 
 function summarize(plan: Plan) {
@@ -303,6 +322,7 @@ for (const row of rows) {
       desired: row.desired,
       current: row.current ?? [],
       ...(row.adopt ? { adoptExternalDnsOwner: row.adopt } : {}),
+      ...(row.unseen ? { unseen: new Set(row.unseen) } : {}),
     };
     const plan = planPrefix(input);
     assert.deepEqual(summarize(plan), {

@@ -35,6 +35,7 @@ export interface ControllerDeps {
   cache: ClusterObjects & {
     synced(): boolean;
     unsynced(): string[];
+    notServed(): string[];
   };
   /** One store per view, at the view's prefix. */
   storeFor: (prefix: string) => EtcdStore;
@@ -209,7 +210,14 @@ export class Controller {
     const unsynced = this.d.cache.unsynced();
     if (unsynced.length > 0) return { ready: false, detail: `caches not synced: ${unsynced.join(', ')}` };
     if (!this.etcdOk) return { ready: false, detail: `etcd: ${this.etcdDetail}` };
-    return { ready: true, detail: `caches synced, etcd reachable, ${this.d.isLeader() ? 'leader' : 'standby'}` };
+    // Ready: every served kind is published; a kind not served has no objects, and its records stay.
+    const notServed = this.d.cache.notServed();
+    const kept =
+      notServed.length > 0 ? `; records kept as they are for what is not served: ${notServed.join(', ')}` : '';
+    return {
+      ready: true,
+      detail: `caches synced, etcd reachable, ${this.d.isLeader() ? 'leader' : 'standby'}${kept}`,
+    };
   }
 
   private async runLoop(): Promise<void> {

@@ -72,3 +72,8 @@ export interface Problem {
 export function resourceId(ref: Pick<ObjectRef, 'kind' | 'namespace' | 'name'>): string {
   return `${sourceOfKind(ref.kind).resourcePrefix}/${ref.namespace}/${ref.name}`;
 }
+
+/** "httproute" of "httproute/apps/web": the source a resource id names. */
+export function resourcePrefixOf(id: string): string {
+  return id.slice(0, id.indexOf('/'));
+}

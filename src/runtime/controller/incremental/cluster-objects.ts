@@ -14,6 +14,8 @@ export interface ClusterObjects extends GatewayContext {
   /** EndpointSlices of a Service (by their kubernetes.io/service-name label). */
   endpointSlices(namespace: string, service: string): readonly V1EndpointSlice[];
   nodes(): readonly V1Node[];
+  /** Resource id prefixes ("httproute") whose objects cannot be read now: their records are kept as they are. */
+  unseenResources(): ReadonlySet<string>;
 }
 
 /** A source object that changed (added, updated, deleted, or something its records depend on did). */

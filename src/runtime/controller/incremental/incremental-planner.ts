@@ -62,6 +62,8 @@ export class IncrementalPlanner {
   private readonly index: DesiredIndex;
   private readonly views: ViewState[];
   private readonly compiled: CompiledView[];
+  /** The resources whose objects could not be read at the last rebuild or update (see PlanInput.unseen). */
+  private unseen: ReadonlySet<string> = new Set();
 
   constructor(views: readonly CompiledView[], options: SourceOptions, settings: PlannerSettings) {
     this.options = options;
@@ -86,6 +88,7 @@ export class IncrementalPlanner {
   /** Recomputes the records of every object. */
   rebuild(cluster: ClusterObjects): void {
     this.index.clear();
+    this.unseen = cluster.unseenResources();
     const context = sourceContext(cluster);
     for (const source of this.options.sources) {
       const kind = SOURCES[source].kind;
@@ -96,6 +99,7 @@ export class IncrementalPlanner {
   /** Recomputes the records of changed objects; returns per view the names to plan again. */
   update(changed: Iterable<ObjectKey>, cluster: ClusterObjects): Set<string>[] {
     const touched = this.views.map(() => new Set<string>());
+    this.unseen = cluster.unseenResources();
     const context = sourceContext(cluster);
     for (const key of changed) {
       const source = clusterObject(key, cluster);
@@ -179,6 +183,7 @@ export class IncrementalPlanner {
       ownerId,
       policy,
       apexes: v.apexes,
+      unseen: this.unseen,
       ...(adoptExternalDnsOwner ? { adoptExternalDnsOwner } : {}),
     };
   }

@@ -6,6 +6,8 @@
 // an EndpointSlice's Service (before and after); the routes attached to a Gateway or ListenerSet
 // (by their spec.parentRefs, indexed here); the routes in a Namespace and in its ListenerSets'
 // namespace. A list, and any Node change, says 'all' (Nodes feed every NodePort Service).
+// A kind the API server does not serve (a CRD not installed) is empty; the records of the sources
+// that need it cannot be computed then, and are kept as they are (unseenResources()).
 import type { KubernetesObject, V1EndpointSlice, V1Node } from '@kubernetes/client-node';
 import {
   collectionPath,
@@ -67,8 +69,10 @@ export class ClusterCache implements ClusterObjects {
   private readonly slicesByService = new Map<string, Map<string, V1EndpointSlice>>();
   /** Routes by the parents their spec.parentRefs name, kept as they change. */
   private readonly routesByParent = new Map<string, Map<string, ObjectKey>>();
+  private readonly sources: readonly SourceKind[];
 
   constructor(client: KubeClient, options: ClusterCacheOptions) {
+    this.sources = options.sources;
     const add = (
       kind: Kind,
       api: ApiResource,
@@ -127,6 +131,30 @@ export class ClusterCache implements ClusterObjects {
     return [...this.informers]
       .filter(([, i]) => !i.synced())
       .map(([kind, i]) => (i.problem() ? `${kind} (${i.problem()})` : kind));
+  }
+
+  /** Kinds the API server does not serve, each with what to do (for /readyz and the log). */
+  notServed(): string[] {
+    return [...this.informers].filter(([, i]) => i.notServed()).map(([kind, i]) => `${kind} (${i.notServed()})`);
+  }
+
+  /**
+   * Resource ids' prefixes ("httproute") of the sources whose objects cannot be read now: their
+   * own kind is not served, or (routes) the Gateways or ListenerSets they attach to are not.
+   */
+  unseenResources(): ReadonlySet<string> {
+    const unseen = new Set<string>();
+    for (const [kind, informer] of this.informers) {
+      if (!informer.notServed()) continue;
+      const sources =
+        kind === 'Gateway' || kind === 'ListenerSet'
+          ? this.sources.filter(isRouteSource)
+          : kind in DEPENDENCIES
+            ? []
+            : [sourceOfKind(kind as ObjectKind).source];
+      for (const source of sources) unseen.add(SOURCES[source].resourcePrefix);
+    }
+    return unseen;
   }
 
   objects(kind: ObjectKind): Iterable<KubernetesObject> {

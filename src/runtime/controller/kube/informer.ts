@@ -3,6 +3,8 @@
 // when the server ends it, and a fresh list when that version is too old (410 Gone). Errors are
 // retried with backoff; the cache keeps its last content meanwhile. A collection may be served at
 // one of several versions (a CRD's): the first that the API server serves is listed and watched.
+// When none is served (a CRD not installed) the cache is empty and says so (notServed()), and the
+// list is retried with the same backoff, so installing the CRD later is enough.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from '../../shared/log.ts';
@@ -35,7 +37,7 @@ const MAX_RETRY_MS = 30_000;
 const WATCH_MIN_SECONDS = 300;
 const IDLE_GRACE_MS = 30_000;
 
-/** No version of the collection is served: a CRD not installed (an expected state, not a fault). */
+/** No version of the collection is served: a CRD not installed (a state to report, not a fault). */
 export class NotServedError extends Error {}
 
 export interface ObjectChange<T> {
@@ -62,6 +64,8 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
   private path: string;
   /** Why the last list or watch failed (for readiness), empty after a success. */
   private failure = '';
+  /** Why the collection is not served (no version of it is), empty while it is. */
+  private notServedReason = '';
 
   constructor(client: KubeClient, options: InformerOptions) {
     this.client = client;
@@ -70,9 +74,14 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     this.path = this.paths[0]!;
   }
 
-  /** True once a list has succeeded. */
+  /** True once a list has succeeded, or the server said that it serves no version of the collection. */
   synced(): boolean {
     return this.listed;
+  }
+
+  /** Why the collection is not served (its content is then empty), or '' while it is served. */
+  notServed(): string {
+    return this.notServedReason;
   }
 
   /** Why the cache is not (or no longer) up to date, or '' when its last list or watch worked. */
@@ -118,13 +127,10 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
         }
         // The version watched is no longer served (a CRD changed): list again, at any version.
         if (err instanceof KubeApiError && err.status === 404 && this.resourceVersion) this.resourceVersion = '';
-        this.failure = (err as Error).message;
-        this.o.log.warn('list or watch failed; retrying', {
-          path: this.path,
-          // Not served: the message says what to do; a stack would say nothing more.
-          error: err instanceof NotServedError ? err.message : err,
-          retryMs: this.retryMs,
-        });
+        if (!(err instanceof NotServedError)) {
+          this.failure = (err as Error).message;
+          this.o.log.warn('list or watch failed; retrying', { path: this.path, error: err, retryMs: this.retryMs });
+        }
         await delay(this.retryMs, undefined, { signal: this.abort.signal }).catch(() => undefined);
         this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
       }
@@ -149,10 +155,22 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     } while (cont);
     this.objects = next;
     this.resourceVersion = version;
-    if (!this.listed) this.o.log.info('cache synced', { path: this.path, objects: next.size });
+    if (!this.listed || this.notServedReason) this.o.log.info('cache synced', { path: this.path, objects: next.size });
     this.listed = true;
     this.failure = '';
+    this.notServedReason = '';
     this.o.onChange();
+  }
+
+  /** Not served: there is no object of the kind (a CRD's deletion deletes its objects). Said once per state change. */
+  private becomeNotServed(reason: string): void {
+    if (!this.notServedReason) this.o.log.warn('not served; retrying until it is', { error: reason });
+    const changed = !this.listed || this.objects.size > 0;
+    this.notServedReason = reason;
+    this.failure = '';
+    this.objects = new Map();
+    this.listed = true;
+    if (changed) this.o.onChange();
   }
 
   /** The first page of the first path the server serves (404: the next path, e.g. an older version). */
@@ -169,9 +187,9 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
       }
     }
     const tried = this.paths.join(', ');
-    throw new NotServedError(
-      `not served by the API server (404 at ${tried})${this.o.notServed ? `: ${this.o.notServed}` : ''}`,
-    );
+    const reason = `not served by the API server (404 at ${tried})${this.o.notServed ? `: ${this.o.notServed}` : ''}`;
+    this.becomeNotServed(reason);
+    throw new NotServedError(reason);
   }
 
   private async watch(): Promise<void> {

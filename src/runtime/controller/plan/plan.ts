@@ -2,7 +2,7 @@
 // Pure. This is the unit a view is planned with (its records already rewritten for the view).
 import { encodeEntry } from '../../shared/skydns-entry.ts';
 import type { Policy } from '../../../config/controller-config.ts';
-import { resourceId, type DesiredRecord } from '../desired-record.ts';
+import { resourceId, resourcePrefixOf, type DesiredRecord } from '../desired-record.ts';
 import { classifyEntries, type CurrentEntry } from './current-entries.ts';
 import { layOut } from './layout.ts';
 import { mergeRecords, type Conflict } from './merge.ts';
@@ -15,6 +15,11 @@ export interface PlanInput {
   adoptExternalDnsOwner?: string;
   /** Zone apexes (canonical): their records are laid out below dns/apex/, and no CNAME goes there. */
   apexes?: ReadonlySet<string>;
+  /**
+   * Resource id prefixes ("httproute") whose objects cannot be read now (a CRD not installed): our
+   * entries of those resources are kept as they are, neither deleted nor counted as published.
+   */
+  unseen?: ReadonlySet<string>;
   desired: readonly DesiredRecord[];
   current: readonly CurrentEntry[];
 }
@@ -123,8 +128,10 @@ export function planPrefix(input: PlanInput): Plan {
   // Adopted entries of a name we now publish are replaced whatever the policy: the name moves to
   // our layout in one transaction (a name's creates and deletes are applied together).
   const published = new Set([...wanted.values()].map((w) => w.name));
+  const unseen = (resource: string | undefined) =>
+    resource !== undefined && input.unseen?.has(resourcePrefixOf(resource));
   for (const [key, existing] of current.owned) {
-    if (wanted.has(key)) continue;
+    if (wanted.has(key) || (!existing.adopted && unseen(existing.entry.resource))) continue;
     if (input.policy === 'sync' || (existing.adopted && published.has(existing.name))) {
       plan.deletes.push({
         name: existing.name,
