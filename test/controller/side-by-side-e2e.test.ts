@@ -13,9 +13,7 @@ import { runExternalDns } from '../support/external-dns.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
 import { createIngress } from '../support/kube-objects.ts';
 import { stopAll } from '../support/process.ts';
-import { etcdnsBin, nodeBin } from '../support/tools.ts';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { runOnce } from './controller-harness.ts';
 
 const H = 'external-dns.kubernetes.io/'; // external-dns v0.22 reads only this prefix by default
 let kube: KubeHandle;
@@ -149,19 +147,13 @@ before(async () => {
       '--policy=sync',
     ],
   });
-  await promisify(execFile)(nodeBin, [
-    etcdnsBin,
-    'controller',
-    '--once',
-    '--kubeconfig',
-    kube.kubeconfigFile,
-    '--etcd',
-    etcdOurs.endpoint,
-    '--owner-id',
-    'ours',
-    '--domain-filter',
-    'example.org',
-  ]);
+  const once = await runOnce({
+    kubeconfigFile: kube.kubeconfigFile,
+    etcdEndpoints: [etcdOurs.endpoint],
+    ownerId: 'ours',
+    args: ['--domain-filter', 'example.org'],
+  });
+  assert.equal(once.code, 0, once.stderr);
   // Both servers follow their etcd through a watch; give them a moment to see the last writes.
   await new Promise((r) => setTimeout(r, 500));
 });

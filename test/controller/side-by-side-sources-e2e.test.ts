@@ -7,8 +7,6 @@
 // "Differences from external-dns", says the same). Route names must be identical: there the two
 // read the same rules.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import { answerData, dig } from '../support/dig.ts';
@@ -27,7 +25,7 @@ import {
 } from '../support/gateway-api.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
 import { stopAll } from '../support/process.ts';
-import { etcdnsBin, nodeBin } from '../support/tools.ts';
+import { runOnce } from './controller-harness.ts';
 
 const H = 'external-dns.kubernetes.io/'; // external-dns v0.22 reads only this prefix by default
 const ROUTE_SOURCES = [
@@ -270,19 +268,13 @@ before(async () => {
   });
   figures.push(`external-dns --once ${Math.round(performance.now() - started)} ms`);
   started = performance.now();
-  await promisify(execFile)(nodeBin, [
-    etcdnsBin,
-    'controller',
-    '--once',
-    '--kubeconfig',
-    kube.kubeconfigFile,
-    '--etcd',
-    etcdOurs.endpoint,
-    '--owner-id',
-    'ours',
-    ...sources.flatMap((s) => ['--source', s]),
-    ...domains.flatMap((d) => ['--domain-filter', d]),
-  ]);
+  const once = await runOnce({
+    kubeconfigFile: kube.kubeconfigFile,
+    etcdEndpoints: [etcdOurs.endpoint],
+    ownerId: 'ours',
+    args: [...sources.flatMap((s) => ['--source', s]), ...domains.flatMap((d) => ['--domain-filter', d])],
+  });
+  assert.equal(once.code, 0, once.stderr);
   figures.push(`etcdns controller --once ${Math.round(performance.now() - started)} ms`);
   // Both servers follow their etcd through a watch; give them a moment to see the last writes.
   await new Promise((r) => setTimeout(r, 500));
