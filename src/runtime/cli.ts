@@ -5,7 +5,8 @@ import type { Subcommand } from './subcommand.ts';
 
 const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcommand> }> = {
   controller: {
-    summary: 'Publish Service and Ingress records into etcd (replaces external-dns)',
+    summary:
+      'Publish records of Services, Ingresses, Gateway API routes and DNSEndpoints into etcd (replaces external-dns)',
     load: async () => (await import('./controller/controller-command.ts')).default,
   },
   'etcd-member': {
