@@ -222,6 +222,14 @@ export function alertRuleGroups(input: AlertRulesInput): AlertRuleGroup[] {
       'Syncs have failed in every 5 minutes for 10 minutes (etcd errors: see the log lines "etcd unavailable").',
     ),
     rule(
+      'EtcdnsControllerSourceNotServed',
+      'warning',
+      '15m',
+      `max by (job, kind) (etcdns_controller_kind_not_served{${controller}}) == 1`,
+      'the API server does not serve {{ $labels.kind }}, which the controller reads',
+      'No {{ $labels.kind }} can be read (its CRD is not installed): the records the controller wrote for it are kept as they are, and no change to them is published.',
+    ),
+    rule(
       'EtcdnsObjectProblemsGrowing',
       'warning',
       '30m',

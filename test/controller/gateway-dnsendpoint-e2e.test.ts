@@ -110,6 +110,11 @@ test('a source whose CRD is not installed holds back nothing else: the other kin
     readyz.body,
     /records kept as they are for what is not served: DNSEndpoint \(not served by the API server .*install its CRD, or take crd out of the sources/,
   );
+  const notServed = async () =>
+    (await controller.http('/metrics')).body.match(
+      /^etcdns_controller_kind_not_served\{kind="DNSEndpoint"\} (\d)$/m,
+    )?.[1];
+  assert.equal(await notServed(), '1');
   await installDnsEndpointCrd(kube.admin);
   const installed = performance.now();
   await waitFor(
@@ -117,6 +122,7 @@ test('a source whose CRD is not installed holds back nothing else: the other kin
     async () => (!(await controller.http('/readyz')).body.includes('DNSEndpoint') ? true : undefined),
     60_000,
   );
+  await waitFor('the metric says served', async () => ((await notServed()) === '0' ? true : undefined));
   figures.push(`CRD installed -> read ${Math.round(performance.now() - installed)} ms`);
 });
 

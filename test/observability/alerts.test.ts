@@ -350,6 +350,24 @@ const ROWS: Row[] = [
     },
   },
   {
+    alert: 'EtcdnsControllerSourceNotServed',
+    fires: {
+      why: 'HTTPRoute not served for 20 minutes',
+      series: [
+        s(`etcdns_controller_kind_not_served{${C}, instance="c0", kind="HTTPRoute"}`, '1x30'),
+        s(`etcdns_controller_kind_not_served{${C}, instance="c0", kind="Service"}`, '0x30'),
+      ],
+      at: 20,
+      alerts: [{ severity: 'warning', job: 'etcdns-controller-metrics', kind: 'HTTPRoute' }],
+    },
+    quiet: {
+      why: 'HTTPRoute not served for 10 minutes, then its CRD installed',
+      series: [s(`etcdns_controller_kind_not_served{${C}, instance="c0", kind="HTTPRoute"}`, '1x10 0x20')],
+      at: 20,
+      alerts: [],
+    },
+  },
+  {
     alert: 'EtcdnsControllerSyncErrors',
     fires: {
       why: 'a failed sync every 12 s for 30 minutes',

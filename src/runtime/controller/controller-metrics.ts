@@ -32,6 +32,10 @@ export function controllerMetrics(registry = new Registry()) {
     ),
     errors: registry.counter('etcdns_controller_errors_total', 'Errors, by kind (etcd, conflict, kubernetes)'),
     problems: registry.gauge('etcdns_controller_problems', 'Current problems (skipped names, conflicts), by reason'),
+    notServed: registry.gauge(
+      'etcdns_controller_kind_not_served',
+      '1 while the API server does not serve a kind the sources read (a CRD not installed): its records are kept as they are',
+    ),
     undecodable: registry.gauge(
       'etcdns_controller_undecodable_entries',
       'Values under the prefix that are not valid SkyDNS entries (skipped, never touched)',

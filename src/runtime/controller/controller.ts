@@ -35,7 +35,7 @@ export interface ControllerDeps {
   cache: ClusterObjects & {
     synced(): boolean;
     unsynced(): string[];
-    notServed(): string[];
+    servedState(): { kind: string; notServed: string }[];
   };
   /** One store per view, at the view's prefix. */
   storeFor: (prefix: string) => EtcdStore;
@@ -211,7 +211,10 @@ export class Controller {
     if (unsynced.length > 0) return { ready: false, detail: `caches not synced: ${unsynced.join(', ')}` };
     if (!this.etcdOk) return { ready: false, detail: `etcd: ${this.etcdDetail}` };
     // Ready: every served kind is published; a kind not served has no objects, and its records stay.
-    const notServed = this.d.cache.notServed();
+    const notServed = this.d.cache
+      .servedState()
+      .filter((s) => s.notServed)
+      .map((s) => `${s.kind} (${s.notServed})`);
     const kept =
       notServed.length > 0 ? `; records kept as they are for what is not served: ${notServed.join(', ')}` : '';
     return {
@@ -296,6 +299,7 @@ export class Controller {
     }
     this.lastPlans = plans.map((plan, i) => ({ view: this.views[i]!.view.config.name, plan }));
 
+    for (const { kind, notServed } of cache.servedState()) metrics.notServed.set(notServed ? 1 : 0, { kind });
     const problems = this.planner.problems();
     this.problemTimes.update(problems);
     const byReason = new Map<string, number>();

@@ -133,9 +133,9 @@ export class ClusterCache implements ClusterObjects {
       .map(([kind, i]) => (i.problem() ? `${kind} (${i.problem()})` : kind));
   }
 
-  /** Kinds the API server does not serve, each with what to do (for /readyz and the log). */
-  notServed(): string[] {
-    return [...this.informers].filter(([, i]) => i.notServed()).map(([kind, i]) => `${kind} (${i.notServed()})`);
+  /** Every kind read, each with why the API server does not serve it ('' while it does). */
+  servedState(): { kind: string; notServed: string }[] {
+    return [...this.informers].map(([kind, i]) => ({ kind, notServed: i.notServed() }));
   }
 
   /**
