@@ -178,12 +178,21 @@ async function withoutSnapshot(rig: Rig): Promise<string> {
   );
   const probe = new DnsProbe(port);
   try {
-    await sleep(3000);
-    const ready = await fetch(`http://127.0.0.1:${httpPort}/readyz`).then(
-      (r) => r.status,
-      () => 0,
+    // On a loaded machine the process takes a while to listen: wait for it to answer, not a fixed time.
+    const ready = await waitFor(
+      'the server without a snapshot answers HTTP',
+      () =>
+        fetch(`http://127.0.0.1:${httpPort}/readyz`).then(
+          (r) => r.status,
+          () => undefined,
+        ),
+      30_000,
+      100,
     );
-    const answer = await probe.query([...rig.stable.keys()][0]!, 1000);
+    const answer = await waitFor('the server without a snapshot answers DNS', async () => {
+      const a = await probe.query([...rig.stable.keys()][0]!, 1000);
+      return a.rcode === 'TIMEOUT' ? undefined : a;
+    });
     return `readyz ${ready}, ${answer.rcode}`;
   } finally {
     probe.close();
