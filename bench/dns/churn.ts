@@ -8,8 +8,8 @@
 import { createSocket } from 'node:dgram';
 import type { Etcd3 } from 'etcd3';
 import { Packet } from 'dns2';
-import { nameToKey } from '../../src/runtime/shared/skydns-key.ts';
-import { encodeEntry } from '../../src/runtime/shared/skydns-entry.ts';
+import { nameToKey } from '../../src/skydns/skydns-key.ts';
+import { encodeEntry } from '../../src/skydns/skydns-entry.ts';
 import type { RecordSet } from './record-set.ts';
 
 export const CHURN_TARGETS = ['other', 'queried'] as const;

@@ -3,8 +3,8 @@
 // dnsperf query list (~90% existing names, ~10% names that do not exist).
 import { createHash } from 'node:crypto';
 import { canonicalName } from '../../src/dns/dns-name.ts';
-import { nameToKey } from '../../src/runtime/shared/skydns-key.ts';
-import { encodeEntry } from '../../src/runtime/shared/skydns-entry.ts';
+import { nameToKey } from '../../src/skydns/skydns-key.ts';
+import { encodeEntry } from '../../src/skydns/skydns-entry.ts';
 
 export interface BenchName {
   /** Canonical, e.g. "svc-00042.bench.example.org.". */

@@ -2,7 +2,7 @@
 // Contract: any text decodes or gives an error result, never an exception; a decoded entry
 // encodes to a value that decodes to the same entry (what the controller writes, it reads back).
 import assert from 'node:assert/strict';
-import { decodeEntry, encodeEntry } from '../../src/runtime/shared/skydns-entry.ts';
+import { decodeEntry, encodeEntry } from '../../src/skydns/skydns-entry.ts';
 import type { FuzzTarget } from '../engine.ts';
 
 export const skydnsEntry: FuzzTarget = {

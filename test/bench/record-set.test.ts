@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { etcdEntries, generateRecordSet, queryLines, zoneFile } from '../../bench/dns/record-set.ts';
-import { decodeEntry } from '../../src/runtime/shared/skydns-entry.ts';
-import { keyToName } from '../../src/runtime/shared/skydns-key.ts';
+import { decodeEntry } from '../../src/skydns/skydns-entry.ts';
+import { keyToName } from '../../src/skydns/skydns-key.ts';
 
 const set = generateRecordSet(100);
 

@@ -12,7 +12,7 @@ import * as k8s from '@kubernetes/client-node';
 import { answerData, dig } from '../support/dig.ts';
 import { answerDifferences, comparable } from '../support/dns-compare.ts';
 import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
-import { keyToName } from '../../src/runtime/shared/skydns-key.ts';
+import { keyToName } from '../../src/skydns/skydns-key.ts';
 import { startEtcdnsServer, type EtcdnsServerHandle } from '../support/etcdns-server.ts';
 import { runExternalDns } from '../support/external-dns.ts';
 import {

@@ -11,7 +11,7 @@ import { answerDifferences, comparable, type ComparableAnswer } from '../support
 import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
 import { startEtcdnsServer, type EtcdnsServerHandle } from '../support/etcdns-server.ts';
 import { stopAll, waitFor } from '../support/process.ts';
-import { nameToKey } from '../../src/runtime/shared/skydns-key.ts';
+import { nameToKey } from '../../src/skydns/skydns-key.ts';
 import { ANY_NAMES, ENTRIES, NAMES, TYPES, ZONES } from './interop-records.ts';
 
 const PREFIX = '/skydns';

@@ -3,7 +3,7 @@
 // answer rule, the CoreDNS interop fixture, and what the controller writes for Services and
 // Ingresses of every kind its source tables cover (both views). Keys are relative to the prefix.
 import type { V1EndpointSlice, V1Ingress, V1Node, V1Service } from '@kubernetes/client-node';
-import { encodeEntry } from '../../src/runtime/shared/skydns-entry.ts';
+import { encodeEntry } from '../../src/skydns/skydns-entry.ts';
 import { planPrefix } from '../../src/runtime/controller/plan/plan.ts';
 import { sourceOptions } from '../../src/runtime/controller/sources/source-options.ts';
 import { controllerViews } from '../../src/runtime/controller/views/controller-views.ts';

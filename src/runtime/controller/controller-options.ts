@@ -6,7 +6,7 @@ import { loadOptions, usage, type CommandTable, type OptionSpec } from '../../co
 import { controllerConfigSchema, type ControllerConfig } from '../../config/controller-config.ts';
 import { ETCD_OPTIONS } from '../../config/etcd-options.ts';
 import { parseConfig } from '../../config/schema-problems.ts';
-import { DEFAULT_PREFIX } from '../shared/skydns-key.ts';
+import { DEFAULT_PREFIX } from '../../skydns/skydns-key.ts';
 import { SOURCE_KINDS } from '../../config/source-kinds.ts';
 import { RECORD_TYPES } from '../../dns/record-types.ts';
 import { DNS_ENDPOINT_API_VERSION } from './sources/dns-endpoint/dns-endpoint.ts';

@@ -9,7 +9,7 @@
 import { labelsOf } from '../../dns/dns-name.ts';
 import { RCODE, TYPE } from './dns-constants.ts';
 import type { Answer, Question } from './dns-message.ts';
-import { classifyHost } from './host-address.ts';
+import { classifyHost } from '../../skydns/host-address.ts';
 import { lookupName, type LookupMode } from './name-lookup.ts';
 import type { RecordIndex } from './record-index.ts';
 import type { Zone } from './zones.ts';

@@ -2,8 +2,8 @@
 // reverse, as the SkyDNS layout stores them) holding the decoded value of each key. Pure: the
 // record store feeds it etcd's range reads and watch events; the resolver only reads it.
 import { isInZone } from '../../dns/dns-name.ts';
-import { decodeEntry, type SkyDnsEntry } from '../shared/skydns-entry.ts';
-import { keyToName, normalizePrefix } from '../shared/skydns-key.ts';
+import { decodeEntry, type SkyDnsEntry } from '../../skydns/skydns-entry.ts';
+import { keyToName, normalizePrefix } from '../../skydns/skydns-key.ts';
 import {
   DEFAULT_RECORD_LIMITS,
   entriesSkip,

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { promises as fs, readFileSync } from 'node:fs';
 import type { Logger } from '../shared/log.ts';
-import { encodeEntry } from '../shared/skydns-entry.ts';
+import { encodeEntry } from '../../skydns/skydns-entry.ts';
 import { RecordIndex, type KeyValue } from './record-index.ts';
 import type { RecordLimits } from './record-limits.ts';
 

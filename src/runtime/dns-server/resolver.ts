@@ -8,12 +8,12 @@
 //   (plugin/backend_lookup.go).
 // Both keep the deviations of docs/skydns-layout.md that hold in their mode.
 import { canonicalName, isInZone, labelsOf } from '../../dns/dns-name.ts';
-import type { SkyDnsEntry } from '../shared/skydns-entry.ts';
-import { CLASS, RCODE, TYPE } from './dns-constants.ts';
+import type { SkyDnsEntry } from '../../skydns/skydns-entry.ts';
+import { CLASS, RCODE, TYPE, typeName } from './dns-constants.ts';
 import type { Answer, Question, ResourceRecord } from './dns-message.ts';
 import { findZoneCut, type ZoneCut } from './delegation.ts';
-import { givesSrv, nameHostType } from './entry-types.ts';
-import { classifyHost } from './host-address.ts';
+import { givesSrv, nameHostType } from '../../skydns/entry-types.ts';
+import { classifyHost } from '../../skydns/host-address.ts';
 import { lookupName, subtreeOf, type LookupMode, type LookupPurpose } from './name-lookup.ts';
 import type { RecordIndex, StoredEntry } from './record-index.ts';
 import { wireSerial } from './soa-serial.ts';
@@ -422,9 +422,10 @@ function apexNameServers(ctx: Ctx) {
  * from a wildcard, the wildcard's owner, whose records the zone holds.
  */
 function giving(ctx: Ctx, owner: string, entries: StoredEntry[], type: number): StoredEntry[] {
+  const wanted = typeName(type);
   return withHost(entries).filter(({ entry }) => {
     const host = classifyHost(entry.host!);
-    if (host.kind === 'name') return nameHostType(owner, entry, ctx.zone.name) === type;
+    if (host.kind === 'name') return nameHostType(owner, entry, ctx.zone.name) === wanted;
     if (type === TYPE.MX) return entry.mail === true;
     return type === TYPE.SRV && givesSrv(owner, entry);
   });

@@ -1,7 +1,7 @@
 // One DNS server process: etcd client, record store, answer cache, query handler, sockets, and
 // (unless it is a worker whose primary serves HTTP) the /healthz /readyz /metrics edge.
 import type { Server } from 'node:http';
-import { normalizePrefix, DEFAULT_PREFIX } from '../shared/skydns-key.ts';
+import { normalizePrefix, DEFAULT_PREFIX } from '../../skydns/skydns-key.ts';
 import { etcdClientOptions } from '../shared/etcd-client.ts';
 import { startHttpServer, type Readiness } from '../shared/http-server.ts';
 import { createLogger, type Logger } from '../shared/log.ts';

@@ -6,7 +6,7 @@
 // search of a large copy does not hold up answers; it shows at most ROW_LIMIT keys.
 import { setImmediate } from 'node:timers/promises';
 import type { Readiness } from '../shared/http-server.ts';
-import type { SkyDnsEntry } from '../shared/skydns-entry.ts';
+import type { SkyDnsEntry } from '../../skydns/skydns-entry.ts';
 import { childrenOf, type IndexNode, type RecordIndex } from '../dns-server/record-index.ts';
 import type { TransferStatus } from '../dns-server/transfer-status.ts';
 import { html, type Html } from './html.ts';

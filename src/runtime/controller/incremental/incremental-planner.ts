@@ -6,7 +6,7 @@
 // the caller reads the cluster and etcd and writes the plans.
 import { canonicalName } from '../../../dns/dns-name.ts';
 import type { Policy } from '../../../config/controller-config.ts';
-import { normalizePrefix } from '../../shared/skydns-key.ts';
+import { normalizePrefix } from '../../../skydns/skydns-key.ts';
 import { resourceId, type DesiredRecord, type Problem } from '../desired-record.ts';
 import type { CurrentEntry } from '../plan/current-entries.ts';
 import type { Conflict } from '../plan/merge.ts';

@@ -4,7 +4,7 @@
 // decides about a name comes from those two: merging is per name; ownership, foreign entries and
 // the incumbent of a name are read from its key and the keys below it. Adoption of external-dns
 // entries is not (a registry entry at one name owns another), so it is always planned in full.
-import { nameToKey } from '../../shared/skydns-key.ts';
+import { nameToKey } from '../../../skydns/skydns-key.ts';
 import type { CurrentEntry } from '../plan/current-entries.ts';
 import { planPrefix, type Plan, type PlanInput } from '../plan/plan.ts';
 

@@ -1,7 +1,7 @@
 // The entries found under a prefix, sorted into ours (owner = our id) and everyone else's
 // (another owner, no owner, or a value we cannot decode — all of them untouchable).
-import { decodeEntry, encodeEntry, type SkyDnsEntry } from '../../shared/skydns-entry.ts';
-import { keyToName } from '../../shared/skydns-key.ts';
+import { decodeEntry, encodeEntry, type SkyDnsEntry } from '../../../skydns/skydns-entry.ts';
+import { keyToName } from '../../../skydns/skydns-key.ts';
 import { externalDnsEntries, type Adopted } from './external-dns-adoption.ts';
 import { apexOfKey, nameOfOwnedKey, typeOfEntry } from './layout.ts';
 

@@ -6,8 +6,8 @@
 //   the name itself) holds a TXT entry "heritage=external-dns,external-dns/owner=<id>,
 //   external-dns/resource=<kind>/<ns>/<name>"; it owns the entries of that type at the name.
 // Only the default registry naming is recognised (no --txt-prefix/--txt-suffix).
-import type { SkyDnsEntry } from '../../shared/skydns-entry.ts';
-import { keyToName } from '../../shared/skydns-key.ts';
+import type { SkyDnsEntry } from '../../../skydns/skydns-entry.ts';
+import { keyToName } from '../../../skydns/skydns-key.ts';
 import { typeOfEntry } from './layout.ts';
 
 export interface Adopted {

@@ -5,8 +5,8 @@
 // owner and resource in the value.
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
-import { keyToName, nameToKey, normalizePrefix } from '../../shared/skydns-key.ts';
-import type { SkyDnsEntry } from '../../shared/skydns-entry.ts';
+import { keyToName, nameToKey, normalizePrefix } from '../../../skydns/skydns-key.ts';
+import type { SkyDnsEntry } from '../../../skydns/skydns-entry.ts';
 import { resourceId, type DesiredRecord } from '../desired-record.ts';
 
 export interface LaidOutEntry {

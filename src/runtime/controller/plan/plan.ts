@@ -1,6 +1,6 @@
 // The planner: desired records for one prefix + the entries under that prefix -> the changes.
 // Pure. This is the unit a view is planned with (its records already rewritten for the view).
-import { encodeEntry } from '../../shared/skydns-entry.ts';
+import { encodeEntry } from '../../../skydns/skydns-entry.ts';
 import type { Policy } from '../../../config/controller-config.ts';
 import { resourceId, resourcePrefixOf, type DesiredRecord } from '../desired-record.ts';
 import { classifyEntries, type CurrentEntry } from './current-entries.ts';

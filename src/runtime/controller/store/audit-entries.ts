@@ -2,7 +2,7 @@
 // which object (the `resource` the entry carries, "service/ns/name") and why (desired by that
 // object, or no longer desired). Who wrote is in every line of the controller's log already
 // (owner id and the pod's identity). Pure: the controller logs what this returns.
-import { decodeEntry } from '../../shared/skydns-entry.ts';
+import { decodeEntry } from '../../../skydns/skydns-entry.ts';
 import type { Change, Plan } from '../plan/plan.ts';
 
 export interface AuditEntry {

@@ -3,7 +3,7 @@
 // one we planned against), so a concurrent writer is detected and never overwritten. All changes
 // of one name go in one transaction (an IP change is an atomic swap); names are batched.
 import type { Etcd3 } from 'etcd3';
-import { normalizePrefix } from '../../shared/skydns-key.ts';
+import { normalizePrefix } from '../../../skydns/skydns-key.ts';
 import type { CurrentEntry } from '../plan/current-entries.ts';
 import type { Change, Plan } from '../plan/plan.ts';
 

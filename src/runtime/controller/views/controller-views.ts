@@ -2,7 +2,7 @@
 // (today's behaviour), and the shape of what /debug/views tells about a name in each of them.
 import type { ControllerConfig } from '../../../config/controller-config.ts';
 import { DEFAULT_VIEW, withViewDefaults, type ViewConfig } from '../../../config/view-config.ts';
-import { DEFAULT_PREFIX, normalizePrefix } from '../../shared/skydns-key.ts';
+import { DEFAULT_PREFIX, normalizePrefix } from '../../../skydns/skydns-key.ts';
 import type { Decision } from './view-records.ts';
 
 export function controllerViews(config: Pick<ControllerConfig, 'prefix' | 'views'>): ViewConfig[] {

@@ -1,6 +1,6 @@
 // The SkyDNS key scheme shared with CoreDNS's etcd plugin and external-dns:
 // www.example.org. <-> /skydns/org/example/www (labels reversed, lower-cased, no trailing slash).
-import { canonicalName, labelsOf } from '../../dns/dns-name.ts';
+import { canonicalName, labelsOf } from '../dns/dns-name.ts';
 
 export const DEFAULT_PREFIX = '/skydns';
 

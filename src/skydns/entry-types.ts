@@ -8,12 +8,12 @@
 // - else CNAME, except at a zone apex (which holds SOA and NS): there it gives nothing.
 // An entry whose host is an address gives A or AAAA, plus MX where it says `mail` and SRV where
 // the SRV rule above holds (its target named after its key). `port: -1` gives no SRV, as in
-// CoreDNS. `lookup: subtree` answers as CoreDNS instead (resolver.ts); its transfers use this.
-import { labelsOf } from '../../dns/dns-name.ts';
-import type { SkyDnsEntry } from '../shared/skydns-entry.ts';
-import { TYPE } from './dns-constants.ts';
+// CoreDNS. The server's `lookup: subtree` answers as CoreDNS instead; its transfers use this.
+import { labelsOf } from '../dns/dns-name.ts';
+import type { RecordType } from '../dns/record-types.ts';
+import type { SkyDnsEntry } from './skydns-entry.ts';
 
-export type NameHostType = typeof TYPE.CNAME | typeof TYPE.PTR | typeof TYPE.SRV | typeof TYPE.MX;
+export type NameHostType = Extract<RecordType, 'CNAME' | 'PTR' | 'SRV' | 'MX'>;
 
 const REVERSE = /(^|\.)(in-addr|ip6)\.arpa\.$/;
 
@@ -35,8 +35,8 @@ export function givesSrv(owner: string, entry: SkyDnsEntry): boolean {
 
 /** The one type an entry whose host is a name gives at `owner`; undefined: none (an apex alias). */
 export function nameHostType(owner: string, entry: SkyDnsEntry, apex: string): NameHostType | undefined {
-  if (isReverseName(owner)) return TYPE.PTR;
-  if (givesSrv(owner, entry)) return TYPE.SRV;
-  if (entry.mail) return TYPE.MX;
-  return owner === apex ? undefined : TYPE.CNAME;
+  if (isReverseName(owner)) return 'PTR';
+  if (givesSrv(owner, entry)) return 'SRV';
+  if (entry.mail) return 'MX';
+  return owner === apex ? undefined : 'CNAME';
 }

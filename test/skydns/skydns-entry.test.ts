@@ -2,7 +2,7 @@
 // fields ignored, null as absent, and a wrong type an error naming the field.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeEntry, encodeEntry, type DecodeResult } from '../../src/runtime/shared/skydns-entry.ts';
+import { decodeEntry, encodeEntry, type DecodeResult } from '../../src/skydns/skydns-entry.ts';
 
 const rows: { name: string; raw: string; want: DecodeResult }[] = [
   { name: 'an address', raw: '{"host":"10.0.0.1"}', want: { ok: true, entry: { host: '10.0.0.1' } } },
