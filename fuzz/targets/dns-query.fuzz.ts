@@ -2,8 +2,8 @@
 // result, never an exception; a query's name is a valid wire name (labels of 1-63 octets, at most
 // 255 in all) inside the message; an error is FORMERR, NOTIMP or BADVERS.
 import assert from 'node:assert/strict';
-import { RCODE } from '../../src/runtime/dns-server/dns-constants.ts';
-import { nameFromWire, parseQuery } from '../../src/runtime/dns-server/query-parser.ts';
+import { RCODE } from '../../src/runtime/dns-server/wire/dns-constants.ts';
+import { nameFromWire, parseQuery } from '../../src/runtime/dns-server/wire/query-parser.ts';
 import type { FuzzTarget } from '../engine.ts';
 
 const ERRORS = new Set<number>([RCODE.FORMERR, RCODE.NOTIMP, RCODE.BADVERS]);

@@ -1,4 +1,5 @@
-// IP address arithmetic for rewrite rules: CIDR membership and the 1:1 mapping of one network
+// IP address arithmetic, the one parser of addresses and CIDRs: membership (rewrite rules, the
+// allow lists of forwarding and zone transfers) and the 1:1 mapping of one network
 // onto another (10.9.176.5 in 10.9.176.0/24 -> 203.0.113.5 in 203.0.113.0/24).
 import { isIPv4, isIPv6 } from 'node:net';
 
@@ -90,4 +91,20 @@ export function cidrContains(cidr: Cidr, address: Address): boolean {
 /** The address with `from`'s network replaced by `to`'s (same family and length, checked by the caller). */
 export function mapAddress(address: Address, from: Cidr, to: Cidr): Address {
   return { family: to.family, value: to.network | (address.value & ~mask(from.family, from.bits)) };
+}
+
+/**
+ * A client-address check over CIDRs ("10.0.0.0/8", "::1/128"; the config validated them with
+ * parseCidr): true for an address in any of them, an IPv4-mapped address counting as IPv4.
+ */
+export function cidrMatcher(cidrs: readonly string[]): (address: string) => boolean {
+  const networks = cidrs.map((text) => {
+    const parsed = parseCidr(text);
+    if (!parsed.ok) throw new Error(parsed.error);
+    return parsed.cidr;
+  });
+  return (text) => {
+    const address = parseAddress(text);
+    return address !== undefined && networks.some((cidr) => cidrContains(cidr, address));
+  };
 }

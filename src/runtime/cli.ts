@@ -27,7 +27,7 @@ const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcomm
   },
   server: {
     summary: 'Answer DNS from the SkyDNS records in etcd (authoritative, UDP and TCP)',
-    load: async () => (await import('./dns-server/main.ts')).serverCommand,
+    load: async () => (await import('./dns-server/server-command.ts')).serverCommand,
   },
   status: {
     summary: 'Show a running stack (etcd, DNS servers, secondaries, controller, problems); exit 1 if it needs a person',

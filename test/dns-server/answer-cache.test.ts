@@ -4,7 +4,7 @@
 // them (one key or several under one name; shared answers on every change).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AnswerCache, type CachedAnswer } from '../../src/runtime/dns-server/answer-cache.ts';
+import { AnswerCache, type CachedAnswer } from '../../src/runtime/dns-server/answer/answer-cache.ts';
 
 const answer = (rcode: number, bytes: number, ownName: string | undefined): CachedAnswer => {
   const encoded = Buffer.alloc(bytes);

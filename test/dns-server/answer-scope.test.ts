@@ -2,14 +2,14 @@
 // names a changed key reaches, and where the SOA serial sits in an encoded answer.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { changedNames, dependsOnOwnName, wireNameOf } from '../../src/runtime/dns-server/answer-scope.ts';
-import { CLASS, TYPE } from '../../src/runtime/dns-server/dns-constants.ts';
-import type { LookupMode } from '../../src/runtime/dns-server/name-lookup.ts';
-import { RecordIndex } from '../../src/runtime/dns-server/record-index.ts';
-import { resolve } from '../../src/runtime/dns-server/resolver.ts';
-import { encodeAnswer } from '../../src/runtime/dns-server/response-encoder.ts';
-import { soaSerialOffset } from '../../src/runtime/dns-server/soa-serial.ts';
-import { ZoneTable } from '../../src/runtime/dns-server/zones.ts';
+import { changedNames, wireNameOf } from '../../src/runtime/dns-server/answer/answer-scope.ts';
+import { CLASS, TYPE } from '../../src/runtime/dns-server/wire/dns-constants.ts';
+import type { LookupMode } from '../../src/runtime/dns-server/answer/name-lookup.ts';
+import { RecordIndex } from '../../src/runtime/dns-server/store/record-index.ts';
+import { resolve } from '../../src/runtime/dns-server/answer/resolver.ts';
+import { encodeAnswer } from '../../src/runtime/dns-server/wire/response-encoder.ts';
+import { soaSerialOffset } from '../../src/runtime/dns-server/wire/soa-serial.ts';
+import { ZoneTable } from '../../src/runtime/dns-server/answer/zones.ts';
 
 const CONTENT: Record<string, object> = {
   '/skydns/org/example/www': { host: '10.0.0.1' },
@@ -55,7 +55,7 @@ describe('answers that depend on their own name alone', () => {
       const mode = row.mode ?? 'own';
       const question = { name: row.name, type: row.type, class: CLASS.IN };
       const answer = resolve(question, { index, zones, lookup: mode });
-      assert.equal(dependsOnOwnName(question, answer, index, zones.match(row.name), mode), row.own);
+      assert.equal(answer.ownName === true, row.own);
     });
   }
 });

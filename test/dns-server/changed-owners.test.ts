@@ -2,8 +2,8 @@
 // names above them up to the apex; 'all' when a zone cut changed. One row per kind of change.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { changedOwners } from '../../src/runtime/dns-server/changed-owners.ts';
-import { RecordIndex } from '../../src/runtime/dns-server/record-index.ts';
+import { changedOwners } from '../../src/runtime/dns-server/store/changed-owners.ts';
+import { RecordIndex } from '../../src/runtime/dns-server/store/record-index.ts';
 
 const ZONE = 'example.org.';
 type Keys = Record<string, number>;

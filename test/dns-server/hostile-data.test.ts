@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
 import { loadIntoEtcd } from '../../bench/dns/etcd-load.ts';
-import { RecordStore } from '../../src/runtime/dns-server/record-store.ts';
+import { RecordStore } from '../../src/runtime/dns-server/store/record-store.ts';
 import { ServerMetrics } from '../../src/runtime/dns-server/server-metrics.ts';
 import { createLogger } from '../../src/runtime/shared/log.ts';
 import { answerData, dig } from '../support/dig.ts';
@@ -202,7 +202,7 @@ test('a range page larger than the client takes: the store reads smaller pages a
     prefix: '/skydns',
     zones: ['example.org.'],
     logger: createLogger('debug', {}, (line) => logs.push(line)),
-    metrics: new ServerMetrics(),
+    metrics: new ServerMetrics().store,
     onChange: () => undefined,
     pageSize: 8,
     limits: { maxValueBytes: 1_000_000, maxEntriesPerName: 4000 },

@@ -2,11 +2,11 @@
 // are deleted and added, in which order, and when the whole zone goes instead.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TYPE } from '../../src/runtime/dns-server/dns-constants.ts';
-import type { ResourceRecord } from '../../src/runtime/dns-server/dns-message.ts';
-import { soaRecord } from '../../src/runtime/dns-server/resolver.ts';
-import { resolveZone } from '../../src/runtime/dns-server/zones.ts';
-import { incrementalTransfer } from '../../src/runtime/dns-server/incremental-transfer.ts';
+import { TYPE } from '../../src/runtime/dns-server/wire/dns-constants.ts';
+import type { ResourceRecord } from '../../src/runtime/dns-server/wire/dns-message.ts';
+import { soaRecord } from '../../src/runtime/dns-server/answer/resolver.ts';
+import { resolveZone } from '../../src/runtime/dns-server/answer/zones.ts';
+import { incrementalTransfer } from '../../src/runtime/dns-server/transfer/incremental-transfer.ts';
 
 const soa = (serial: number): ResourceRecord => soaRecord(resolveZone({ name: 'example.org' }), serial);
 const a = (name: string, address: string, ttl = 300): ResourceRecord => ({ name, ttl, type: TYPE.A, address });

@@ -4,8 +4,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Packet } from 'dns2';
-import { TYPE } from '../../src/runtime/dns-server/dns-constants.ts';
-import { notifyMessage, notifyReply, OPCODE_NOTIFY } from '../../src/runtime/dns-server/notify-message.ts';
+import { TYPE } from '../../src/runtime/dns-server/wire/dns-constants.ts';
+import { notifyMessage, notifyReply, OPCODE_NOTIFY } from '../../src/runtime/dns-server/transfer/notify-message.ts';
 import {
   findTsig,
   signRequest,
@@ -13,7 +13,7 @@ import {
   verifyRequest,
   verifyResponse,
   type TsigKey,
-} from '../../src/runtime/dns-server/tsig.ts';
+} from '../../src/runtime/dns-server/transfer/tsig.ts';
 
 const SOA = {
   name: 'example.org.',

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Packet } from 'dns2';
-import { nameFromWire, parseQuery } from '../../src/runtime/dns-server/query-parser.ts';
+import { nameFromWire, parseQuery } from '../../src/runtime/dns-server/wire/query-parser.ts';
 
 function query(name: string, type = 1, tweak?: (p: Packet) => void): Buffer {
   const p = new Packet();

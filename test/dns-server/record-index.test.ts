@@ -4,7 +4,7 @@
 // (issue 15's soak).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { childrenOf, RecordIndex, type IndexNode } from '../../src/runtime/dns-server/record-index.ts';
+import { childrenOf, RecordIndex, type IndexNode } from '../../src/runtime/dns-server/store/record-index.ts';
 
 const PREFIX = '/skydns';
 const A = (host: string) => JSON.stringify({ host, ttl: 30 });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger } from '../../src/runtime/shared/log.ts';
-import { RecordIndex } from '../../src/runtime/dns-server/record-index.ts';
+import { RecordIndex } from '../../src/runtime/dns-server/store/record-index.ts';
 import {
   DEFAULT_RECORD_LIMITS,
   entriesSkip,
@@ -15,9 +15,9 @@ import {
   valueSizeSkip,
   type RecordLimits,
   type SkipReason,
-} from '../../src/runtime/dns-server/record-limits.ts';
-import { encodeSnapshot, RecordSnapshot } from '../../src/runtime/dns-server/record-snapshot.ts';
-import { SkipReport } from '../../src/runtime/dns-server/skip-report.ts';
+} from '../../src/runtime/dns-server/store/record-limits.ts';
+import { encodeSnapshot, RecordSnapshot } from '../../src/runtime/dns-server/store/record-snapshot.ts';
+import { SkipReport } from '../../src/runtime/dns-server/store/skip-report.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const labels = (n: number, label = 'a') => Array.from({ length: n }, () => label);

@@ -2,8 +2,8 @@
 // naming what failed (one test per row).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RecordIndex } from '../../src/runtime/dns-server/record-index.ts';
-import { decodeSnapshot, encodeSnapshot, SnapshotError } from '../../src/runtime/dns-server/record-snapshot.ts';
+import { RecordIndex } from '../../src/runtime/dns-server/store/record-index.ts';
+import { decodeSnapshot, encodeSnapshot, SnapshotError } from '../../src/runtime/dns-server/store/record-snapshot.ts';
 
 function copy(): RecordIndex {
   const index = new RecordIndex('/skydns', ['example.org']);

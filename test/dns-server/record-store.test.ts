@@ -4,7 +4,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Etcd3 } from 'etcd3';
 import { createLogger } from '../../src/runtime/shared/log.ts';
-import { RecordStore } from '../../src/runtime/dns-server/record-store.ts';
+import { RecordStore } from '../../src/runtime/dns-server/store/record-store.ts';
 import { ServerMetrics } from '../../src/runtime/dns-server/server-metrics.ts';
 import { startEtcd } from '../support/etcd.ts';
 import { stopAll, waitFor } from '../support/process.ts';
@@ -24,7 +24,7 @@ async function putMany(kv: Etcd3, from: number, to: number): Promise<void> {
 function newStore(endpoints: string[], pageSize: number) {
   const kv = new Etcd3({ hosts: endpoints });
   const logs: string[] = [];
-  const metrics = new ServerMetrics();
+  const metrics = new ServerMetrics().store;
   let changes = 0;
   const store = new RecordStore({
     client: kv,

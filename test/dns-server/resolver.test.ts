@@ -1,12 +1,12 @@
 // Table tests of the pure resolver: etcd content in, question in, response out.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CLASS, RCODE, TYPE, rcodeName, typeName } from '../../src/runtime/dns-server/dns-constants.ts';
-import type { Answer, ResourceRecord } from '../../src/runtime/dns-server/dns-message.ts';
-import { RecordIndex } from '../../src/runtime/dns-server/record-index.ts';
-import { resolve, stripTarget } from '../../src/runtime/dns-server/resolver.ts';
-import type { LookupMode } from '../../src/runtime/dns-server/name-lookup.ts';
-import { ZoneTable } from '../../src/runtime/dns-server/zones.ts';
+import { CLASS, RCODE, TYPE, rcodeName, typeName } from '../../src/runtime/dns-server/wire/dns-constants.ts';
+import type { Answer, ResourceRecord } from '../../src/runtime/dns-server/wire/dns-message.ts';
+import { RecordIndex } from '../../src/runtime/dns-server/store/record-index.ts';
+import { resolve, stripTarget } from '../../src/runtime/dns-server/answer/resolver.ts';
+import type { LookupMode } from '../../src/runtime/dns-server/answer/name-lookup.ts';
+import { ZoneTable } from '../../src/runtime/dns-server/answer/zones.ts';
 import type { ServerZoneConfig } from '../../src/config/zone-config.ts';
 
 type Content = Record<string, object | string>;

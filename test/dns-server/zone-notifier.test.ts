@@ -6,12 +6,12 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSocket, type Socket } from 'node:dgram';
-import type { ResourceRecord } from '../../src/runtime/dns-server/dns-message.ts';
-import { soaRecord } from '../../src/runtime/dns-server/resolver.ts';
-import { resolveZone } from '../../src/runtime/dns-server/zones.ts';
+import type { ResourceRecord } from '../../src/runtime/dns-server/wire/dns-message.ts';
+import { soaRecord } from '../../src/runtime/dns-server/answer/resolver.ts';
+import { resolveZone } from '../../src/runtime/dns-server/answer/zones.ts';
 import { ServerMetrics } from '../../src/runtime/dns-server/server-metrics.ts';
-import { TransferStatus } from '../../src/runtime/dns-server/transfer-status.ts';
-import { ZoneNotifier } from '../../src/runtime/dns-server/zone-notifier.ts';
+import { TransferStatus } from '../../src/runtime/dns-server/transfer/transfer-status.ts';
+import { ZoneNotifier } from '../../src/runtime/dns-server/transfer/zone-notifier.ts';
 import { createLogger } from '../../src/runtime/shared/log.ts';
 import { metricSum } from '../support/metrics-text.ts';
 
@@ -40,7 +40,8 @@ async function secondary(drop: number, rcode: number | 'never') {
 }
 
 function notifier(port: number, serial: () => number) {
-  const metrics = new ServerMetrics();
+  const server = new ServerMetrics();
+  const metrics = server.transfer;
   const status = new TransferStatus(metrics);
   const n = new ZoneNotifier({
     targets: new Map([[ZONE, [{ address: { host: '127.0.0.1', port } }]]]),
@@ -54,7 +55,7 @@ function notifier(port: number, serial: () => number) {
     attempts: 4,
   });
   const count = (outcome: string) =>
-    metricSum(metrics.registry.render(), 'etcdns_dns_notify_total', `outcome="${outcome}"`);
+    metricSum(server.registry.render(), 'etcdns_dns_notify_total', `outcome="${outcome}"`);
   return { n, count, status };
 }
 

@@ -4,12 +4,12 @@
 // below it, the apex's the whole zone); and the glue below a zone cut.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { typeName } from '../../src/runtime/dns-server/dns-constants.ts';
-import type { ResourceRecord } from '../../src/runtime/dns-server/dns-message.ts';
-import type { LookupMode } from '../../src/runtime/dns-server/name-lookup.ts';
-import { RecordIndex } from '../../src/runtime/dns-server/record-index.ts';
-import { zoneRecords } from '../../src/runtime/dns-server/zone-transfer.ts';
-import { ZoneTable } from '../../src/runtime/dns-server/zones.ts';
+import { typeName } from '../../src/runtime/dns-server/wire/dns-constants.ts';
+import type { ResourceRecord } from '../../src/runtime/dns-server/wire/dns-message.ts';
+import type { LookupMode } from '../../src/runtime/dns-server/answer/name-lookup.ts';
+import { RecordIndex } from '../../src/runtime/dns-server/store/record-index.ts';
+import { zoneRecords } from '../../src/runtime/dns-server/answer/zone-records.ts';
+import { ZoneTable } from '../../src/runtime/dns-server/answer/zones.ts';
 
 const data = (r: ResourceRecord) =>
   'address' in r

@@ -4,9 +4,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Etcd3 } from 'etcd3';
-import { RecordIndex } from '../../src/runtime/dns-server/record-index.ts';
-import { ZoneHistory } from '../../src/runtime/dns-server/zone-history.ts';
-import { settleSerials } from '../../src/runtime/dns-server/zone-serials.ts';
+import { RecordIndex } from '../../src/runtime/dns-server/store/record-index.ts';
+import { ZoneHistory } from '../../src/runtime/dns-server/store/zone-history.ts';
+import { settleSerials } from '../../src/runtime/dns-server/store/zone-serials.ts';
 import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
 import { stopAll } from '../support/process.ts';
 

@@ -6,7 +6,7 @@ import type { ControllerStatus } from '../../src/runtime/controller/controller.t
 import type { DesiredRecord, ObjectRef, Problem } from '../../src/runtime/controller/desired-record.ts';
 import { ProblemTimes } from '../../src/runtime/controller/problem-times.ts';
 import { controllerPage, controllerSummary } from '../../src/runtime/status-page/controller-page.ts';
-import { RecordIndex } from '../../src/runtime/dns-server/record-index.ts';
+import { RecordIndex } from '../../src/runtime/dns-server/store/record-index.ts';
 import { escapeHtml, html } from '../../src/runtime/status-page/html.ts';
 import { searchCopy } from '../../src/runtime/status-page/server-page.ts';
 import { ROW_LIMIT } from '../../src/runtime/status-page/status-layout.ts';

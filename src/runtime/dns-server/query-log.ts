@@ -1,40 +1,38 @@
 // The opt-in query log: one structured line for every Nth query (--query-log-every N), with the
 // client, the question and the outcome. Sampling by count keeps its cost bounded under any load;
-// the sampled query is parsed again here, so the unsampled ones cost one increment.
+// the dispatch hands it the query it already parsed, so the unsampled ones cost one increment.
 import type { Logger } from '../shared/log.ts';
-import { rcodeName, typeName } from './dns-constants.ts';
-import type { QueryHandler, Reply } from './query-handler.ts';
-import { nameFromWire, parseQuery } from './query-parser.ts';
-import type { Transport } from './server-metrics.ts';
+import { rcodeName, typeName } from './wire/dns-constants.ts';
+import { rcodeOf } from './wire/header.ts';
+import { nameFromWire, type ParseResult } from './wire/query-parser.ts';
+import type { Reply, Transport } from './wire/wire-server.ts';
 
-function record(log: Logger, msg: Buffer, replies: Reply, transport: Transport, client: string): void {
-  const q = parseQuery(msg);
-  const reply = Array.isArray(replies) ? replies[0] : replies;
-  const question = q.kind === 'query' ? { name: nameFromWire(q.wireName), type: typeName(q.type) } : {};
-  log.info('query', {
-    client,
-    transport,
-    ...question,
-    // No reply: dropped (malformed, or rate limited on the way out is counted elsewhere).
-    rcode: reply && reply.length > 3 ? rcodeName(reply[3]! & 0x0f) : 'none',
-    bytes: reply?.length ?? 0,
-  });
-}
+export class QueryLog {
+  private readonly every: number;
+  private readonly log: Logger;
+  private count = 0;
 
-/** The handler, logging every `every`-th query it answers. */
-export function withQueryLog(handler: QueryHandler, every: number, log: Logger): QueryHandler {
-  let count = 0;
-  return (msg, transport, client) => {
-    const reply = handler(msg, transport, client);
-    count += 1;
-    if (count % every !== 0) return reply;
-    if (reply instanceof Promise) {
-      return reply.then((r) => {
-        record(log, msg, r, transport, client);
-        return r;
-      });
-    }
-    record(log, msg, reply, transport, client);
-    return reply;
-  };
+  constructor(every: number, log: Logger) {
+    this.every = every;
+    this.log = log;
+  }
+
+  /** Counts a query; true for every `every`-th, which is then to be recorded. */
+  sample(): boolean {
+    this.count += 1;
+    return this.count % this.every === 0;
+  }
+
+  record(q: ParseResult, replies: Reply, transport: Transport, client: string): void {
+    const reply = Array.isArray(replies) ? replies[0] : replies;
+    const question = q.kind === 'query' ? { name: nameFromWire(q.wireName), type: typeName(q.type) } : {};
+    this.log.info('query', {
+      client,
+      transport,
+      ...question,
+      // No reply: dropped (malformed, or rate limited on the way out is counted elsewhere).
+      rcode: reply && reply.length > 3 ? rcodeName(rcodeOf(reply)) : 'none',
+      bytes: reply?.length ?? 0,
+    });
+  }
 }

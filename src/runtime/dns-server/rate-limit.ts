@@ -6,9 +6,11 @@
 // seconds of them, and pays one per response. Without credit the response is dropped, except
 // every `slip`-th one, which goes out truncated (TC=1, no records): a real client behind that
 // prefix retries over TCP, which is never limited, and a spoofed one cannot. Pure: the caller
-// gives the clock.
+// gives the clock, and the response's rcode and question as the dispatch knows them (the reply's
+// bytes are not read again).
 import type { ServerConfig } from '../../config/server-config.ts';
 import { parseAddress } from '../../dns/cidr.ts';
+import { ANCOUNT, ARCOUNT, HEADER_SIZE, NSCOUNT, QDCOUNT, setTruncated } from './wire/header.ts';
 
 export interface RateLimitSettings {
   responsesPerSecond: number;
@@ -46,8 +48,13 @@ interface Account {
 /** Accounts kept at most; past that, the longest untouched go first (a flood of prefixes cannot grow memory). */
 const MAX_ACCOUNTS = 100_000;
 
-const HEADER = 12;
 const RCODE_NOERROR = 0;
+
+/** What a response is charged by: its rcode, and its question (lower-case wire bytes, type and class). */
+export interface RatedResponse {
+  rcode: number;
+  question: string;
+}
 
 /** The client's prefix as text: family, prefix length and the address's bits above it. */
 export function clientPrefix(address: string, settings: RateLimitSettings): string {
@@ -58,31 +65,24 @@ export function clientPrefix(address: string, settings: RateLimitSettings): stri
   return `${parsed.family}/${bits}/${(parsed.value >> BigInt(width - bits)).toString(16)}`;
 }
 
-/** The end of the question name in a response (its question is the query's, uncompressed). */
-function questionKey(reply: Buffer): string {
-  let off = HEADER;
-  while (off < reply.length && reply[off] !== 0) off += 1 + reply[off]!;
-  return reply.toString('latin1', HEADER, Math.min(off + 5, reply.length)).toLowerCase();
-}
-
 /** The account a response is charged to. */
-export function accountKey(prefix: string, reply: Buffer): string {
-  const rcode = reply.length > 3 ? reply[3]! & 0x0f : -1;
+export function accountKey(prefix: string, response: RatedResponse): string {
   // Answers count per question; NXDOMAIN and errors per prefix, so random names share one account.
-  return rcode === RCODE_NOERROR ? `${prefix} ${questionKey(reply)}` : `${prefix} rcode ${rcode}`;
+  return response.rcode === RCODE_NOERROR ? `${prefix} ${response.question}` : `${prefix} rcode ${response.rcode}`;
 }
 
-/** A response with TC set and no records: the question only, so the client retries over TCP. */
-export function truncated(reply: Buffer): Buffer {
-  let off = HEADER;
-  while (off < reply.length && reply[off] !== 0) off += 1 + reply[off]!;
-  const end = Math.min(off + 5, reply.length);
+/**
+ * A response with TC set and no records: the question only (the header and `questionEnd` bytes,
+ * none when there is none), so the client retries over TCP.
+ */
+export function truncated(reply: Buffer, questionEnd: number): Buffer {
+  const end = Math.max(questionEnd, HEADER_SIZE);
   const out = Buffer.from(reply.subarray(0, end));
-  out[2] = out[2]! | 0x02;
-  out.writeUInt16BE(end > HEADER ? 1 : 0, 4);
-  out.writeUInt16BE(0, 6);
-  out.writeUInt16BE(0, 8);
-  out.writeUInt16BE(0, 10);
+  setTruncated(out);
+  out.writeUInt16BE(end > HEADER_SIZE ? 1 : 0, QDCOUNT);
+  out.writeUInt16BE(0, ANCOUNT);
+  out.writeUInt16BE(0, NSCOUNT);
+  out.writeUInt16BE(0, ARCOUNT);
   return out;
 }
 
@@ -95,9 +95,9 @@ export class ResponseRateLimiter {
   }
 
   /** Charges one response to its account at time `now` (seconds) and says what to do with it. */
-  check(client: string, reply: Buffer, now: number): RateLimitVerdict {
+  check(client: string, response: RatedResponse, now: number): RateLimitVerdict {
     const { responsesPerSecond: rate, windowSeconds, slip } = this.settings;
-    const key = accountKey(clientPrefix(client, this.settings), reply);
+    const key = accountKey(clientPrefix(client, this.settings), response);
     let account = this.accounts.get(key);
     if (account) {
       this.accounts.delete(key);

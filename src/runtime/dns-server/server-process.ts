@@ -1,34 +1,36 @@
-// One DNS server process: etcd client, record store, answer cache, query handler, sockets, and
-// (unless it is a worker whose primary serves HTTP) the /healthz /readyz /metrics edge.
+// One DNS server process, wired in named steps: the etcd client, the record store (with its
+// snapshot and history), zone transfer's setup, the dispatch that answers each message, its
+// metrics, the sockets and (unless it is a worker whose primary serves HTTP) the /healthz /readyz
+// /metrics edge.
 import type { Server } from 'node:http';
+import { Etcd3, type IOptions } from 'etcd3';
+import { SERVER_DEFAULTS, type ServerConfig } from '../../config/server-config.ts';
 import { normalizePrefix, DEFAULT_PREFIX } from '../../skydns/skydns-key.ts';
 import { etcdClientOptions } from '../shared/etcd-client.ts';
+import { observeGarbageCollection } from '../shared/gc-metrics.ts';
 import { startHttpServer, type Readiness } from '../shared/http-server.ts';
 import { createLogger, type Logger } from '../shared/log.ts';
-import { observeGarbageCollection } from '../shared/gc-metrics.ts';
 import { serverStatusRoutes } from '../status-page/server-routes.ts';
-import { Etcd3, type IOptions } from 'etcd3';
-import { AnswerCache } from './answer-cache.ts';
-import { changedNames } from './answer-scope.ts';
-import { withQueryLog } from './query-log.ts';
-import { rateLimitSettings, ResponseRateLimiter, truncated } from './rate-limit.ts';
-import { Forwarder } from './forwarder.ts';
-import { transferSetup } from './transfer-setup.ts';
-import { TransferStatus } from './transfer-status.ts';
-import { createTransferHandler } from './zone-transfer.ts';
-import { ZoneHistory } from './zone-history.ts';
-import { ZoneNotifier } from './zone-notifier.ts';
-import { settleSerials } from './zone-serials.ts';
-import { createQueryHandler } from './query-handler.ts';
-import { recordLimits } from './record-limits.ts';
-import { RecordSnapshot } from './record-snapshot.ts';
-import { RecordStore } from './record-store.ts';
-import { soaRecord, type ResolverData } from './resolver.ts';
+import { AnswerCache } from './answer/answer-cache.ts';
+import { changedNames } from './answer/answer-scope.ts';
+import { Forwarder } from './answer/forwarder.ts';
+import type { ResolverData } from './answer/resolver.ts';
+import { ZoneRecordSource } from './answer/zone-records.ts';
+import { ZoneTable, type Zone } from './answer/zones.ts';
+import { createQueryHandler } from './dispatch.ts';
+import { QueryLog } from './query-log.ts';
+import { rateLimitSettings, ResponseRateLimiter } from './rate-limit.ts';
 import { ServerMetrics } from './server-metrics.ts';
 import type { ServerSettings } from './server-settings.ts';
+import { recordLimits } from './store/record-limits.ts';
+import { RecordSnapshot } from './store/record-snapshot.ts';
+import { RecordStore } from './store/record-store.ts';
+import { ZoneHistory } from './store/zone-history.ts';
+import { settleSerials } from './store/zone-serials.ts';
+import { setUpTransfers, type Transfers } from './transfer/transfer-setup.ts';
+import type { TransferStatus } from './transfer/transfer-status.ts';
 import type { WorkerStatus } from './worker-pool.ts';
-import { startWireServer, type WireServer } from './wire-server.ts';
-import { ZoneTable } from './zones.ts';
+import { startWireServer, type QueryHandler, type WireServer } from './wire/wire-server.ts';
 
 const STATUS_INTERVAL_MS = 1000;
 /** etcd calls other than the watch stream give up after this long (the store then retries). */
@@ -54,83 +56,70 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startDnsServer(
-  settings: ServerSettings,
-  options: { worker?: boolean; logger?: Logger } = {},
-): Promise<RunningServer> {
-  const { config } = settings;
-  const logger = options.logger ?? createLogger(config.logLevel ?? 'info', { component: 'dns-server' });
-  const metrics = new ServerMetrics();
-  const zones = new ZoneTable(config.zones);
-  const prefix = normalizePrefix(config.prefix ?? DEFAULT_PREFIX);
-  const client = new Etcd3(etcdOptions(settings));
-  const cache = new AnswerCache();
+/** What the steps share: the settings, and the parts made so far. */
+interface Parts {
+  config: ServerConfig;
+  logger: Logger;
+  metrics: ServerMetrics;
+  zones: ZoneTable;
+  prefix: string;
+  client: Etcd3;
+  cache: AnswerCache;
+}
+
+/** The record store (its snapshot, etcd's history), telling the cache, snapshot and secondaries of each change. */
+function recordStore(p: Parts, transfers: () => Transfers<Zone>) {
+  const { config, zones, prefix, client, logger, cache } = p;
   const limits = recordLimits(config.recordLimits);
   const snapshot = config.snapshotFile
     ? new RecordSnapshot({ file: config.snapshotFile, prefix, zones: zones.names, logger, limits })
     : undefined;
   const history = new ZoneHistory({ client, prefix, zones: zones.names, limits });
-  const transfers = transferSetup(config);
-  const transferStatus = new TransferStatus(metrics);
-  const lookup = config.lookup ?? 'own';
-  const data = (): ResolverData => ({ index: store.index, zones, lookup });
-  // One process of a pool tells the secondaries (every worker holds the same copy).
-  const notifier =
-    transfers.notify.size > 0 && (!options.worker || process.env.ETCDNS_WORKER_SLOT === '0')
-      ? new ZoneNotifier({
-          targets: transfers.notify,
-          serial: (zone) => store.index.serial(zone),
-          soa: (zone) =>
-            soaRecord(
-              zones.zones.find((z) => z.name === zone)!,
-              store.index.serial(zone),
-            ),
-          metrics,
-          status: transferStatus,
-          logger,
-        })
-      : undefined;
   const store: RecordStore = new RecordStore({
     client,
     prefix,
     zones: zones.names,
     logger,
-    metrics,
+    metrics: p.metrics.store,
     limits,
     settleSerials: (index) => settleSerials(index, zones.names, history),
     onChange: (changed) => {
       const names = changed === 'all' ? 'all' : changedNames(changed);
       if (names === 'all') cache.clear();
       else cache.invalidate(names);
-      // Only a copy that came from etcd is saved (not one loaded from the snapshot itself).
-      if (!store.servingSnapshot) snapshot?.changed(() => ({ index: store.index, clusterId: store.clusterId }));
-      // Secondaries are told of etcd's data only, not of a snapshot's.
-      if (!store.servingSnapshot) notifier?.changed();
+      // Only a copy that came from etcd is saved (not one loaded from the snapshot itself), and
+      // secondaries are told of etcd's data only.
+      if (store.servingSnapshot) return;
+      snapshot?.changed(() => ({ index: store.index, clusterId: store.clusterId }));
+      transfers().notifier?.changed();
     },
     ...(snapshot ? { fallback: () => snapshot.load() } : {}),
   });
-  const answering = createQueryHandler({
+  return { store, snapshot, history };
+}
+
+/** The dispatch of every message, with what it answers from and who it forwards for. */
+function dispatch(p: Parts, store: RecordStore, data: () => ResolverData, transfers: Transfers<Zone>): QueryHandler {
+  const { config, logger, metrics } = p;
+  const rateLimit = rateLimitSettings(config);
+  if (rateLimit) logger.info('response rate limiting on', { ...rateLimit });
+  return createQueryHandler({
     data,
     loaded: () => store.state !== 'loading',
-    cache,
+    cache: p.cache,
     metrics,
     forwarder: config.forward ? new Forwarder(config.forward) : undefined,
-    maxUdpPayload: config.maxUdpPayload ?? 4096,
-    transfer:
-      transfers.policies.size > 0
-        ? createTransferHandler({
-            data,
-            policies: transfers.policies,
-            history,
-            status: transferStatus,
-            metrics,
-            logger,
-          })
-        : undefined,
+    maxUdpPayload: config.maxUdpPayload ?? SERVER_DEFAULTS.maxUdpPayload,
+    transfer: transfers.handler,
     tsigKeys: transfers.keys,
+    rateLimit: rateLimit ? new ResponseRateLimiter(rateLimit) : undefined,
+    queryLog: config.queryLogEvery ? new QueryLog(config.queryLogEvery, logger) : undefined,
   });
-  const handler = config.queryLogEvery ? withQueryLog(answering, config.queryLogEvery, logger) : answering;
+}
 
+/** Gauges sampled when /metrics is rendered; returns what stops the GC observer. */
+function sampleMetrics(p: Parts, store: RecordStore): () => void {
+  const { metrics, cache } = p;
   let folded = { hits: 0, misses: 0 };
   // The soak (bench:faults) reads the V8 heap's slope here, next to process_resident_memory_bytes.
   const heapUsed = metrics.registry.gauge('etcdns_dns_heap_used_bytes', 'V8 heap in use, bytes.');
@@ -142,16 +131,59 @@ export async function startDnsServer(
     folded = { hits: cache.hits, misses: cache.misses };
     metrics.cacheEntries.set(cache.size);
     metrics.cacheBytes.set(cache.bytes);
-    metrics.records.set(store.index.entryCount);
-    metrics.revision.set(store.index.revision);
-    for (const zone of zones.names) metrics.zoneSerials.set(store.index.serial(zone), { zone });
-    metrics.setSkipped(store.index.skippedByReason);
-    metrics.sinceContact.set(store.secondsSinceContact());
+    metrics.store.records.set(store.index.entryCount);
+    metrics.store.revision.set(store.index.revision);
+    for (const zone of p.zones.names) metrics.store.zoneSerials.set(store.index.serial(zone), { zone });
+    metrics.store.setSkipped(store.index.skippedByReason);
+    metrics.store.sinceContact.set(store.secondsSinceContact());
   });
+  return stopGcObserver;
+}
 
-  const rateLimit = rateLimitSettings(config);
-  const limiter = rateLimit ? new ResponseRateLimiter(rateLimit) : undefined;
-  if (rateLimit) logger.info('response rate limiting on', { ...rateLimit });
+/** A worker's readiness and metrics, sent to its primary (which serves HTTP for the pool). */
+function reportToPrimary(p: Parts, readiness: () => Readiness): NodeJS.Timeout {
+  const report = () => {
+    const status: WorkerStatus = {
+      type: 'etcdns-worker-status',
+      readiness: readiness(),
+      metrics: p.metrics.registry.render(),
+    };
+    process.send?.(status);
+  };
+  report();
+  return setInterval(report, STATUS_INTERVAL_MS);
+}
+
+export async function startDnsServer(
+  settings: ServerSettings,
+  options: { worker?: boolean; logger?: Logger } = {},
+): Promise<RunningServer> {
+  const { config } = settings;
+  const logger = options.logger ?? createLogger(config.logLevel ?? 'info', { component: 'dns-server' });
+  const zones = new ZoneTable(config.zones);
+  const p: Parts = {
+    config,
+    logger,
+    metrics: new ServerMetrics(),
+    zones,
+    prefix: normalizePrefix(config.prefix ?? DEFAULT_PREFIX),
+    client: new Etcd3(etcdOptions(settings)),
+    cache: new AnswerCache(),
+  };
+  const lookup = config.lookup ?? 'own';
+  const { store, snapshot, history } = recordStore(p, () => transfers);
+  const data = (): ResolverData => ({ index: store.index, zones, lookup });
+  const transfers = setUpTransfers({
+    config,
+    zones: new ZoneRecordSource(data, history),
+    metrics: p.metrics.transfer,
+    logger,
+    // One process of a pool tells the secondaries (every worker holds the same copy).
+    notifies: !options.worker || process.env.ETCDNS_WORKER_SLOT === '0',
+  });
+  const handler = dispatch(p, store, data, transfers);
+  const stopGcObserver = sampleMetrics(p, store);
+  const readiness = () => withTransfers(store.readiness(), transfers.status);
 
   const { host, port } = config.listen;
   // Sockets first, so a taken port fails start-up before anything else runs; on any failure
@@ -163,79 +195,55 @@ export async function startDnsServer(
       host,
       port,
       handler,
-      tcpIdleMs: (config.tcpIdleSeconds ?? 10) * 1000,
-      ...(limiter ? { udpReplyFilter: rateLimitFilter(limiter, metrics) } : {}),
+      tcpIdleMs: (config.tcpIdleSeconds ?? SERVER_DEFAULTS.tcpIdleSeconds) * 1000,
     });
     if (!options.worker) {
       http = await startHttpServer({
         listen: config.httpListen,
-        metrics: metrics.registry,
-        readiness: () => withTransfers(store.readiness(), transferStatus),
+        metrics: p.metrics.registry,
+        readiness,
         routes: serverStatusRoutes({
           readiness: () => store.readiness(),
           index: () => store.index,
           zones: zones.names,
-          watchLag: () => metrics.watchLag.get(),
+          watchLag: () => p.metrics.store.watchLag.get(),
           secondsSinceContact: () => store.secondsSinceContact(),
-          transfers: transferStatus,
+          transfers: transfers.status,
         }),
       });
     }
   } catch (e) {
     await wire?.close();
-    client.close();
+    p.client.close();
     throw e;
   }
   store.start();
   logger.info('dns server listening', {
     listen: `${host}:${port}`,
     http: options.worker ? 'primary' : `${config.httpListen.host}:${config.httpListen.port}`,
-    prefix,
+    prefix: p.prefix,
     zones: zones.names,
     lookup,
     udpReceiveBuffer: wire.udpReceiveBuffer,
   });
-
-  let statusTimer: NodeJS.Timeout | undefined;
-  if (options.worker && process.send) {
-    const report = () => {
-      const status: WorkerStatus = {
-        type: 'etcdns-worker-status',
-        readiness: withTransfers(store.readiness(), transferStatus),
-        metrics: metrics.registry.render(),
-      };
-      process.send?.(status);
-    };
-    report();
-    statusTimer = setInterval(report, STATUS_INTERVAL_MS);
-  }
+  const statusTimer = options.worker && process.send ? reportToPrimary(p, readiness) : undefined;
 
   const opened = wire;
   return {
     wire: opened,
     http,
     store,
-    metrics,
+    metrics: p.metrics,
     stop: async () => {
       clearInterval(statusTimer);
       stopGcObserver();
       await opened.close();
-      await notifier?.stop();
+      await transfers.notifier?.stop();
       await store.stop();
       await snapshot?.flush();
-      client.close();
+      p.client.close();
       if (http) await new Promise<void>((resolve) => http.close(() => resolve()));
     },
-  };
-}
-
-/** The limiter's verdict applied to a UDP reply, counted. */
-function rateLimitFilter(limiter: ResponseRateLimiter, metrics: ServerMetrics) {
-  return (reply: Buffer, client: string): Buffer | undefined => {
-    const verdict = limiter.check(client, reply, performance.now() / 1000);
-    if (verdict === 'send') return reply;
-    metrics.rateLimited.inc({ action: verdict === 'slip' ? 'slipped' : 'dropped' });
-    return verdict === 'slip' ? truncated(reply) : undefined;
   };
 }
 

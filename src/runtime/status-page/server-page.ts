@@ -7,8 +7,8 @@
 import { setImmediate } from 'node:timers/promises';
 import type { Readiness } from '../shared/http-server.ts';
 import type { SkyDnsEntry } from '../../skydns/skydns-entry.ts';
-import { childrenOf, type IndexNode, type RecordIndex } from '../dns-server/record-index.ts';
-import type { TransferStatus } from '../dns-server/transfer-status.ts';
+import { childrenOf, type IndexNode, type RecordIndex } from '../dns-server/store/record-index.ts';
+import type { TransferStatus } from '../dns-server/transfer/transfer-status.ts';
 import { html, type Html } from './html.ts';
 import { ROW_LIMIT, statusPage, time } from './status-layout.ts';
 import { matches, shownName } from './status-search.ts';

@@ -28,6 +28,20 @@ export type ResourceRecord =
       minimum: number;
     });
 
+/** A record as a comparable string: equal records, equal keys. */
+export function recordKey(r: ResourceRecord): string {
+  return JSON.stringify(r);
+}
+
+/**
+ * What zone transfer gets for an IXFR: the names changed since the secondary's serial, their
+ * records then and now (and the zone's size, to tell when the whole zone is smaller); or why the
+ * whole zone is to go instead.
+ */
+export type ZoneChanges =
+  | { kind: 'changes'; serial: number; before: ResourceRecord[]; after: ResourceRecord[]; zoneSize: number }
+  | { kind: 'whole'; why: string };
+
 export interface Question {
   /** Canonical (lower-case, trailing dot). The wire layer keeps the client's spelling. */
   name: string;
@@ -46,4 +60,11 @@ export interface Answer {
   outOfZone?: boolean;
   /** A delegation: the glue in additional is required, it must not be dropped to fit. */
   referral?: boolean;
+  /** The apex of the zone of ours the question fell in, if any: whose SOA serial a negative answer carries. */
+  zone?: string;
+  /**
+   * What the resolver found: the answer is made of the entries at and below the question name
+   * alone (answer/answer-scope.ts), so only a change on that name's key path can change it.
+   */
+  ownName?: boolean;
 }

@@ -1,6 +1,6 @@
 // What the secondaries last got: per zone and secondary, the serial of the last NOTIFY it
 // acknowledged and of the last transfer served to it. Shown in /readyz's detail and as gauges.
-import type { ServerMetrics } from './server-metrics.ts';
+import type { TransferMetrics } from './transfer-metrics.ts';
 
 interface Seen {
   serial: number;
@@ -9,11 +9,11 @@ interface Seen {
 }
 
 export class TransferStatus {
-  private readonly metrics: ServerMetrics;
+  private readonly metrics: TransferMetrics;
   private readonly notified = new Map<string, Map<string, Seen>>();
   private readonly served = new Map<string, Map<string, Seen>>();
 
-  constructor(metrics: ServerMetrics) {
+  constructor(metrics: TransferMetrics) {
     this.metrics = metrics;
   }
 

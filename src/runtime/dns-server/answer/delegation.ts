@@ -1,7 +1,7 @@
 // Deviation 7: delegation from etcd. NS entries under "<name>/dns/ns/" (the apex convention applied
 // to a child name) make <name> a zone cut; queries at or below it get a referral.
-import { labelsOf } from '../../dns/dns-name.ts';
-import type { RecordIndex, StoredEntry } from './record-index.ts';
+import { labelsOf } from '../../../dns/dns-name.ts';
+import type { RecordIndex, StoredEntry } from '../store/record-index.ts';
 import { subtreeOf } from './name-lookup.ts';
 import type { Zone } from './zones.ts';
 

@@ -1,12 +1,7 @@
 // IXFR's answer (RFC 1995 4) from two states of a zone: the secondary's (at its serial) and ours.
 // Pure. One difference sequence: the new SOA, then the old SOA and the records to delete, then the
 // new SOA and the records to add, and the new SOA to close.
-import type { ResourceRecord } from './dns-message.ts';
-
-/** A record as a comparable string: equal records, equal keys. */
-export function recordKey(r: ResourceRecord): string {
-  return JSON.stringify(r);
-}
+import { recordKey, type ResourceRecord } from '../wire/dns-message.ts';
 
 /** Records of `a` not in `b`, each once, in `a`'s order. */
 function minus(a: readonly ResourceRecord[], b: ReadonlySet<string>): ResourceRecord[] {

@@ -1,8 +1,8 @@
 // NOTIFY (RFC 1996) as bytes: the message telling a secondary that a zone changed, and the check
 // that an answer is the secondary's acknowledgement of it. Pure.
-import { CLASS, TYPE } from './dns-constants.ts';
-import type { ResourceRecord } from './dns-message.ts';
-import { encodeAnswer } from './response-encoder.ts';
+import { CLASS, TYPE } from '../wire/dns-constants.ts';
+import type { ResourceRecord } from '../wire/dns-message.ts';
+import { encodeAnswer } from '../wire/response-encoder.ts';
 
 export const OPCODE_NOTIFY = 4;
 

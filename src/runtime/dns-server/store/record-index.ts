@@ -1,9 +1,9 @@
 // The server's in-memory copy of the record prefix: a tree of key labels (a name's labels in
 // reverse, as the SkyDNS layout stores them) holding the decoded value of each key. Pure: the
 // record store feeds it etcd's range reads and watch events; the resolver only reads it.
-import { isInZone } from '../../dns/dns-name.ts';
-import { decodeEntry, type SkyDnsEntry } from '../../skydns/skydns-entry.ts';
-import { keyToName, normalizePrefix } from '../../skydns/skydns-key.ts';
+import { isInZone } from '../../../dns/dns-name.ts';
+import { decodeEntry, type SkyDnsEntry } from '../../../skydns/skydns-entry.ts';
+import { keyToName, normalizePrefix } from '../../../skydns/skydns-key.ts';
 import {
   DEFAULT_RECORD_LIMITS,
   entriesSkip,

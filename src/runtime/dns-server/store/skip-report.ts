@@ -2,7 +2,7 @@
 // line per skipped key up to a budget per reason and window (a flood of one kind hides no other),
 // then only counts, summed up in one line by reason when the window ends or a full load
 // completes. The metric counts every key.
-import type { Logger } from '../shared/log.ts';
+import type { Logger } from '../../shared/log.ts';
 import type { Skip, SkipReason } from './record-limits.ts';
 
 export interface SkipReportOptions {

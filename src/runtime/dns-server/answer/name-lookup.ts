@@ -10,8 +10,15 @@
 //   query name matches any label at that position (CoreDNS's query wildcards), and so does "any",
 //   as CoreDNS reads it; in "own" mode both are ordinary labels: "any" is a valid name of its own
 //   (a Service called "any"), and "*" the owner name of a stored wildcard, as the zone holds it.
-import { labelsOf } from '../../dns/dns-name.ts';
-import { childOf, childrenOf, sortByKey, type IndexNode, type RecordIndex, type StoredEntry } from './record-index.ts';
+import { labelsOf } from '../../../dns/dns-name.ts';
+import {
+  childOf,
+  childrenOf,
+  sortByKey,
+  type IndexNode,
+  type RecordIndex,
+  type StoredEntry,
+} from '../store/record-index.ts';
 import type { Zone } from './zones.ts';
 
 export type LookupMode = 'own' | 'subtree';

@@ -2,7 +2,7 @@
 // etcd, and ours): the names of the keys added, removed or rewritten, and the names above them,
 // whose SRV answers list their children. An IXFR then resolves those names only, not the zone.
 // Pure.
-import { labelsOf } from '../../dns/dns-name.ts';
+import { labelsOf } from '../../../dns/dns-name.ts';
 import { childOf, childrenOf, sameEntries, type IndexNode, type RecordIndex } from './record-index.ts';
 
 /** The changed names (canonical), or 'all' when a zone cut (NS under `dns/ns`) changed. */

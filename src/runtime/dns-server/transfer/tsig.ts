@@ -2,7 +2,8 @@
 // signing our own requests (NOTIFY) and checking their answers. Pure, on node:crypto's HMAC; the
 // transfer code decides what a failed check answers.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { CLASS, TYPE } from './dns-constants.ts';
+import { CLASS, TYPE } from '../wire/dns-constants.ts';
+import { ANCOUNT, ARCOUNT, HEADER_SIZE, NSCOUNT, QDCOUNT } from '../wire/header.ts';
 
 export interface TsigKey {
   /** Canonical key name, e.g. "transfer.example.org.". */
@@ -74,8 +75,8 @@ function readName(msg: Buffer, off: number): { name: string; end: number } {
 }
 
 function skipQuestionsAndRecords(msg: Buffer, records: number): number {
-  let off = 12;
-  for (let i = 0; i < msg.readUInt16BE(4); i++) off = readName(msg, off).end + 4;
+  let off = HEADER_SIZE;
+  for (let i = 0; i < msg.readUInt16BE(QDCOUNT); i++) off = readName(msg, off).end + 4;
   for (let i = 0; i < records; i++) {
     off = readName(msg, off).end;
     off += 10 + msg.readUInt16BE(off + 8);
@@ -98,9 +99,13 @@ export interface TsigRecord {
 
 /** The TSIG record ending the additional section, if any (RFC 8945 5.1: it must be last). */
 export function findTsig(msg: Buffer): TsigRecord | undefined {
-  const total = msg.readUInt16BE(6) + msg.readUInt16BE(8) + msg.readUInt16BE(10);
-  if (msg.readUInt16BE(10) === 0) return undefined;
-  const start = skipQuestionsAndRecords(msg, total - 1);
+  const total = msg.readUInt16BE(ANCOUNT) + msg.readUInt16BE(NSCOUNT) + msg.readUInt16BE(ARCOUNT);
+  if (msg.readUInt16BE(ARCOUNT) === 0) return undefined;
+  return readTsig(msg, skipQuestionsAndRecords(msg, total - 1));
+}
+
+/** The record at `start` if it is a TSIG record (the query parser knows where it is). Throws when malformed. */
+export function readTsig(msg: Buffer, start: number): TsigRecord | undefined {
   const owner = readName(msg, start);
   let off = owner.end;
   if (msg.readUInt16BE(off) !== TYPE.TSIG) return undefined;
@@ -136,7 +141,7 @@ function u16(n: number): Buffer {
 function unsigned(msg: Buffer, tsig: TsigRecord): Buffer {
   const out = Buffer.from(msg.subarray(0, tsig.start));
   out.writeUInt16BE(tsig.originalId, 0);
-  out.writeUInt16BE(msg.readUInt16BE(10) - 1, 10);
+  out.writeUInt16BE(msg.readUInt16BE(ARCOUNT) - 1, ARCOUNT);
   return out;
 }
 
@@ -210,7 +215,7 @@ function tsigRecord(
 
 function append(msg: Buffer, record: Buffer): Buffer {
   const out = Buffer.concat([msg, record]);
-  out.writeUInt16BE(msg.readUInt16BE(10) + 1, 10);
+  out.writeUInt16BE(msg.readUInt16BE(ARCOUNT) + 1, ARCOUNT);
   return out;
 }
 

@@ -1,8 +1,8 @@
 // The zones the server is authoritative for, with their SOA fields resolved against CoreDNS's
 // defaults, and the longest-match lookup that decides which zone (if any) owns a name.
-import { canonicalName, isInZone } from '../../dns/dns-name.ts';
-import { ZONE_DEFAULTS } from '../../config/zone-config.ts';
-import type { ServerZoneConfig } from '../../config/zone-config.ts';
+import { canonicalName, isInZone } from '../../../dns/dns-name.ts';
+import { ZONE_DEFAULTS } from '../../../config/zone-config.ts';
+import type { ServerZoneConfig } from '../../../config/zone-config.ts';
 
 export interface Zone {
   /** Canonical apex, e.g. "example.org.". */
@@ -54,6 +54,11 @@ export class ZoneTable {
 
   get names(): string[] {
     return this.zones.map((z) => z.name);
+  }
+
+  /** The zone whose apex is exactly this canonical name. */
+  byName(name: string): Zone | undefined {
+    return this.zones.find((z) => z.name === name);
   }
 
   /** The most specific zone containing a canonical name, or undefined (we are not authoritative). */

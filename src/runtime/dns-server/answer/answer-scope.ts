@@ -6,13 +6,11 @@
 // and its query wildcards) is "shared" and dropped on every change, as the whole cache used to be.
 // The SOA serial in negative answers is not a dependency: it is patched on the way out
 // (soa-serial.ts), because it moves with every change of the zone.
-import { labelsOf } from '../../dns/dns-name.ts';
-import { RCODE, TYPE } from './dns-constants.ts';
-import type { Answer, Question } from './dns-message.ts';
-import { classifyHost } from '../../skydns/host-address.ts';
-import { lookupName, type LookupMode } from './name-lookup.ts';
-import type { RecordIndex } from './record-index.ts';
-import type { Zone } from './zones.ts';
+import { labelsOf } from '../../../dns/dns-name.ts';
+import { classifyHost } from '../../../skydns/host-address.ts';
+import type { StoredEntry } from '../store/record-index.ts';
+import { RCODE, TYPE } from '../wire/dns-constants.ts';
+import type { Answer } from '../wire/dns-message.ts';
 
 /** The lower-case wire form of a name (the answer cache's name key), from its labels, leftmost first. */
 export function wireNameOf(labels: readonly string[]): string {
@@ -24,36 +22,30 @@ export function wireNameOf(labels: readonly string[]): string {
 /** Question types whose positive answer holds only records of the question name, no chase. */
 const OWN_NAME_TYPES: ReadonlySet<number> = new Set([TYPE.A, TYPE.AAAA, TYPE.TXT]);
 
+/** What the resolver found at the question name, in the default mode (`lookup: own`). */
+export interface FoundAtName {
+  /** Whether a node of the copy is at the name (none: synthesized from a wildcard, or an empty apex). */
+  node: () => boolean;
+  /** The name's entries (at an apex also its key's own, which include those its addresses come from). */
+  entries: readonly StoredEntry[];
+}
+
 /**
- * True when the answer depends on nothing but the entries at and below the question name: then
- * only a change on that name's key path can change it. Checked against the copy the answer was
- * made from; anything not shown to be local is shared.
+ * True when the answer to `name`/`type` depends on nothing but the entries at and below the
+ * question name: then only a change on that name's key path can change it. Decided from what the
+ * resolver found there while answering; anything not shown to be local is shared.
  */
-export function dependsOnOwnName(
-  question: Question,
-  answer: Answer,
-  index: RecordIndex,
-  zone: Zone | undefined,
-  mode: LookupMode,
-): boolean {
-  if (!zone || mode !== 'own' || answer.referral || answer.outOfZone) return false;
-  if (answer.additional.length > 0) return false;
+export function dependsOnOwnName(name: string, type: number, answer: Answer, found: FoundAtName): boolean {
+  if (answer.referral || answer.outOfZone || answer.additional.length > 0) return false;
   const positive = answer.answer.length > 0;
-  if (positive && !OWN_NAME_TYPES.has(question.type)) return false;
-  if (!positive && (question.type === TYPE.SOA || question.type === TYPE.ANY || question.type === TYPE.NS)) {
-    return false;
-  }
-  if (answer.answer.some((r) => r.name !== question.name || r.type === TYPE.CNAME)) return false;
-  const labels = labelsOf(question.name);
-  if (labels.includes('*')) return false;
-  // Synthesized from a wildcard, or a name with an alias (even one that led nowhere: NODATA then
-  // depends on the target): shared.
-  if (!index.find(labels) && answer.rcode !== RCODE.NXDOMAIN) return false;
-  for (const purpose of ['address', 'other'] as const) {
-    const entries = lookupName(index, zone, question.name, mode, purpose).entries;
-    if (entries.some((s) => s.entry.host !== undefined && classifyHost(s.entry.host).kind === 'name')) return false;
-  }
-  return true;
+  if (positive && !OWN_NAME_TYPES.has(type)) return false;
+  if (!positive && (type === TYPE.SOA || type === TYPE.ANY || type === TYPE.NS)) return false;
+  if (answer.answer.some((r) => r.name !== name || r.type === TYPE.CNAME)) return false;
+  // A name with an alias (even one that led nowhere: NODATA then depends on the target): shared.
+  if (found.entries.some((s) => s.entry.host !== undefined && classifyHost(s.entry.host).kind === 'name')) return false;
+  if (labelsOf(name).includes('*')) return false;
+  // Synthesized from a wildcard: shared.
+  return found.node() || answer.rcode === RCODE.NXDOMAIN;
 }
 
 /**

@@ -5,19 +5,23 @@ import { createSocket, type Socket } from 'node:dgram';
 import { createServer, type Server, type Socket as TcpSocket } from 'node:net';
 import { isIP, isIPv6 } from 'node:net';
 import { lookup } from 'node:dns';
-import type { QueryHandler, Reply } from './query-handler.ts';
+import { SERVER_DEFAULTS } from '../../../config/server-config.ts';
+
+export type Transport = 'udp' | 'tcp';
+/** Several messages only for a zone transfer (TCP). */
+export type Reply = Buffer | Buffer[] | undefined;
+/** What answers a message: the process's dispatch (dispatch.ts). */
+export type QueryHandler = (msg: Buffer, transport: Transport, client: string) => Reply | Promise<Reply>;
 
 export interface WireServerOptions {
   host: string;
   port: number;
   handler: QueryHandler;
-  /** Close a TCP connection idle for this long; default 10 s. */
+  /** Close a TCP connection idle for this long; default SERVER_DEFAULTS.tcpIdleSeconds. */
   tcpIdleMs?: number;
   /** Requested UDP receive buffer (the kernel caps it at net.core.rmem_max); default 4 MiB. */
   udpReceiveBuffer?: number;
   maxTcpConnections?: number;
-  /** What becomes of a UDP reply on its way out (rate limiting): the bytes to send, or none. */
-  udpReplyFilter?: (reply: Buffer, client: string) => Buffer | undefined;
 }
 
 export interface WireServer {
@@ -80,7 +84,7 @@ export async function startWireServer(options: WireServerOptions): Promise<WireS
 }
 
 async function bindBoth(options: WireServerOptions): Promise<WireServer> {
-  const { host, port, handler, udpReplyFilter: filter } = options;
+  const { host, port, handler } = options;
   // Replies go to the address a query came from, always an IP: skip dns.lookup (a regex and a
   // tick per packet). Only a listen address that is a host name is looked up; an IP listen
   // address is also the client's address on loopback, so the test is "a name", not "the host".
@@ -96,13 +100,14 @@ async function bindBoth(options: WireServerOptions): Promise<WireServer> {
   });
   udp.on('error', () => undefined);
   udp.on('message', (msg, rinfo) => {
-    // No per-send callback: a failed send surfaces as the socket's 'error', which is ignored.
-    const send = (reply: Buffer) => {
-      const out = filter ? filter(reply, rinfo.address) : reply;
-      if (out) udp.send(out, rinfo.port, rinfo.address);
-    };
-    const done = whenDone(handler(msg, 'udp', rinfo.address), send);
-    if (done) done.catch(() => undefined);
+    const reply = handler(msg, 'udp', rinfo.address);
+    // No per-send callback: a failed send surfaces as the socket's 'error', which is ignored. A
+    // reply at hand (nearly all) is sent without a closure made for it.
+    if (reply instanceof Promise) {
+      whenDone(reply, (r) => udp.send(r, rinfo.port, rinfo.address))!.catch(() => undefined);
+    } else if (Array.isArray(reply)) {
+      for (const r of reply) udp.send(r, rinfo.port, rinfo.address);
+    } else if (reply) udp.send(reply, rinfo.port, rinfo.address);
   });
   await new Promise<void>((resolve, reject) => {
     udp.once('error', reject);
@@ -122,7 +127,7 @@ async function bindBoth(options: WireServerOptions): Promise<WireServer> {
   const tcp = createServer((socket) => {
     connections.add(socket);
     socket.on('close', () => connections.delete(socket));
-    serveTcpConnection(socket, handler, options.tcpIdleMs ?? 10_000);
+    serveTcpConnection(socket, handler, options.tcpIdleMs ?? SERVER_DEFAULTS.tcpIdleSeconds * 1000);
   });
   tcp.maxConnections = options.maxTcpConnections ?? 1024;
   tcp.on('error', () => undefined);

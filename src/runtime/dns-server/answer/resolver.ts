@@ -7,16 +7,17 @@
 // - 'coredns' (`lookup: subtree`): record by record as CoreDNS's etcd plugin
 //   (plugin/backend_lookup.go).
 // Both keep the deviations of docs/skydns-layout.md that hold in their mode.
-import { canonicalName, isInZone, labelsOf } from '../../dns/dns-name.ts';
-import type { SkyDnsEntry } from '../../skydns/skydns-entry.ts';
-import { CLASS, RCODE, TYPE, typeName } from './dns-constants.ts';
-import type { Answer, Question, ResourceRecord } from './dns-message.ts';
+import { canonicalName, isInZone, labelsOf } from '../../../dns/dns-name.ts';
+import type { SkyDnsEntry } from '../../../skydns/skydns-entry.ts';
+import { CLASS, RCODE, TYPE, typeName } from '../wire/dns-constants.ts';
+import type { Answer, Question, ResourceRecord } from '../wire/dns-message.ts';
 import { findZoneCut, type ZoneCut } from './delegation.ts';
-import { givesSrv, nameHostType } from '../../skydns/entry-types.ts';
-import { classifyHost } from '../../skydns/host-address.ts';
-import { lookupName, subtreeOf, type LookupMode, type LookupPurpose } from './name-lookup.ts';
-import type { RecordIndex, StoredEntry } from './record-index.ts';
-import { wireSerial } from './soa-serial.ts';
+import { givesSrv, nameHostType } from '../../../skydns/entry-types.ts';
+import { classifyHost } from '../../../skydns/host-address.ts';
+import { dependsOnOwnName } from './answer-scope.ts';
+import { lookupName, subtreeOf, type LookupMode, type LookupPurpose, type NameData } from './name-lookup.ts';
+import type { RecordIndex, StoredEntry } from '../store/record-index.ts';
+import { wireSerial } from '../wire/soa-serial.ts';
 import type { Zone, ZoneTable } from './zones.ts';
 
 export interface ResolverData {
@@ -517,7 +518,7 @@ function withOneTtl(a: Answer): Answer {
 const MAX_LOOKUPS = 12;
 
 /** The zone's reading: RFC 1034 4.3.2 over the records entry-types.ts gives each name. */
-function zoneAnswer(ctx: Ctx, question: string, type: number): Answer {
+function zoneAnswer(ctx: Ctx, question: string, type: number, seen: { atQuestion?: NameData }): Answer {
   const chain: ResourceRecord[] = [];
   let name = question;
   for (let lookups = 0; lookups < MAX_LOOKUPS; lookups++) {
@@ -527,7 +528,9 @@ function zoneAnswer(ctx: Ctx, question: string, type: number): Answer {
       // Reached through an alias: the CNAMEs are our authoritative data, the referral follows.
       return chain.length === 0 ? refer : { ...refer, authoritative: true, answer: chain };
     }
-    const { exists, entries, wildcard } = lookup(ctx, name, 'other');
+    const found = lookup(ctx, name, 'other');
+    seen.atQuestion ??= found;
+    const { exists, entries, wildcard } = found;
     const owner = wildcard ?? name;
     const alias = aliasOf(ctx, name, owner, entries);
     if (alias && type !== TYPE.CNAME) {
@@ -557,11 +560,24 @@ function zoneAnswer(ctx: Ctx, question: string, type: number): Answer {
 export function resolve(question: Question, data: ResolverData, reading: Reading = readingOf(data.lookup)): Answer {
   const zone = data.zones.match(question.name);
   if (!zone) return refused(true);
-  if (question.class !== CLASS.IN && question.class !== CLASS.ANY) return refused(false);
-  if (question.type === TYPE.AXFR || question.type === TYPE.IXFR) return refused(false);
+  if (question.class !== CLASS.IN && question.class !== CLASS.ANY) return { ...refused(false), zone: zone.name };
+  if (question.type === TYPE.AXFR || question.type === TYPE.IXFR) return { ...refused(false), zone: zone.name };
   const ctx: Ctx = { data, zone };
-  if (reading === 'zone') return withOneTtl(zoneAnswer(ctx, question.name, question.type));
-  const cut = findZoneCut(data.index, zone, question.name);
-  if (cut) return referral(ctx, cut);
-  return coreDnsAnswer(ctx, question.name, question.type);
+  if (reading === 'coredns') {
+    const cut = findZoneCut(data.index, zone, question.name);
+    return { ...(cut ? referral(ctx, cut) : coreDnsAnswer(ctx, question.name, question.type)), zone: zone.name };
+  }
+  const seen: { atQuestion?: NameData } = {};
+  const answer = withOneTtl(zoneAnswer(ctx, question.name, question.type, seen));
+  answer.zone = zone.name;
+  // Only the default mode reads a name from its own entries (answer-scope.ts).
+  const found = seen.atQuestion;
+  answer.ownName =
+    data.lookup === 'own' &&
+    found !== undefined &&
+    dependsOnOwnName(question.name, question.type, answer, {
+      node: () => data.index.find(labelsOf(question.name)) !== undefined,
+      entries: found.entries,
+    });
+  return answer;
 }

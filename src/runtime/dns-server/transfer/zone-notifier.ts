@@ -5,11 +5,11 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { randomInt } from 'node:crypto';
 import { isIPv6 } from 'node:net';
-import type { HostPort } from '../../config/field-rules.ts';
-import type { Logger } from '../shared/log.ts';
-import type { ResourceRecord } from './dns-message.ts';
+import type { HostPort } from '../../../config/field-rules.ts';
+import type { Logger } from '../../shared/log.ts';
+import type { ResourceRecord } from '../wire/dns-message.ts';
 import { notifyMessage, notifyReply } from './notify-message.ts';
-import type { ServerMetrics } from './server-metrics.ts';
+import type { TransferMetrics } from './transfer-metrics.ts';
 import type { TransferStatus } from './transfer-status.ts';
 import { signRequest, verifyResponse, type TsigKey } from './tsig.ts';
 
@@ -24,7 +24,7 @@ export interface ZoneNotifierOptions {
   targets: ReadonlyMap<string, readonly NotifyTarget[]>;
   serial: (zone: string) => number;
   soa: (zone: string) => ResourceRecord;
-  metrics: ServerMetrics;
+  metrics: TransferMetrics;
   status: TransferStatus;
   logger: Logger;
   /** How long changes are gathered before a NOTIFY goes out; default 100 ms. */

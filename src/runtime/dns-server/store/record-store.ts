@@ -4,13 +4,13 @@
 // whole, so a half-loaded copy is never served; until it succeeds the last good copy keeps
 // answering (serve-stale) and readiness and metrics say so.
 import type { Etcd3, IKeyValue, Watcher } from 'etcd3';
-import type { Readiness } from '../shared/http-server.ts';
-import type { Logger } from '../shared/log.ts';
-import { collectGarbage } from '../shared/full-gc.ts';
+import type { Readiness } from '../../shared/http-server.ts';
+import type { Logger } from '../../shared/log.ts';
+import { collectGarbage } from '../../shared/full-gc.ts';
 import { RecordIndex } from './record-index.ts';
 import type { RecordLimits } from './record-limits.ts';
 import type { LoadedSnapshot } from './record-snapshot.ts';
-import type { ServerMetrics, StoreState } from './server-metrics.ts';
+import type { StoreMetrics, StoreState } from './store-metrics.ts';
 import { SkipReport } from './skip-report.ts';
 
 export interface RecordStoreOptions {
@@ -19,7 +19,7 @@ export interface RecordStoreOptions {
   /** Canonical zone apexes (for SOA serials). */
   zones: string[];
   logger: Logger;
-  metrics: ServerMetrics;
+  metrics: StoreMetrics;
   /**
    * Called after every change of the copy (cache invalidation), with the path labels (as stored,
    * below the prefix) of the keys that changed, or 'all' when the copy was replaced whole.

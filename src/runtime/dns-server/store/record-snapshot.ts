@@ -6,8 +6,8 @@
 // why. The live copy replaces it as soon as etcd answers (the record store's first full load).
 import { createHash } from 'node:crypto';
 import { promises as fs, readFileSync } from 'node:fs';
-import type { Logger } from '../shared/log.ts';
-import { encodeEntry } from '../../skydns/skydns-entry.ts';
+import type { Logger } from '../../shared/log.ts';
+import { encodeEntry } from '../../../skydns/skydns-entry.ts';
 import { RecordIndex, type KeyValue } from './record-index.ts';
 import type { RecordLimits } from './record-limits.ts';
 
