@@ -97,7 +97,12 @@ export interface LoadedSnapshot {
 }
 
 export class RecordSnapshot {
-  private readonly o: RecordSnapshotOptions;
+  private readonly file: string;
+  private readonly prefix: string;
+  private readonly zones: string[];
+  private readonly logger: Logger;
+  private readonly limits: RecordLimits | undefined;
+  private readonly intervalMs: number;
   private timer: NodeJS.Timeout | undefined;
   private source: (() => { index: RecordIndex; clusterId: string }) | undefined;
   private writing: Promise<void> = Promise.resolve();
@@ -106,12 +111,17 @@ export class RecordSnapshot {
   private reportedMissing = false;
 
   constructor(options: RecordSnapshotOptions) {
-    this.o = options;
+    this.file = options.file;
+    this.prefix = options.prefix;
+    this.zones = options.zones;
+    this.logger = options.logger;
+    this.limits = options.limits;
+    this.intervalMs = options.intervalMs ?? 2000;
   }
 
   /** The verified file as a copy to serve, or undefined (missing or failing a check: logged). */
   load(): LoadedSnapshot | undefined {
-    const { file, prefix, zones, logger, limits } = this.o;
+    const { file, prefix, zones, logger, limits } = this;
     let text: string;
     try {
       text = readFileSync(file, 'utf8');
@@ -142,7 +152,7 @@ export class RecordSnapshot {
   changed(source: () => { index: RecordIndex; clusterId: string }): void {
     this.source = source;
     if (this.timer) return;
-    const wait = Math.max(0, this.written + (this.o.intervalMs ?? 2000) - Date.now());
+    const wait = Math.max(0, this.written + this.intervalMs - Date.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.writing = this.writing.then(() => this.write());
@@ -164,7 +174,7 @@ export class RecordSnapshot {
     const source = this.source?.();
     if (!source) return;
     this.written = Date.now();
-    const { file, logger } = this.o;
+    const { file, logger } = this;
     const temp = `${file}.${process.pid}.tmp`;
     try {
       const handle = await fs.open(temp, 'w', 0o600);

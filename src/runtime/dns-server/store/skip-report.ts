@@ -17,24 +17,32 @@ export interface SkipReportOptions {
 }
 
 export class SkipReport {
-  private readonly o: SkipReportOptions;
+  private readonly logger: Logger;
+  private readonly count: (reason: SkipReason) => void;
+  private readonly linesPerWindow: number;
+  private readonly windowMs: number;
+  private readonly now: () => number;
   private windowStart = -Infinity;
   private readonly lines = new Map<SkipReason, number>();
   private readonly unlogged = new Map<SkipReason, number>();
 
   constructor(options: SkipReportOptions) {
-    this.o = options;
+    this.logger = options.logger;
+    this.count = options.count;
+    this.linesPerWindow = options.linesPerWindow ?? 10;
+    this.windowMs = options.windowMs ?? 60_000;
+    this.now = options.now ?? Date.now;
   }
 
   /** A key skipped at this value (callers report each key and mod revision once). */
   report(key: string, skip: Skip): void {
-    this.o.count(skip.reason);
+    this.count(skip.reason);
     this.roll();
     const lines = this.lines.get(skip.reason) ?? 0;
-    if (lines < (this.o.linesPerWindow ?? 10)) {
+    if (lines < this.linesPerWindow) {
       this.lines.set(skip.reason, lines + 1);
       const msg = skip.reason === 'undecodable' ? 'skipping undecodable value' : 'skipping value over a limit';
-      this.o.logger.warn(msg, { key, reason: skip.reason, error: skip.error });
+      this.logger.warn(msg, { key, reason: skip.reason, error: skip.error });
       return;
     }
     this.unlogged.set(skip.reason, (this.unlogged.get(skip.reason) ?? 0) + 1);
@@ -46,13 +54,13 @@ export class SkipReport {
     const byReason = Object.fromEntries(this.unlogged);
     const total = [...this.unlogged.values()].reduce((a, b) => a + b, 0);
     this.unlogged.clear();
-    this.o.logger.warn('more values skipped, not logged one by one', { count: total, byReason });
+    this.logger.warn('more values skipped, not logged one by one', { count: total, byReason });
   }
 
   /** Ends the window once it is over: the summary, then a fresh line budget. */
   roll(): void {
-    const now = (this.o.now ?? Date.now)();
-    if (now - this.windowStart < (this.o.windowMs ?? 60_000)) return;
+    const now = this.now();
+    if (now - this.windowStart < this.windowMs) return;
     this.flush();
     this.windowStart = now;
     this.lines.clear();

@@ -2,6 +2,7 @@
 // that an answer is the secondary's acknowledgement of it. Pure.
 import { CLASS, TYPE } from '../wire/dns-constants.ts';
 import type { ResourceRecord } from '../wire/dns-message.ts';
+import { clearResponse, HEADER_SIZE, isResponse, opcodeOf, rcodeOf } from '../wire/header.ts';
 import { encodeAnswer } from '../wire/response-encoder.ts';
 
 export const OPCODE_NOTIFY = 4;
@@ -17,7 +18,7 @@ export function notifyMessage(id: number, zone: string, soa: ResourceRecord): Bu
     512,
   );
   // The encoder writes answers; a NOTIFY is a request (QR clear).
-  msg[2] = msg[2]! & 0x7f;
+  clearResponse(msg);
   return msg;
 }
 
@@ -25,11 +26,8 @@ export type NotifyReply = { kind: 'ack' } | { kind: 'error'; rcode: number } | {
 
 /** What an answer says of our NOTIFY `id`: acknowledged, refused with an rcode, or not an answer to it. */
 export function notifyReply(msg: Buffer, id: number): NotifyReply {
-  if (msg.length < 12 || msg.readUInt16BE(0) !== id) return { kind: 'other' };
-  const flags = msg.readUInt16BE(2);
-  const isResponse = (flags & 0x8000) !== 0;
-  const opcode = (flags >> 11) & 0x0f;
-  if (!isResponse || opcode !== OPCODE_NOTIFY) return { kind: 'other' };
-  const rcode = flags & 0x0f;
+  if (msg.length < HEADER_SIZE || msg.readUInt16BE(0) !== id) return { kind: 'other' };
+  if (!isResponse(msg) || opcodeOf(msg) !== OPCODE_NOTIFY) return { kind: 'other' };
+  const rcode = rcodeOf(msg);
   return rcode === 0 ? { kind: 'ack' } : { kind: 'error', rcode };
 }

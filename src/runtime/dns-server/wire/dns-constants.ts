@@ -20,6 +20,9 @@ export const TYPE = {
 
 export const CLASS = { IN: 1, ANY: 255 } as const;
 
+/** The DNSSEC OK bit of the OPT record's TTL field (RFC 3225). */
+export const EDNS_DO = 0x8000;
+
 export const RCODE = {
   NOERROR: 0,
   FORMERR: 1,

@@ -32,6 +32,11 @@ export function rcodeOf(msg: Uint8Array): number {
   return msg[3]! & RCODE_BITS;
 }
 
+/** The part of an rcode the header carries (an extended rcode's high bits go in the OPT record). */
+export function headerRcode(rcode: number): number {
+  return rcode & RCODE_BITS;
+}
+
 export function isTruncated(msg: Uint8Array): boolean {
   return (msg[2]! & TC) !== 0;
 }

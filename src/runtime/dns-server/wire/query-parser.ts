@@ -2,7 +2,7 @@
 // TSIG records. This is the per-packet hot path, so it builds no dns2 Packet and no string: it
 // validates what we use, hashes the question as it reads it (the answer cache's key), and tells
 // which error (FORMERR, NOTIMP) a malformed or unsupported message gets.
-import { RCODE, TYPE } from './dns-constants.ts';
+import { EDNS_DO, RCODE, TYPE } from './dns-constants.ts';
 import { ANCOUNT, ARCOUNT, HEADER_SIZE, isResponse, NSCOUNT, opcodeOf, QDCOUNT } from './header.ts';
 
 export interface Edns {
@@ -147,7 +147,7 @@ export function parseQuery(msg: Buffer): ParseResult {
       header.edns = {
         payloadSize: msg.readUInt16BE(off + 2),
         version: (ttl >>> 16) & 0xff,
-        dnssecOk: (ttl & 0x8000) !== 0,
+        dnssecOk: (ttl & EDNS_DO) !== 0,
       };
     }
     off += 10 + rdLength;

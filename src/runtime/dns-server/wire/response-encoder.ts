@@ -2,8 +2,9 @@
 // into the client's size limit (drop optional additional records, else set TC), and patches a
 // stored encoding for another client: its ID, RD/CD bits and question bytes (letter case kept).
 import { Packet, type Question, type Resource } from 'dns2';
-import { TYPE } from './dns-constants.ts';
+import { EDNS_DO, TYPE } from './dns-constants.ts';
 import type { Answer, ResourceRecord } from './dns-message.ts';
+import { copyIdAndFlags, HEADER_SIZE, headerRcode, QDCOUNT } from './header.ts';
 import type { Edns, QueryHeader } from './query-parser.ts';
 
 /** The UDP payload size we advertise in our OPT record (the DNS flag day 2020 value). */
@@ -82,7 +83,7 @@ function toDns2(r: ResourceRecord, names: CompressionTable, inAnswer: boolean): 
 
 /** Our OPT record: echoes the client's DO bit; an rcode above 15 puts its high bits here. */
 function optRecord(edns: Edns, rcode: number): Dns2Record {
-  const ttl = (((rcode >> 4) & 0xff) << 24) | (edns.dnssecOk ? 0x8000 : 0);
+  const ttl = (((rcode >> 4) & 0xff) << 24) | (edns.dnssecOk ? EDNS_DO : 0);
   return { name: '', type: TYPE.OPT, class: ADVERTISED_PAYLOAD, ttl: ttl >>> 0, rdata: [] };
 }
 
@@ -106,7 +107,7 @@ function encode(
     opcode: query.opcode,
     aa: authoritative ? 1 : 0,
     tc: truncated ? 1 : 0,
-    rcode: rcode & 0x0f,
+    rcode: headerRcode(rcode),
   });
   if (query.name !== undefined) {
     packet.questions = [{ name: query.name, type: query.type, class: query.class } as Question];
@@ -200,20 +201,22 @@ export function encodeAnswer(
  */
 export function encodeError(query: QueryHeader, rcode: number, msg: Buffer): Buffer {
   const bare = encode({ ...query, name: undefined }, rcode, false, false, EMPTY);
-  if (query.questionEnd <= 12) return bare;
-  const out = Buffer.concat([bare.subarray(0, 12), msg.subarray(12, query.questionEnd), bare.subarray(12)]);
-  out.writeUInt16BE(1, 4);
+  if (query.questionEnd <= HEADER_SIZE) return bare;
+  const out = Buffer.concat([
+    bare.subarray(0, HEADER_SIZE),
+    msg.subarray(HEADER_SIZE, query.questionEnd),
+    bare.subarray(HEADER_SIZE),
+  ]);
+  out.writeUInt16BE(1, QDCOUNT);
   return out;
 }
 
 /** A stored encoding made fit for this query: its ID, RD and CD bits, and its question bytes. */
 export function patchFor(template: Buffer, msg: Buffer, questionEnd: number): Buffer {
   const out = Buffer.allocUnsafe(template.length);
-  template.copy(out);
-  out[0] = msg[0]!;
-  out[1] = msg[1]!;
-  out[2] = (out[2]! & 0xfe) | (msg[2]! & 0x01);
-  out[3] = (out[3]! & 0xef) | (msg[3]! & 0x10);
-  msg.copy(out, 12, 12, questionEnd);
+  out.set(template);
+  copyIdAndFlags(out, msg);
+  // The question is a few dozen bytes: a loop costs less than a copy call.
+  for (let i = HEADER_SIZE; i < questionEnd; i++) out[i] = msg[i]!;
   return out;
 }

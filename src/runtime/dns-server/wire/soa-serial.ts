@@ -3,8 +3,7 @@
 // changes if the serial is written afresh when it is sent, so the cache keeps it and this file
 // finds where the serial sits and writes it.
 import { TYPE } from './dns-constants.ts';
-
-const HEADER = 12;
+import { ANCOUNT, HEADER_SIZE, NSCOUNT, QDCOUNT } from './header.ts';
 
 /** The offset just past a (possibly compressed) name starting at `off`, or -1 if malformed. */
 function skipName(buf: Buffer, off: number): number {
@@ -22,10 +21,10 @@ function skipName(buf: Buffer, off: number): number {
  * there is none, or more than one (then which zone each belongs to is not known here).
  */
 export function soaSerialOffset(buf: Buffer): number {
-  if (buf.length < HEADER) return -1;
-  const questions = buf.readUInt16BE(4);
-  const records = buf.readUInt16BE(6) + buf.readUInt16BE(8);
-  let off = HEADER;
+  if (buf.length < HEADER_SIZE) return -1;
+  const questions = buf.readUInt16BE(QDCOUNT);
+  const records = buf.readUInt16BE(ANCOUNT) + buf.readUInt16BE(NSCOUNT);
+  let off = HEADER_SIZE;
   for (let i = 0; i < questions; i++) {
     off = skipName(buf, off);
     if (off < 0) return -1;
