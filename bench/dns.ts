@@ -20,6 +20,7 @@ import { compiledBuild, measureMemory, renderMemoryReport, type MemoryMeasuremen
 import { cpuMicrosPerQuery, cpuSecondsDuring } from './dns/process-cpu.ts';
 import { etcdEntries, generateRecordSet, queryLines, type RecordSet } from './dns/record-set.ts';
 import {
+  DEFAULT_SERVERS,
   ratios,
   CONTROL_TARGET,
   renderChurnReport,
@@ -43,7 +44,8 @@ const { values: opt } = parseArgs({
     'rate-seconds': { type: 'string', default: '10' },
     clients: { type: 'string', default: '20' },
     outstanding: { type: 'string', default: '100' },
-    servers: { type: 'string', default: SERVERS.join(',') },
+    servers: { type: 'string' },
+    baseline: { type: 'string' },
     modes: { type: 'string', default: 'pinned,unpinned' },
     'etcdns-args': { type: 'string', default: '' },
     churn: { type: 'string', default: '10,100' },
@@ -77,7 +79,11 @@ const config = {
   rateSeconds: positive('rate-seconds', opt['rate-seconds']),
   clients: positive('clients', opt.clients),
   outstanding: positive('outstanding', opt.outstanding),
-  servers: listOf('servers', opt.servers, SERVERS),
+  servers: listOf(
+    'servers',
+    opt.servers ?? [...DEFAULT_SERVERS, ...(opt.baseline ? ['etcdns-baseline'] : [])].join(','),
+    SERVERS,
+  ),
   modes: listOf<Mode>('modes', opt.modes, ['pinned', 'unpinned']),
   etcdnsArgs: opt['etcdns-args'].split(' ').filter(Boolean),
   churn: opt.churn
@@ -90,8 +96,13 @@ const config = {
     .filter(Boolean)
     .map((n) => positive('memory', n)),
   memoryRuns: positive('memory-runs', opt['memory-runs']),
+  /**
+   * Another checkout (a clean `git worktree add --detach DIR <commit>` with `npm ci`): flooded as
+   * `etcdns-baseline` next to this one, and compiled for the memory section.
+   */
+  baseline: opt.baseline,
   /** Another checkout whose bin/etcdns.js takes turns with this one in the memory section. */
-  memoryBaseline: opt['memory-baseline'],
+  memoryBaseline: opt['memory-baseline'] ?? opt.baseline,
   memoryOnly: opt['memory-only'],
 };
 const PREFIX = '/skydns';
@@ -180,6 +191,7 @@ async function main(): Promise<void> {
       etcdEndpoints: etcd.endpoints,
       prefix: PREFIX,
       etcdnsArgs: config.etcdnsArgs,
+      baselineBin: config.baseline ? join(config.baseline, 'bin', 'etcdns.js') : undefined,
     });
     servers.push(s);
     // The floor answers every name alike on purpose: it serves no records, it measures Node.

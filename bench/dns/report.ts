@@ -1,8 +1,10 @@
 // Turns measurements into the table the benchmark prints and the ratios the issues' targets
 // are stated in (ours / CoreDNS, ours / Knot), and ours / the Node floor (node-floor.ts).
 
-export const SERVERS = ['etcdns', 'coredns', 'knot', 'node-floor'] as const;
+export const SERVERS = ['etcdns', 'coredns', 'knot', 'node-floor', 'etcdns-baseline'] as const;
 export type ServerName = (typeof SERVERS)[number];
+/** Every server but the baseline, which runs only when a baseline checkout is given (--baseline). */
+export const DEFAULT_SERVERS: readonly ServerName[] = SERVERS.filter((s) => s !== 'etcdns-baseline');
 export type Mode = 'pinned' | 'unpinned';
 
 /** One server in one mode, medians over the runs. */
@@ -104,6 +106,37 @@ function table(header: string[], rows: string[][]): string {
 
 const fixed = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
 
+/** An etcdns build against the Node floor of the same mode and run: what its own code costs (issue 27). */
+export interface FloorRatios {
+  server: ServerName;
+  mode: Mode;
+  cpuVsFloor: number;
+  p99VsFloor: number;
+}
+
+export function floorRatios(ms: readonly Measurement[]): FloorRatios[] {
+  return ms.flatMap((m) => {
+    const floor = find(ms, 'node-floor', m.mode);
+    if (!floor || (m.server !== 'etcdns' && m.server !== 'etcdns-baseline')) return [];
+    return [
+      {
+        server: m.server,
+        mode: m.mode,
+        cpuVsFloor: m.cpuPerQueryUs / floor.cpuPerQueryUs,
+        p99VsFloor: m.p99Ms / floor.p99Ms,
+      },
+    ];
+  });
+}
+
+/** Issue 27's targets: CPU per query within 1.2x the floor's, p99 at the fixed rate within 2x the floor's. */
+export function floorTargets(rs: readonly FloorRatios[]): (Target & { server: ServerName })[] {
+  return rs.flatMap((r) => [
+    { server: r.server, name: 'CPU/q <= 1.2x floor', mode: r.mode, value: r.cpuVsFloor, met: r.cpuVsFloor <= 1.2 },
+    { server: r.server, name: 'p99 <= 2x floor', mode: r.mode, value: r.p99VsFloor, met: r.p99VsFloor <= 2 },
+  ]);
+}
+
 /** Markdown tables, so the output can be pasted into a note as it is. */
 export function renderReport(ms: readonly Measurement[]): string {
   const rows = ms.map((m) => [
@@ -162,7 +195,22 @@ export function renderReport(ms: readonly Measurement[]): string {
   const targetLines = targets(rs).map(
     (t) => `${t.met ? 'met    ' : 'NOT met'}  ${t.name} (${t.mode}): ${fixed(t.value, 2)}`,
   );
-  return [main, '', ratioTable, '', ...targetLines, ...wrongAnswers(ms)].join('\n');
+  const fr = floorRatios(ms);
+  const floorTable =
+    fr.length === 0
+      ? []
+      : [
+          '',
+          table(
+            ['mode', 'server', 'CPU/q / floor', 'p99 / floor'],
+            fr.map((r) => [r.mode, r.server, fixed(r.cpuVsFloor, 2), fixed(r.p99VsFloor, 2)]),
+          ),
+          '',
+          ...floorTargets(fr).map(
+            (t) => `${t.met ? 'met    ' : 'NOT met'}  ${t.server}: ${t.name} (${t.mode}): ${fixed(t.value, 2)}`,
+          ),
+        ];
+  return [main, '', ratioTable, '', ...targetLines, ...floorTable, ...wrongAnswers(ms)].join('\n');
 }
 
 /** The query file holds only names that exist and names that do not: other rcodes are errors. */

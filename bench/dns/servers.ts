@@ -26,17 +26,22 @@ export interface ServerContext {
   prefix: string;
   /** Extra flags for `etcdns server`, e.g. ["--workers", "2"]. */
   etcdnsArgs: string[];
+  /** Another checkout's bin/etcdns.js, run as `etcdns-baseline` (before/after in one run). */
+  baselineBin?: string | undefined;
 }
 
 export async function startBenchServer(name: ServerName, ctx: ServerContext): Promise<BenchServer> {
   const zone = ctx.set.zone;
   switch (name) {
-    case 'etcdns': {
+    case 'etcdns':
+    case 'etcdns-baseline': {
+      if (name === 'etcdns-baseline' && !ctx.baselineBin) throw new Error('etcdns-baseline needs --baseline DIR');
       const s = await startEtcdnsServer({
         etcdEndpoints: ctx.etcdEndpoints,
         zones: [zone],
         prefix: ctx.prefix,
         args: ctx.etcdnsArgs,
+        ...(name === 'etcdns-baseline' ? { bin: ctx.baselineBin } : {}),
       });
       return { name, records: 'etcd', port: s.port, pid: s.process.pid, stop: s.stop };
     }

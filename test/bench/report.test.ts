@@ -4,6 +4,8 @@ import { test } from 'node:test';
 import {
   beyondControl,
   CONTROL_TARGET,
+  floorRatios,
+  floorTargets,
   ratios,
   renderChurnReport,
   renderReport,
@@ -109,6 +111,43 @@ test('with the Node floor measured: ours against the floor, and the floor agains
   assert.equal(r!.qpsVsFloor, 0.8);
   assert.equal(r!.cpuVsFloor, 1.25);
   assert.equal(r!.floorCpuVsKnot, 2);
+});
+
+test('issue 27: each etcdns build against the floor of its mode, CPU/q <= 1.2x and p99 <= 2x', async (t) => {
+  // m() makes CPU per query 1e6 / QPS: 100,000 QPS is 10 µs, 125,000 is 8 µs.
+  const ms = [
+    m('etcdns', 'pinned', 100000, 0.8),
+    m('etcdns-baseline', 'pinned', 80000, 2.0),
+    m('node-floor', 'pinned', 125000, 0.4),
+    m('knot', 'pinned', 160000, 0.1),
+    m('etcdns', 'unpinned', 90000, 1.0),
+  ];
+  const rs = floorRatios(ms);
+  await t.test('only etcdns builds, only where the floor ran', () =>
+    assert.deepEqual(
+      rs.map((r) => [r.server, r.mode]),
+      [
+        ['etcdns', 'pinned'],
+        ['etcdns-baseline', 'pinned'],
+      ],
+    ),
+  );
+  await t.test('ratios and verdicts (1.25x and 2.0x: exactly on the p99 threshold counts as met)', () =>
+    assert.deepEqual(
+      floorTargets(rs).map((x) => [x.server, x.name, Number(x.value.toFixed(2)), x.met]),
+      [
+        ['etcdns', 'CPU/q <= 1.2x floor', 1.25, false],
+        ['etcdns', 'p99 <= 2x floor', 2, true],
+        ['etcdns-baseline', 'CPU/q <= 1.2x floor', 1.56, false],
+        ['etcdns-baseline', 'p99 <= 2x floor', 5, false],
+      ],
+    ),
+  );
+  await t.test('the printed report has the floor table and its verdicts', () => {
+    const text = renderReport(ms);
+    assert.match(text, /\| pinned +\| etcdns-baseline +\| +1\.56 \| +5\.00 \|/);
+    assert.match(text, /NOT met {2}etcdns: CPU\/q <= 1\.2x floor \(pinned\): 1\.25/);
+  });
 });
 
 test('percentiles are nearest-rank; the median of runs ignores one outlier', async (t) => {
