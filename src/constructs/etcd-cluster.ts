@@ -202,6 +202,31 @@ const DATA_DIR = '/var/lib/etcd';
 const SERVER_TLS_DIR = '/etc/etcd/tls/server';
 const PEER_TLS_DIR = '/etc/etcd/tls/peer';
 
+/** What the construction steps share: the names, image, labels and TLS key names of one cluster. */
+interface Layout {
+  name: string;
+  peerService: string;
+  replicas: number;
+  image: ImageRef;
+  scheme: 'http' | 'https';
+  selector: Record<string, string>;
+  /** Every member's pod name. */
+  members: string[];
+  /** Key names in the TLS Secrets, when TLS is on. */
+  tls: { ca: string; cert: string; key: string } | undefined;
+  meta(objectName: string): k8s.ObjectMeta;
+  /** A member's host name, namespace-relative (see memberHost below). */
+  memberHost(member: string): string;
+}
+
+/** etcd's command line and what its container mounts. */
+interface MemberConfig {
+  flags: Record<string, string>;
+  volumes: k8s.Volume[];
+  dataMount: k8s.VolumeMount;
+  tlsMounts: k8s.VolumeMount[];
+}
+
 export class EtcdCluster extends Construct {
   /** Endpoints and credentials references for the DNS server and the controller. */
   readonly clientAccess: EtcdClientAccess;
@@ -215,57 +240,82 @@ export class EtcdCluster extends Construct {
       ...etcdProblems(props, 'etcd'),
       ...k8sName(props.clusterDomain, 'clusterDomain', 'subdomain', 253),
     ]);
+    const layout = EtcdCluster.layout(props);
+    this.replicas = layout.replicas;
+    this.clientServiceName = layout.name;
+    this.clientAccess = EtcdCluster.clientAccessOf(props, layout);
+    const member = EtcdCluster.memberConfig(props, layout);
+    const helper = this.memberHelper(props, layout, member);
+    this.services(layout);
+    this.statefulSet(props, layout, member, helper);
+    this.certificates(props, layout);
+    this.passwordSecret(props, layout);
+    this.disruptionBudget(props, layout);
+    this.metricsService(props, layout);
+  }
+
+  private static layout(props: EtcdClusterProps): Layout {
     const { stack } = props;
     const name = `${stack.name}-etcd`;
     const peerService = `${name}-peer`;
     const replicas = props.replicas ?? ETCD_DEFAULTS.replicas;
     const image = props.image ?? DEFAULT_IMAGES.etcd;
-    const scheme = props.tls ? 'https' : 'http';
-    const selector = selectorLabels(stack.name, COMPONENT.etcd);
-    const meta = (objectName: string) =>
-      objectMeta(stack, {
-        name: objectName,
-        component: COMPONENT.etcd,
-        version: image.tag,
-        namespaced: true,
-        wave: SYNC_WAVE.etcd,
-        labels: props.labels,
-      });
-    // No namespace: the search path of the pod's resolv.conf completes the name in whatever
-    // namespace the objects end up in. Advertised and initial-cluster URLs are the same strings,
-    // so etcd's bootstrap check (it resolves and compares them) holds.
-    const memberHost = (member: string) => `${member}.${peerService}`;
-    const members = Array.from({ length: replicas }, (_, i) => `${name}-${i}`);
-
-    this.replicas = replicas;
-    this.clientServiceName = name;
-    const tls = props.tls && {
-      ca: props.tls.caKey ?? 'ca.crt',
-      cert: props.tls.certKey ?? 'tls.crt',
-      key: props.tls.keyKey ?? 'tls.key',
+    return {
+      name,
+      peerService,
+      replicas,
+      image,
+      scheme: props.tls ? 'https' : 'http',
+      selector: selectorLabels(stack.name, COMPONENT.etcd),
+      members: Array.from({ length: replicas }, (_, i) => `${name}-${i}`),
+      tls: props.tls && {
+        ca: props.tls.caKey ?? 'ca.crt',
+        cert: props.tls.certKey ?? 'tls.crt',
+        key: props.tls.keyKey ?? 'tls.key',
+      },
+      meta: (objectName: string) =>
+        objectMeta(stack, {
+          name: objectName,
+          component: COMPONENT.etcd,
+          version: image.tag,
+          namespaced: true,
+          wave: SYNC_WAVE.etcd,
+          labels: props.labels,
+        }),
+      // No namespace: the search path of the pod's resolv.conf completes the name in whatever
+      // namespace the objects end up in. Advertised and initial-cluster URLs are the same strings,
+      // so etcd's bootstrap check (it resolves and compares them) holds.
+      memberHost: (member: string) => `${member}.${peerService}`,
     };
-    this.clientAccess = {
+  }
+
+  private static clientAccessOf(props: EtcdClusterProps, l: Layout): EtcdClientAccess {
+    return {
       // The client Service by its short name: namespace-relative, only ready members (readiness is
       // a linearizable read), and one certificate name (Node's TLS check refuses a wildcard over a
       // single label such as *.etcdns-etcd-peer, so per-member URLs would need a SAN per member).
-      endpoints: [`${scheme}://${name}:${PORT.client}`],
-      ...(props.tls && tls
-        ? { tls: { secretName: props.tls.clientSecret, caKey: tls.ca, certKey: tls.cert, keyKey: tls.key } }
+      endpoints: [`${l.scheme}://${l.name}:${PORT.client}`],
+      ...(props.tls && l.tls
+        ? { tls: { secretName: props.tls.clientSecret, caKey: l.tls.ca, certKey: l.tls.cert, keyKey: l.tls.key } }
         : {}),
       ...(props.auth
         ? { auth: { username: props.auth.username ?? ETCD_DEFAULTS.username, password: props.auth.password } }
         : {}),
     };
+  }
 
+  /** etcd's flags, and the data and TLS volumes its container mounts. */
+  private static memberConfig(props: EtcdClusterProps, l: Layout): MemberConfig {
+    const { scheme, tls } = l;
     const compactionMode = props.compaction?.mode ?? 'periodic';
     const flags: Record<string, string> = {
-      'advertise-client-urls': `${scheme}://${memberHost('$(POD_NAME)')}:${PORT.client}`,
+      'advertise-client-urls': `${scheme}://${l.memberHost('$(POD_NAME)')}:${PORT.client}`,
       'auto-compaction-mode': compactionMode,
       'auto-compaction-retention': props.compaction?.retention ?? ETCD_DEFAULTS.compaction[compactionMode],
       'data-dir': `${DATA_DIR}/data`,
-      'initial-advertise-peer-urls': `${scheme}://${memberHost('$(POD_NAME)')}:${PORT.peer}`,
+      'initial-advertise-peer-urls': `${scheme}://${l.memberHost('$(POD_NAME)')}:${PORT.peer}`,
       // Fixed by the stack name: a namespace overlay cannot follow into a flag value.
-      'initial-cluster-token': name,
+      'initial-cluster-token': l.name,
       'listen-client-urls': `${scheme}://0.0.0.0:${PORT.client}`,
       'listen-metrics-urls': `http://0.0.0.0:${PORT.metrics}`,
       'listen-peer-urls': `${scheme}://0.0.0.0:${PORT.peer}`,
@@ -298,20 +348,25 @@ export class EtcdCluster extends Construct {
         { name: 'tls-server', mountPath: SERVER_TLS_DIR, readOnly: true },
       );
     }
+    return { flags, volumes, dataMount, tlsMounts };
+  }
 
+  /** The `etcdns etcd-member` helper beside etcd in each pod, and its access to the API. */
+  private memberHelper(props: EtcdClusterProps, l: Layout, m: MemberConfig) {
+    const { tls } = l;
     const helperProps: MemberHelperSpec = {
-      stack,
+      stack: props.stack,
       component: COMPONENT.etcd,
-      version: image.tag,
+      version: l.image.tag,
       labels: props.labels,
-      statefulSet: name,
+      statefulSet: l.name,
       image: props.helperImage ?? DEFAULT_IMAGES.etcdns,
       imagePullPolicy: props.helperImagePullPolicy ?? 'IfNotPresent',
-      peerUrl: flags['initial-advertise-peer-urls']!,
+      peerUrl: m.flags['initial-advertise-peer-urls']!,
       clientUrl: this.clientAccess.endpoints[0]!,
-      dataDir: flags['data-dir']!,
-      dataMount,
-      tlsMounts,
+      dataDir: m.flags['data-dir']!,
+      dataMount: m.dataMount,
+      tlsMounts: m.tlsMounts,
       ...(tls
         ? {
             tls: {
@@ -322,24 +377,28 @@ export class EtcdCluster extends Construct {
           }
         : {}),
       ...(props.rootPassword ? { rootPassword: props.rootPassword } : {}),
-      etcdFlags: Object.keys(flags)
+      etcdFlags: Object.keys(m.flags)
         .sort()
-        .map((flag) => `--${flag}=${flags[flag]}`),
+        .map((flag) => `--${flag}=${m.flags[flag]}`),
     };
     const helper = memberHelperPod(helperProps);
     new MemberHelperAccess(
       this,
       'member-helper',
       helperProps,
-      members.map((m) => `${m}=${scheme}://${memberHost(m)}:${PORT.peer}`).join(','),
+      l.members.map((member) => `${member}=${l.scheme}://${l.memberHost(member)}:${PORT.peer}`).join(','),
     );
+    return helper;
+  }
 
+  /** The headless peer Service (publishing not-ready members, for bootstrap) and the client Service. */
+  private services(l: Layout): void {
     new k8s.KubeService(this, 'peer-service', {
-      metadata: meta(peerService),
+      metadata: l.meta(l.peerService),
       spec: {
         clusterIp: 'None',
         publishNotReadyAddresses: true,
-        selector,
+        selector: l.selector,
         ports: [
           { name: 'client', port: PORT.client, targetPort: k8s.IntOrString.fromString('client'), protocol: 'TCP' },
           { name: 'peer', port: PORT.peer, targetPort: k8s.IntOrString.fromString('peer'), protocol: 'TCP' },
@@ -347,33 +406,40 @@ export class EtcdCluster extends Construct {
       },
     });
     new k8s.KubeService(this, 'client-service', {
-      metadata: meta(name),
+      metadata: l.meta(l.name),
       spec: {
         type: 'ClusterIP',
-        selector,
+        selector: l.selector,
         ports: [
           { name: 'client', port: PORT.client, targetPort: k8s.IntOrString.fromString('client'), protocol: 'TCP' },
         ],
       },
     });
+  }
 
+  private statefulSet(
+    props: EtcdClusterProps,
+    l: Layout,
+    m: MemberConfig,
+    helper: ReturnType<typeof memberHelperPod>,
+  ): void {
     const health = (query: string, failureThreshold: number): k8s.Probe => ({
       httpGet: { path: `/health?${query}`, port: k8s.IntOrString.fromString('metrics'), scheme: 'HTTP' },
       periodSeconds: 10,
       timeoutSeconds: 5,
       failureThreshold,
     });
-    const affinity = nodeAntiAffinity(props.antiAffinity ?? ETCD_DEFAULTS.antiAffinity, selector);
+    const affinity = nodeAntiAffinity(props.antiAffinity ?? ETCD_DEFAULTS.antiAffinity, l.selector);
     const spec: k8s.StatefulSetSpec = {
-      replicas,
-      serviceName: peerService,
+      replicas: l.replicas,
+      serviceName: l.peerService,
       podManagementPolicy: 'Parallel',
-      selector: { matchLabels: selector },
+      selector: { matchLabels: l.selector },
       updateStrategy: { type: 'RollingUpdate' },
       persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' },
       template: {
         metadata: {
-          labels: podTemplateLabels(meta(name).labels),
+          labels: podTemplateLabels(l.meta(l.name).labels),
           ...(props.podAnnotations ? { annotations: props.podAnnotations } : {}),
         },
         spec: {
@@ -388,7 +454,7 @@ export class EtcdCluster extends Construct {
           containers: [
             {
               name: 'etcd',
-              image: imageReference(image),
+              image: imageReference(l.image),
               imagePullPolicy: imagePullPolicy(props),
               command: ['etcd'],
               args: helper.etcdArgs,
@@ -404,16 +470,18 @@ export class EtcdCluster extends Construct {
               readinessProbe: health('serializable=false', 3),
               resources: resourceRequirements(props, ETCD_DEFAULTS.resources),
               securityContext: RESTRICTED_CONTAINER,
-              volumeMounts: [dataMount, ...tlsMounts, helper.etcdMount].sort((a, b) => a.name.localeCompare(b.name)),
+              volumeMounts: [m.dataMount, ...m.tlsMounts, helper.etcdMount].sort((a, b) =>
+                a.name.localeCompare(b.name),
+              ),
             },
           ],
-          volumes: [...volumes, ...helper.volumes].sort((a, b) => a.name.localeCompare(b.name)),
+          volumes: [...m.volumes, ...helper.volumes].sort((a, b) => a.name.localeCompare(b.name)),
         },
       },
       volumeClaimTemplates: [
         {
           // Only the fixed selector labels: claim templates are immutable after creation.
-          metadata: { name: 'data', labels: selector },
+          metadata: { name: 'data', labels: l.selector },
           spec: {
             accessModes: ['ReadWriteOnce'],
             resources: {
@@ -437,59 +505,69 @@ export class EtcdCluster extends Construct {
     new ApiObject(this, 'statefulset', {
       apiVersion: 'apps/v1',
       kind: 'StatefulSet',
-      metadata: meta(name),
+      metadata: l.meta(l.name),
       spec: specJson,
     });
+  }
 
-    if (props.tls?.certManager) {
-      new EtcdCertificates(this, 'certificates', {
-        stack,
-        version: image.tag,
-        clientService: name,
-        peerService,
-        clusterDomain: props.clusterDomain ?? ETCD_DEFAULTS.clusterDomain,
-        secrets: {
-          server: props.tls.serverSecret,
-          peer: props.tls.peerSecret ?? props.tls.serverSecret,
-          client: props.tls.clientSecret,
-        },
-        clientCommonName: props.auth?.username ?? ETCD_DEFAULTS.username,
-        issuer: props.tls.certManager,
-        labels: props.labels,
-      });
-    }
-    if (props.auth?.externalSecret) {
-      externalSecret(this, 'password', props.auth.password, props.auth.externalSecret, {
-        stack,
-        component: COMPONENT.etcd,
-        version: image.tag,
-        // Before the DNS server and the controller mount it.
-        wave: SYNC_WAVE.secrets,
-        labels: props.labels,
-      });
-    }
-    if (replicas > 1 && props.podDisruptionBudget !== false) {
-      new k8s.KubePodDisruptionBudget(this, 'pdb', {
-        metadata: meta(name),
-        spec: {
-          minAvailable: k8s.IntOrString.fromNumber(Math.floor(replicas / 2) + 1),
-          selector: { matchLabels: selector },
-        },
-      });
-    }
-    if (props.metricsService) {
-      metricsService(this, 'metrics-service', {
-        stack,
-        name: `${name}-metrics`,
-        component: COMPONENT.etcd,
-        version: image.tag,
-        wave: SYNC_WAVE.etcd,
-        selector,
-        port: PORT.metrics,
-        targetPort: 'metrics',
-        labels: props.labels,
-      });
-    }
+  /** cert-manager Certificates for the TLS Secrets, when asked for. */
+  private certificates(props: EtcdClusterProps, l: Layout): void {
+    if (!props.tls?.certManager) return;
+    new EtcdCertificates(this, 'certificates', {
+      stack: props.stack,
+      version: l.image.tag,
+      clientService: l.name,
+      peerService: l.peerService,
+      clusterDomain: props.clusterDomain ?? ETCD_DEFAULTS.clusterDomain,
+      secrets: {
+        server: props.tls.serverSecret,
+        peer: props.tls.peerSecret ?? props.tls.serverSecret,
+        client: props.tls.clientSecret,
+      },
+      clientCommonName: props.auth?.username ?? ETCD_DEFAULTS.username,
+      issuer: props.tls.certManager,
+      labels: props.labels,
+    });
+  }
+
+  /** The clients' password Secret from an external store, when asked for. */
+  private passwordSecret(props: EtcdClusterProps, l: Layout): void {
+    if (!props.auth?.externalSecret) return;
+    externalSecret(this, 'password', props.auth.password, props.auth.externalSecret, {
+      stack: props.stack,
+      component: COMPONENT.etcd,
+      version: l.image.tag,
+      // Before the DNS server and the controller mount it.
+      wave: SYNC_WAVE.secrets,
+      labels: props.labels,
+    });
+  }
+
+  /** A quorum stays available through voluntary disruptions (more than one member). */
+  private disruptionBudget(props: EtcdClusterProps, l: Layout): void {
+    if (l.replicas <= 1 || props.podDisruptionBudget === false) return;
+    new k8s.KubePodDisruptionBudget(this, 'pdb', {
+      metadata: l.meta(l.name),
+      spec: {
+        minAvailable: k8s.IntOrString.fromNumber(Math.floor(l.replicas / 2) + 1),
+        selector: { matchLabels: l.selector },
+      },
+    });
+  }
+
+  private metricsService(props: EtcdClusterProps, l: Layout): void {
+    if (!props.metricsService) return;
+    metricsService(this, 'metrics-service', {
+      stack: props.stack,
+      name: `${l.name}-metrics`,
+      component: COMPONENT.etcd,
+      version: l.image.tag,
+      wave: SYNC_WAVE.etcd,
+      selector: l.selector,
+      port: PORT.metrics,
+      targetPort: 'metrics',
+      labels: props.labels,
+    });
   }
 }
 
