@@ -20,6 +20,7 @@ import type { TransferZone } from './transfer/zone-source.ts';
 import { RCODE, TYPE } from './wire/dns-constants.ts';
 import { HEADER_SIZE, rcodeOf } from './wire/header.ts';
 import {
+  HASH_BITS,
   nameFromWire,
   parseQuery,
   questionBytes,
@@ -73,9 +74,9 @@ function variantOf(transport: Transport, limit: number, edns: Edns | undefined):
   return size * 4 + (edns ? (edns.dnssecOk ? 2 : 1) : 0);
 }
 
-/** The cache key of a question and variant: a number, so a hit builds no string. */
+/** The cache key of a question and variant: a small integer, so a hit builds no string and boxes no number. */
 function cacheKey(questionHash: number, variant: number): number {
-  return (Math.imul(questionHash ^ variant, 0x9e3779b1) ^ variant) >>> 0;
+  return (Math.imul(questionHash ^ variant, 0x9e3779b1) ^ variant) & HASH_BITS;
 }
 
 const now = () => Math.floor(Date.now() / 1000);

@@ -172,7 +172,10 @@ export async function startDnsServer(
   };
   const lookup = config.lookup ?? 'own';
   const { store, snapshot, history } = recordStore(p, () => transfers);
-  const data = (): ResolverData => ({ index: store.index, zones, lookup });
+  // One object per copy of the records, not one per call (a cached negative answer asks it for the serial).
+  let current: ResolverData | undefined;
+  const data = (): ResolverData =>
+    current?.index === store.index ? current : (current = { index: store.index, zones, lookup });
   const transfers = setUpTransfers({
     config,
     zones: new ZoneRecordSource(data, history),

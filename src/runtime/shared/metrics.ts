@@ -75,9 +75,15 @@ export class Histogram implements Metric {
       d = { counts: this.buckets.map(() => 0), sum: 0, count: 0 };
       this.data.set(key, d);
     }
-    // Cumulative counts are computed at render time; here each observation lands in one bucket.
-    const i = this.buckets.findIndex((b) => value <= b);
-    if (i >= 0) d.counts[i]! += 1;
+    // Cumulative counts are computed at render time; here each observation lands in one bucket
+    // (a loop, not findIndex: no closure per observation, which the DNS server makes per query).
+    const { buckets } = this;
+    for (let i = 0; i < buckets.length; i++) {
+      if (value <= buckets[i]!) {
+        d.counts[i]! += 1;
+        break;
+      }
+    }
     d.sum += value;
     d.count += 1;
   }

@@ -38,12 +38,20 @@ export class ParsedQuery implements QueryHeader {
   private readonly msg: Buffer;
   private wire: string | undefined;
 
-  constructor(msg: Buffer, header: QueryHeader, type: number, qclass: number, hash: number, tsigStart: number) {
+  constructor(
+    msg: Buffer,
+    questionEnd: number,
+    edns: Edns | undefined,
+    type: number,
+    qclass: number,
+    hash: number,
+    tsigStart: number,
+  ) {
     this.msg = msg;
-    this.id = header.id;
-    this.opcode = header.opcode;
-    this.questionEnd = header.questionEnd;
-    this.edns = header.edns;
+    this.id = msg.readUInt16BE(0);
+    this.opcode = 0;
+    this.questionEnd = questionEnd;
+    this.edns = edns;
     this.type = type;
     this.class = qclass;
     this.questionHash = hash;
@@ -63,12 +71,20 @@ export class ParsedQuery implements QueryHeader {
   }
 }
 
-export type ParseResult =
-  ParsedQuery | { kind: 'drop' } | (QueryHeader & { kind: 'error'; rcode: number; reason: string });
+export type ParseResult = ParsedQuery | { kind: 'drop' } | Failure;
 
 const MAX_NAME = 255;
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
+/** Hashes are kept to 30 bits: small integers, which V8 neither boxes nor hashes as doubles. */
+export const HASH_BITS = 0x3fffffff;
+
+type Failure = QueryHeader & { kind: 'error'; rcode: number; reason: string };
+
+/** The answer to a query that did not parse (made only then: a query that parses allocates no header). */
+function failure(msg: Buffer, questionEnd: number, edns: Edns | undefined, rcode: number, reason: string): Failure {
+  return { kind: 'error', id: msg.readUInt16BE(0), opcode: opcodeOf(msg), questionEnd, edns, rcode, reason };
+}
 
 /** Offset after a (possibly compressed) name starting at `off`, or -1 when it runs off the end. */
 function skipName(msg: Buffer, off: number): number {
@@ -87,64 +103,70 @@ function lower(byte: number): number {
   return byte >= 0x41 && byte <= 0x5a ? byte | 0x20 : byte;
 }
 
+const DROP = { kind: 'drop' } as const;
+
 export function parseQuery(msg: Buffer): ParseResult {
   // Too short to carry an ID, or a response (QR set): nothing sensible to answer.
-  if (msg.length < HEADER_SIZE || isResponse(msg)) return { kind: 'drop' };
+  if (msg.length < HEADER_SIZE || isResponse(msg)) return DROP;
   const opcode = opcodeOf(msg);
-  const header: QueryHeader = { id: msg.readUInt16BE(0), opcode, questionEnd: 0, edns: undefined };
-  const fail = (rcode: number, reason: string): ParseResult => ({ kind: 'error', ...header, rcode, reason });
-
-  if (opcode !== 0) return fail(RCODE.NOTIMP, `opcode ${opcode} is not QUERY`);
-  if (msg.readUInt16BE(QDCOUNT) !== 1) return fail(RCODE.FORMERR, 'question count is not 1');
+  if (opcode !== 0) return failure(msg, 0, undefined, RCODE.NOTIMP, `opcode ${opcode} is not QUERY`);
+  if (msg.readUInt16BE(QDCOUNT) !== 1) return failure(msg, 0, undefined, RCODE.FORMERR, 'question count is not 1');
 
   let off = HEADER_SIZE;
   let hash = FNV_OFFSET;
   for (;;) {
-    if (off >= msg.length) return fail(RCODE.FORMERR, 'question name runs past the message');
+    if (off >= msg.length) return failure(msg, 0, undefined, RCODE.FORMERR, 'question name runs past the message');
     const len = msg[off]!;
     hash = Math.imul(hash ^ len, FNV_PRIME);
     if (len === 0) {
       off += 1;
       break;
     }
-    if (len & 0xc0) return fail(RCODE.FORMERR, 'compressed or invalid label in the question');
-    if (off + 1 + len - HEADER_SIZE + 1 > MAX_NAME) return fail(RCODE.FORMERR, 'question name longer than 255 octets');
-    if (off + 1 + len > msg.length) return fail(RCODE.FORMERR, 'question label runs past the message');
+    if (len & 0xc0) return failure(msg, 0, undefined, RCODE.FORMERR, 'compressed or invalid label in the question');
+    if (off + 1 + len - HEADER_SIZE + 1 > MAX_NAME)
+      return failure(msg, 0, undefined, RCODE.FORMERR, 'question name longer than 255 octets');
+    if (off + 1 + len > msg.length)
+      return failure(msg, 0, undefined, RCODE.FORMERR, 'question label runs past the message');
     const end = off + 1 + len;
     for (off += 1; off < end; off++) hash = Math.imul(hash ^ lower(msg[off]!), FNV_PRIME);
   }
-  if (off + 4 > msg.length) return fail(RCODE.FORMERR, 'question type and class missing');
+  if (off + 4 > msg.length) return failure(msg, 0, undefined, RCODE.FORMERR, 'question type and class missing');
   const type = msg.readUInt16BE(off);
   const qclass = msg.readUInt16BE(off + 2);
   hash = Math.imul(hash ^ type, FNV_PRIME);
   hash = Math.imul(hash ^ qclass, FNV_PRIME);
   off += 4;
-  header.questionEnd = off;
+  const questionEnd = off;
+  let edns: Edns | undefined;
 
   // RFC 1995: an IXFR request carries the secondary's SOA in the authority section.
   const authority = type === TYPE.IXFR ? msg.readUInt16BE(NSCOUNT) : 0;
   if (msg.readUInt16BE(ANCOUNT) !== 0 || msg.readUInt16BE(NSCOUNT) !== authority) {
-    return fail(RCODE.FORMERR, 'a query carries no answer or authority records');
+    return failure(msg, questionEnd, edns, RCODE.FORMERR, 'a query carries no answer or authority records');
   }
   const additional = authority + msg.readUInt16BE(ARCOUNT);
   let tsigStart = -1;
   for (let i = 0; i < additional; i++) {
     const start = off;
     off = skipName(msg, off);
-    if (off < 0 || off + 10 > msg.length) return fail(RCODE.FORMERR, 'additional record runs past the message');
+    if (off < 0 || off + 10 > msg.length)
+      return failure(msg, questionEnd, edns, RCODE.FORMERR, 'additional record runs past the message');
     const rrType = msg.readUInt16BE(off);
     const rdLength = msg.readUInt16BE(off + 8);
     // RFC 8945 5.1: the TSIG record is the last one.
     if (rrType === TYPE.TSIG) {
-      if (i !== additional - 1) return fail(RCODE.FORMERR, 'a TSIG record that is not the last one');
+      if (i !== additional - 1)
+        return failure(msg, questionEnd, edns, RCODE.FORMERR, 'a TSIG record that is not the last one');
       tsigStart = start;
     }
-    if (off + 10 + rdLength > msg.length) return fail(RCODE.FORMERR, 'additional record data runs past the message');
+    if (off + 10 + rdLength > msg.length)
+      return failure(msg, questionEnd, edns, RCODE.FORMERR, 'additional record data runs past the message');
     if (rrType === TYPE.OPT) {
       // RFC 6891: one OPT, owned by the root name.
-      if (header.edns || msg[start] !== 0) return fail(RCODE.FORMERR, 'more than one OPT record, or not at the root');
+      if (edns || msg[start] !== 0)
+        return failure(msg, questionEnd, edns, RCODE.FORMERR, 'more than one OPT record, or not at the root');
       const ttl = msg.readUInt32BE(off + 4);
-      header.edns = {
+      edns = {
         payloadSize: msg.readUInt16BE(off + 2),
         version: (ttl >>> 16) & 0xff,
         dnssecOk: (ttl & EDNS_DO) !== 0,
@@ -152,7 +174,7 @@ export function parseQuery(msg: Buffer): ParseResult {
     }
     off += 10 + rdLength;
   }
-  return new ParsedQuery(msg, header, type, qclass, hash >>> 0, tsigStart);
+  return new ParsedQuery(msg, questionEnd, edns, type, qclass, hash & HASH_BITS, tsigStart);
 }
 
 /** The question bytes (name lower-cased, type, class) of a query, for `sameQuestion`. */
