@@ -15,7 +15,7 @@ import { synthObjects } from '../../src/constructs/synth-stack.ts';
 import { ENVIRONMENTS } from '../../src/environments/index.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
 import { stopAll, waitFor } from '../support/process.ts';
-import { serverSideApply } from '../support/server-side-apply.ts';
+import { notKept, serverSideApply } from '../support/server-side-apply.ts';
 import { renderWithNamespace } from './kustomize-overlay.ts';
 
 const FIELD_MANAGER = 'etcdns-test';
@@ -48,17 +48,6 @@ before(async () => {
   api = kube.admin.makeApiClient(ObjectApi);
 });
 after(stopAll);
-
-/** Paths where `received` lacks or changed what `sent` set: fields the API dropped or rewrote. */
-function notKept(sent: unknown, received: unknown, path = ''): string[] {
-  if (sent !== null && typeof sent === 'object') {
-    if (received === null || typeof received !== 'object') return [`${path}: missing`];
-    return Object.entries(sent).flatMap(([k, v]) =>
-      notKept(v, (received as Record<string, unknown>)[k], `${path}/${k}`),
-    );
-  }
-  return sent === received ? [] : [`${path}: sent ${JSON.stringify(sent)}, stored ${JSON.stringify(received)}`];
-}
 
 /** Server-side apply; the API must keep every field we set (it drops unknown or misspelled ones). */
 async function apply(object: Obj, dryRun: boolean): Promise<Obj> {

@@ -16,7 +16,7 @@ import { NetworkPolicies } from '../../src/constructs/network-policies.ts';
 import { synthObjects } from '../../src/constructs/synth-stack.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
 import { stopAll } from '../support/process.ts';
-import { serverSideApply } from '../support/server-side-apply.ts';
+import { notKept, serverSideApply } from '../support/server-side-apply.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -311,17 +311,6 @@ before(async () => {
   kube = await startKubeApiserver();
 });
 after(stopAll);
-
-/** Paths where `received` lacks or changed what `sent` set. */
-function notKept(sent: unknown, received: unknown, path = ''): string[] {
-  if (sent !== null && typeof sent === 'object') {
-    if (received === null || typeof received !== 'object') return [`${path}: missing`];
-    return Object.entries(sent).flatMap(([k, v]) =>
-      notKept(v, (received as Record<string, unknown>)[k], `${path}/${k}`),
-    );
-  }
-  return sent === received ? [] : [`${path}: sent ${JSON.stringify(sent)}, stored ${JSON.stringify(received)}`];
-}
 
 test('the policies and the Job pass server-side dry-run apply on the real kube-apiserver, every field kept', async () => {
   await kube.admin.makeApiClient(k8s.CoreV1Api).createNamespace({ body: { metadata: { name: 'etcdns' } } });

@@ -47,3 +47,14 @@ export async function serverSideApply(
     req.end(JSON.stringify(object));
   });
 }
+
+/** Paths where `received` lacks or changed what `sent` set: fields the API server dropped or rewrote. */
+export function notKept(sent: unknown, received: unknown, path = ''): string[] {
+  if (sent !== null && typeof sent === 'object') {
+    if (received === null || typeof received !== 'object') return [`${path}: missing`];
+    return Object.entries(sent).flatMap(([k, v]) =>
+      notKept(v, (received as Record<string, unknown>)[k], `${path}/${k}`),
+    );
+  }
+  return sent === received ? [] : [`${path}: sent ${JSON.stringify(sent)}, stored ${JSON.stringify(received)}`];
+}
