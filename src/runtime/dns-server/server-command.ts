@@ -20,7 +20,8 @@ function untilSignal(): Promise<string> {
 /**
  * The young generation fixed at 2 x 8 MiB from the start: V8 otherwise doubles it toward its
  * ceiling as churn makes survivors, so RSS rises in steps for an hour; a fixed size keeps it flat,
- * and 8 loads 100,000 records as fast as 32 and answers as fast (README.md, Memory and load time).
+ * and 8 loads 100,000 records as fast as 32 and answers as fast (bench/README.md, DNS server memory and
+ * load: measurements).
  */
 const V8_FLAGS = ['--min-semi-space-size=8', '--max-semi-space-size=8'];
 

@@ -1,5 +1,5 @@
 // One full garbage collection, on purpose, right after a full load: the DNS server's copy of the
-// records (dns-server/record-store.ts) and the controller's first full sync after its etcd copy
+// records (dns-server/store/record-store.ts) and the controller's first full sync after its etcd copy
 // was read (controller/controller.ts). Nearly all a load allocates survives the young
 // generation's collections (it is the copy), so its passing garbage (gRPC pages, parsed JSON) is
 // promoted with it, and after a reload the replaced copy is garbage too. V8 collects the old
