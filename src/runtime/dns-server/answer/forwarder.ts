@@ -6,7 +6,7 @@ import { randomInt } from 'node:crypto';
 import type { HostPort } from '../../../config/field-rules.ts';
 import type { ForwardConfig } from '../../../config/server-config.ts';
 import { cidrMatcher } from '../../../dns/cidr.ts';
-import { HEADER_SIZE } from '../wire/header.ts';
+import { HEADER_SIZE, idOf, setId } from '../wire/header.ts';
 
 const TIMEOUT_MS = 2000;
 
@@ -33,7 +33,7 @@ export class Forwarder {
 function ask(upstream: HostPort, msg: Buffer): Promise<Buffer | undefined> {
   const query = Buffer.from(msg);
   const id = randomInt(0x10000);
-  query.writeUInt16BE(id, 0);
+  setId(query, id);
   const socket = createSocket(isIPv6(upstream.host) ? 'udp6' : 'udp4');
   return new Promise((resolve) => {
     const done = (answer: Buffer | undefined) => {
@@ -44,10 +44,9 @@ function ask(upstream: HostPort, msg: Buffer): Promise<Buffer | undefined> {
     const timer = setTimeout(() => done(undefined), TIMEOUT_MS);
     socket.on('error', () => done(undefined));
     socket.on('message', (answer, rinfo) => {
-      if (rinfo.address !== upstream.host || answer.length < HEADER_SIZE || answer.readUInt16BE(0) !== id) return;
+      if (rinfo.address !== upstream.host || answer.length < HEADER_SIZE || idOf(answer) !== id) return;
       const restored = Buffer.from(answer);
-      restored[0] = msg[0]!;
-      restored[1] = msg[1]!;
+      setId(restored, idOf(msg));
       done(restored);
     });
     socket.send(query, upstream.port, upstream.host);

@@ -2,7 +2,7 @@
 // that an answer is the secondary's acknowledgement of it. Pure.
 import { CLASS, TYPE } from '../wire/dns-constants.ts';
 import type { ResourceRecord } from '../wire/dns-message.ts';
-import { clearResponse, HEADER_SIZE, isResponse, opcodeOf, rcodeOf } from '../wire/header.ts';
+import { clearResponse, HEADER_SIZE, idOf, isResponse, opcodeOf, rcodeOf } from '../wire/header.ts';
 import { encodeAnswer } from '../wire/response-encoder.ts';
 
 export const OPCODE_NOTIFY = 4;
@@ -26,7 +26,7 @@ export type NotifyReply = { kind: 'ack' } | { kind: 'error'; rcode: number } | {
 
 /** What an answer says of our NOTIFY `id`: acknowledged, refused with an rcode, or not an answer to it. */
 export function notifyReply(msg: Buffer, id: number): NotifyReply {
-  if (msg.length < HEADER_SIZE || msg.readUInt16BE(0) !== id) return { kind: 'other' };
+  if (msg.length < HEADER_SIZE || idOf(msg) !== id) return { kind: 'other' };
   if (!isResponse(msg) || opcodeOf(msg) !== OPCODE_NOTIFY) return { kind: 'other' };
   const rcode = rcodeOf(msg);
   return rcode === 0 ? { kind: 'ack' } : { kind: 'error', rcode };

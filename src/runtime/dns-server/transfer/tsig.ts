@@ -3,7 +3,7 @@
 // transfer code decides what a failed check answers.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { CLASS, TYPE } from '../wire/dns-constants.ts';
-import { ANCOUNT, ARCOUNT, HEADER_SIZE, NSCOUNT, QDCOUNT } from '../wire/header.ts';
+import { ANCOUNT, ARCOUNT, HEADER_SIZE, idOf, NSCOUNT, QDCOUNT, setId } from '../wire/header.ts';
 
 export interface TsigKey {
   /** Canonical key name, e.g. "transfer.example.org.". */
@@ -140,7 +140,7 @@ function u16(n: number): Buffer {
 /** The message as it was before the TSIG record was added: without it, ARCOUNT one less, original ID. */
 function unsigned(msg: Buffer, tsig: TsigRecord): Buffer {
   const out = Buffer.from(msg.subarray(0, tsig.start));
-  out.writeUInt16BE(tsig.originalId, 0);
+  setId(out, tsig.originalId);
   out.writeUInt16BE(msg.readUInt16BE(ARCOUNT) - 1, ARCOUNT);
   return out;
 }
@@ -243,17 +243,14 @@ export class TsigSigner {
     this.first = false;
     const mac = hmac(this.key, [u16(this.previous.length), this.previous, msg, tail]);
     this.previous = mac;
-    return append(msg, tsigRecord(this.key, time, FUDGE, mac, msg.readUInt16BE(0), error, other));
+    return append(msg, tsigRecord(this.key, time, FUDGE, mac, idOf(msg), error, other));
   }
 }
 
 /** An error answer's TSIG for BADKEY/BADSIG: unsigned, MAC empty (RFC 8945 5.3.2). */
 export function unsignedTsig(msg: Buffer, tsig: TsigRecord, error: number): Buffer {
   const key: TsigKey = { name: tsig.keyName, algorithm: tsig.algorithm, secret: Buffer.alloc(0) };
-  return append(
-    msg,
-    tsigRecord(key, tsig.timeSigned, tsig.fudge, Buffer.alloc(0), msg.readUInt16BE(0), error, Buffer.alloc(0)),
-  );
+  return append(msg, tsigRecord(key, tsig.timeSigned, tsig.fudge, Buffer.alloc(0), idOf(msg), error, Buffer.alloc(0)));
 }
 
 /** BADTIME answers carry the server's time in Other Data (RFC 8945 5.2.3). */
@@ -265,7 +262,7 @@ export function serverTime(now: number): Buffer {
 export function signRequest(msg: Buffer, key: TsigKey, now: number): { signed: Buffer; mac: Buffer } {
   const empty = Buffer.alloc(0);
   const mac = hmac(key, [msg, variables(key, now, FUDGE, 0, empty)]);
-  return { signed: append(msg, tsigRecord(key, now, FUDGE, mac, msg.readUInt16BE(0), 0, empty)), mac };
+  return { signed: append(msg, tsigRecord(key, now, FUDGE, mac, idOf(msg), 0, empty)), mac };
 }
 
 /**

@@ -8,6 +8,7 @@ import { isIPv6 } from 'node:net';
 import type { HostPort } from '../../../config/field-rules.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { ResourceRecord } from '../wire/dns-message.ts';
+import { idOf } from '../wire/header.ts';
 import { notifyMessage, notifyReply } from './notify-message.ts';
 import type { TransferMetrics } from './transfer-metrics.ts';
 import type { TransferStatus } from './transfer-status.ts';
@@ -159,7 +160,7 @@ export class ZoneNotifier {
   private answered(msg: Buffer, from: string): void {
     const { metrics, logger, status } = this.options;
     if (msg.length < 2) return;
-    const p = this.pending.get(msg.readUInt16BE(0));
+    const p = this.pending.get(idOf(msg));
     // Only the secondary asked answers for it; anything else is ignored.
     if (!p || p.who !== from.replace(/^::ffff:/, '')) return;
     const reply = notifyReply(msg, p.id);

@@ -19,6 +19,15 @@ const RD = 0x01;
 const CD = 0x10;
 const RCODE_BITS = 0x0f;
 
+/** The message's ID. */
+export function idOf(msg: Buffer): number {
+  return msg.readUInt16BE(0);
+}
+
+export function setId(msg: Buffer, id: number): void {
+  msg.writeUInt16BE(id, 0);
+}
+
 export function isResponse(msg: Uint8Array): boolean {
   return (msg[2]! & QR) !== 0;
 }

@@ -3,7 +3,7 @@
 // validates what we use, hashes the question as it reads it (the answer cache's key), and tells
 // which error (FORMERR, NOTIMP) a malformed or unsupported message gets.
 import { EDNS_DO, RCODE, TYPE } from './dns-constants.ts';
-import { ANCOUNT, ARCOUNT, HEADER_SIZE, isResponse, NSCOUNT, opcodeOf, QDCOUNT } from './header.ts';
+import { ANCOUNT, ARCOUNT, HEADER_SIZE, idOf, isResponse, NSCOUNT, opcodeOf, QDCOUNT } from './header.ts';
 
 export interface Edns {
   payloadSize: number;
@@ -48,7 +48,7 @@ export class ParsedQuery implements QueryHeader {
     tsigStart: number,
   ) {
     this.msg = msg;
-    this.id = msg.readUInt16BE(0);
+    this.id = idOf(msg);
     this.opcode = 0;
     this.questionEnd = questionEnd;
     this.edns = edns;
@@ -83,7 +83,7 @@ type Failure = QueryHeader & { kind: 'error'; rcode: number; reason: string };
 
 /** The answer to a query that did not parse (made only then: a query that parses allocates no header). */
 function failure(msg: Buffer, questionEnd: number, edns: Edns | undefined, rcode: number, reason: string): Failure {
-  return { kind: 'error', id: msg.readUInt16BE(0), opcode: opcodeOf(msg), questionEnd, edns, rcode, reason };
+  return { kind: 'error', id: idOf(msg), opcode: opcodeOf(msg), questionEnd, edns, rcode, reason };
 }
 
 /** Offset after a (possibly compressed) name starting at `off`, or -1 when it runs off the end. */
