@@ -232,7 +232,18 @@ async function main(): Promise<void> {
       ServerName,
       { qps: number[]; cpu: number; completed: number; sent: number; lost: number; rcodes: Record<string, number> }
     >();
-    const fixed = new Map<ServerName, { p50: number[]; p99: number[]; lost: number; cpu: number; completed: number }>();
+    const fixed = new Map<
+      ServerName,
+      {
+        p50: number[];
+        p99: number[];
+        lost: number;
+        cpu: number;
+        completed: number;
+        gcPauses: number;
+        gcSeconds: number;
+      }
+    >();
     // Servers take turns within each run, so a noisy moment on the machine hits all of them.
     for (let run = 1; run <= config.runs; run++) {
       for (const s of servers) {
@@ -315,6 +326,8 @@ async function main(): Promise<void> {
         }
 
         log(`${mode} run ${run}/${config.runs}: ${s.name} at ${config.rate} QPS ${config.rateSeconds}s`);
+        // An etcdns build's collections during the run: the share of the time its queries waited on them.
+        const gcBefore = await s.gcPauses?.();
         const [q, rateCpu] = await cpuSecondsDuring(s.pid, () =>
           runDnsperf(dnsperf, {
             ...base,
@@ -324,7 +337,12 @@ async function main(): Promise<void> {
             perQuery: true,
           }),
         );
-        const x = fixed.get(s.name) ?? { p50: [], p99: [], lost: 0, cpu: 0, completed: 0 };
+        const gcAfter = await s.gcPauses?.();
+        const x = fixed.get(s.name) ?? { p50: [], p99: [], lost: 0, cpu: 0, completed: 0, gcPauses: 0, gcSeconds: 0 };
+        if (gcBefore && gcAfter) {
+          x.gcPauses += gcAfter.count - gcBefore.count;
+          x.gcSeconds += gcAfter.seconds - gcBefore.seconds;
+        }
         x.p50.push(percentile(q.latencies, 50) * 1000);
         x.p99.push(percentile(q.latencies, 99) * 1000);
         x.lost += q.lost;
@@ -350,6 +368,12 @@ async function main(): Promise<void> {
         p99Ms: median(x.p99),
         rateLost: x.lost,
         cpuPerQueryAtRateUs: cpuMicrosPerQuery(x.cpu, x.completed),
+        ...(s.gcPauses
+          ? {
+              gcPausesAtRate: x.gcPauses / config.runs,
+              gcShareAtRate: x.gcSeconds / (config.runs * config.rateSeconds),
+            }
+          : {}),
       });
     }
   }

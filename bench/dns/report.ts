@@ -32,6 +32,12 @@ export interface Measurement {
    * flood's figure, for Knot as for us.
    */
   cpuPerQueryAtRateUs: number;
+  /**
+   * An etcdns build's garbage collections per fixed-rate run, and the share of that run's time
+   * they paused it: queries arriving then wait (the tail of the latency when it is over 1%).
+   */
+  gcPausesAtRate?: number;
+  gcShareAtRate?: number;
 }
 
 export interface Ratios {
@@ -112,6 +118,9 @@ export interface FloorRatios {
   mode: Mode;
   cpuVsFloor: number;
   p99VsFloor: number;
+  /** Its collections per fixed-rate run and the share of the run they took (NaN when not measured). */
+  gcPauses: number;
+  gcShare: number;
 }
 
 export function floorRatios(ms: readonly Measurement[]): FloorRatios[] {
@@ -124,6 +133,8 @@ export function floorRatios(ms: readonly Measurement[]): FloorRatios[] {
         mode: m.mode,
         cpuVsFloor: m.cpuPerQueryUs / floor.cpuPerQueryUs,
         p99VsFloor: m.p99Ms / floor.p99Ms,
+        gcPauses: m.gcPausesAtRate ?? NaN,
+        gcShare: m.gcShareAtRate ?? NaN,
       },
     ];
   });
@@ -202,8 +213,22 @@ export function renderReport(ms: readonly Measurement[]): string {
       : [
           '',
           table(
-            ['mode', 'server', 'CPU/q / floor', 'p99 / floor'],
-            fr.map((r) => [r.mode, r.server, fixed(r.cpuVsFloor, 2), fixed(r.p99VsFloor, 2)]),
+            [
+              'mode',
+              'server',
+              'CPU/q / floor',
+              'p99 / floor',
+              `GC pauses per run @${rate}`,
+              `GC % of the time @${rate}`,
+            ],
+            fr.map((r) => [
+              r.mode,
+              r.server,
+              fixed(r.cpuVsFloor, 2),
+              fixed(r.p99VsFloor, 2),
+              fixed(r.gcPauses, 1),
+              fixed(r.gcShare * 100, 2),
+            ]),
           ),
           '',
           ...floorTargets(fr).map(

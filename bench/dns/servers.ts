@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { etcdCorefile, startCoreDns } from '../../test/support/coredns.ts';
 import { startEtcdnsServer } from '../../test/support/etcdns-server.ts';
 import { startKnot } from '../../test/support/knot.ts';
+import { metricSum } from '../../test/support/metrics-text.ts';
 import { freePort } from '../../test/support/ports.ts';
 import { startProcess, waitFor } from '../../test/support/process.ts';
 import { nodeBin, repoRoot } from '../../test/support/tools.ts';
@@ -17,6 +18,8 @@ export interface BenchServer {
   records: 'etcd' | 'zone file' | 'none';
   port: number;
   pid: number;
+  /** Garbage collection pauses so far (an etcdns build's nodejs_gc_duration_seconds); none for the others. */
+  gcPauses?: () => Promise<{ count: number; seconds: number }>;
   stop(): Promise<void>;
 }
 
@@ -43,7 +46,14 @@ export async function startBenchServer(name: ServerName, ctx: ServerContext): Pr
         args: ctx.etcdnsArgs,
         ...(name === 'etcdns-baseline' ? { bin: ctx.baselineBin } : {}),
       });
-      return { name, records: 'etcd', port: s.port, pid: s.process.pid, stop: s.stop };
+      const gcPauses = async () => {
+        const page = (await s.http('/metrics')).body;
+        return {
+          count: metricSum(page, 'nodejs_gc_duration_seconds_count'),
+          seconds: metricSum(page, 'nodejs_gc_duration_seconds_sum'),
+        };
+      };
+      return { name, records: 'etcd', port: s.port, pid: s.process.pid, gcPauses, stop: s.stop };
     }
     case 'coredns': {
       const s = await startCoreDns(

@@ -143,8 +143,9 @@ test('issue 27: each etcdns build against the floor of its mode, CPU/q <= 1.2x a
       ],
     ),
   );
-  await t.test('the printed report has the floor table and its verdicts', () => {
-    const text = renderReport(ms);
+  await t.test('the printed report has the floor table and its verdicts, GC where measured', () => {
+    const text = renderReport([{ ...ms[0]!, gcPausesAtRate: 13, gcShareAtRate: 0.0021 }, ...ms.slice(1)]);
+    assert.match(text, /\| pinned +\| etcdns +\| +1\.25 \| +2\.00 \| +13\.0 \| +0\.21 \|/);
     assert.match(text, /\| pinned +\| etcdns-baseline +\| +1\.56 \| +5\.00 \|/);
     assert.match(text, /NOT met {2}etcdns: CPU\/q <= 1\.2x floor \(pinned\): 1\.25/);
   });
