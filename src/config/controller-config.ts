@@ -49,6 +49,8 @@ export const recordTypes = v.pipe(
 );
 export const policy = oneOf(POLICIES);
 export const resyncSeconds = integer(1, 86400, 'a number of seconds');
+/** What the controller runs with where the config says nothing (the fields below say which). */
+export const CONTROLLER_CONFIG_DEFAULTS = { policy: 'sync', resyncSeconds: 300, debounceMs: 5 } as const;
 export const domains = v.array(dnsName, 'must be a list of domain names');
 export const ingressClasses = v.array(objectName, 'must be a list of class names');
 
@@ -106,9 +108,9 @@ export const controllerEntries = {
   srv: v.optional(v.boolean('must be true or false')),
   /** At most this many SRV records per Service (logged and evented when reached); default 64. */
   srvMaxPerService: v.optional(integer(1, 10_000, 'a number of records')),
-  /** Default "sync". */
+  /** Default CONTROLLER_CONFIG_DEFAULTS ("sync"). */
   policy: v.optional(policy),
-  /** Seconds between full resyncs (a safety net; events drive changes); default 300. */
+  /** Seconds between full resyncs (a safety net; events drive changes); default CONTROLLER_CONFIG_DEFAULTS (300). */
   resyncSeconds: v.optional(resyncSeconds),
   /** Lease-based leader election, required with more than one replica. */
   leaderElection: v.optional(leaderElectionSchema),
@@ -116,7 +118,7 @@ export const controllerEntries = {
   kubeconfig: v.optional(path),
   /** Take over the records external-dns's CoreDNS provider wrote for this owner id (migration). */
   adoptExternalDnsOwner: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
-  /** Milliseconds to gather watch events into one sync; default 5. */
+  /** Milliseconds to gather watch events into one sync; default CONTROLLER_CONFIG_DEFAULTS (5). */
   debounceMs: v.optional(integer(0, 60_000, 'a number of milliseconds')),
   /** Health, metrics and /debug listen address, "host:port". */
   httpListen: v.optional(hostPort, '0.0.0.0:8080'),

@@ -6,6 +6,7 @@
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import {
+  CONTROLLER_CONFIG_DEFAULTS,
   controllerEntries,
   type ControllerConfigInput,
   type Policy,
@@ -198,8 +199,8 @@ export interface DnsControllerProps extends ControllerProps {
 export const CONTROLLER_DEFAULTS = {
   replicas: 1,
   kinds: ['ingress', 'service'],
-  policy: 'sync',
-  resyncSeconds: 300,
+  policy: CONTROLLER_CONFIG_DEFAULTS.policy,
+  resyncSeconds: CONTROLLER_CONFIG_DEFAULTS.resyncSeconds,
   resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '512Mi' } },
   identity: { runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 },
 } as const satisfies { kinds: SourceKind[] } & Record<string, unknown>;

@@ -3,7 +3,11 @@
 // by the one ControllerConfig schema (src/config/). `plan` has no controller-only flags.
 import { hostname } from 'node:os';
 import { loadOptions, usage, type CommandTable, type OptionSpec } from '../../config/command-options.ts';
-import { controllerConfigSchema, type ControllerConfig } from '../../config/controller-config.ts';
+import {
+  CONTROLLER_CONFIG_DEFAULTS,
+  controllerConfigSchema,
+  type ControllerConfig,
+} from '../../config/controller-config.ts';
 import { ETCD_OPTIONS } from '../../config/etcd-options.ts';
 import { parseConfig } from '../../config/schema-problems.ts';
 import { DEFAULT_PREFIX } from '../../skydns/skydns-key.ts';
@@ -118,7 +122,7 @@ const SHARED: OptionSpec[] = [
     kind: 'string',
     field: 'policy',
     value: 'POLICY',
-    help: 'sync | upsert-only | create-only (default sync)',
+    help: `sync | upsert-only | create-only (default ${CONTROLLER_CONFIG_DEFAULTS.policy})`,
   },
   {
     flag: 'adopt-external-dns-owner',
@@ -141,14 +145,14 @@ export const CONTROLLER_OPTIONS: CommandTable = {
       kind: 'int',
       field: 'resyncSeconds',
       value: 'N',
-      help: 'seconds between full resyncs (default 300)',
+      help: `seconds between full resyncs (default ${CONTROLLER_CONFIG_DEFAULTS.resyncSeconds})`,
     },
     {
       flag: 'debounce-ms',
       kind: 'int',
       field: 'debounceMs',
       value: 'N',
-      help: 'milliseconds to gather events into one sync (default 5)',
+      help: `milliseconds to gather events into one sync (default ${CONTROLLER_CONFIG_DEFAULTS.debounceMs})`,
     },
     {
       flag: 'leader-elect',
@@ -286,9 +290,9 @@ function withControllerDefaults(config: ControllerConfig, env: NodeJS.ProcessEnv
     ...config,
     prefix: config.prefix ?? DEFAULT_PREFIX,
     sources: config.sources ?? ['service', 'ingress'],
-    policy: config.policy ?? 'sync',
-    resyncSeconds: config.resyncSeconds ?? 300,
-    debounceMs: config.debounceMs ?? 5,
+    policy: config.policy ?? CONTROLLER_CONFIG_DEFAULTS.policy,
+    resyncSeconds: config.resyncSeconds ?? CONTROLLER_CONFIG_DEFAULTS.resyncSeconds,
+    debounceMs: config.debounceMs ?? CONTROLLER_CONFIG_DEFAULTS.debounceMs,
     logLevel: config.logLevel ?? 'info',
     ...(leaderElection ? { leaderElection } : {}),
   };

@@ -6,7 +6,7 @@
 // Each view (split horizon) is planned against its own prefix; the writes are guarded as ever.
 // Only the leader writes and reports problems. When etcd fails, the sync is retried with backoff
 // and /readyz says so; nothing is written from a half-read state.
-import type { ControllerConfig } from '../../config/controller-config.ts';
+import { CONTROLLER_CONFIG_DEFAULTS, type ControllerConfig } from '../../config/controller-config.ts';
 import type { Readiness } from '../shared/http-server.ts';
 import { collectGarbage } from '../shared/full-gc.ts';
 import type { Logger } from '../shared/log.ts';
@@ -86,7 +86,14 @@ const MAX_RETRY_MS = 5_000;
 const OWN_WRITES_MS = 5_000;
 
 export class Controller {
-  private readonly d: ControllerDeps;
+  private readonly config: ControllerConfig;
+  private readonly cache: ControllerDeps['cache'];
+  private readonly reporter: ControllerDeps['reporter'];
+  private readonly statusWriter: ControllerDeps['status'];
+  private readonly isLeader: () => boolean;
+  private readonly dryRun: boolean;
+  private readonly log: Logger;
+  private readonly metrics: ControllerMetrics;
   private readonly planner: IncrementalPlanner;
   private readonly views: { view: CompiledView; store: EtcdStore; mirror: EtcdMirror | undefined }[];
   /** Objects changed since the last sync, by id. */
@@ -119,12 +126,19 @@ export class Controller {
   lastPlans: { view: string; plan: Plan }[] = [];
 
   constructor(deps: ControllerDeps) {
-    this.d = deps;
     const { config } = deps;
+    this.config = config;
+    this.cache = deps.cache;
+    this.reporter = deps.reporter;
+    this.statusWriter = deps.status;
+    this.isLeader = deps.isLeader;
+    this.dryRun = deps.dryRun;
+    this.log = deps.log;
+    this.metrics = deps.metrics;
     const compiled = compileViews(controllerViews(config), config.reverseZones);
     this.planner = new IncrementalPlanner(compiled, sourceOptions(config), {
       ownerId: config.ownerId,
-      policy: config.policy ?? 'sync',
+      policy: config.policy ?? CONTROLLER_CONFIG_DEFAULTS.policy,
       ...(config.adoptExternalDnsOwner ? { adoptExternalDnsOwner: config.adoptExternalDnsOwner } : {}),
     });
     this.views = compiled.map((view) => {
@@ -160,7 +174,7 @@ export class Controller {
       problems: this.problemTimes.list(),
       lastSync: this.lastSync,
       lastCompleted: this.lastCompleted,
-      leader: this.d.isLeader(),
+      leader: this.isLeader(),
       readiness: this.readiness(),
     };
   }
@@ -169,7 +183,10 @@ export class Controller {
   start(): void {
     this.looping = true;
     for (const v of this.views) v.mirror?.start();
-    this.resyncTimer = setInterval(() => this.resync(), this.d.config.resyncSeconds! * 1000);
+    this.resyncTimer = setInterval(
+      () => this.resync(),
+      (this.config.resyncSeconds ?? CONTROLLER_CONFIG_DEFAULTS.resyncSeconds) * 1000,
+    );
     this.resyncTimer.unref();
     this.resync();
   }
@@ -203,15 +220,19 @@ export class Controller {
       this.again = true;
       return;
     }
-    if (!this.timer && !this.stopped) this.timer = setTimeout(() => void this.runLoop(), this.d.config.debounceMs ?? 5);
+    if (!this.timer && !this.stopped)
+      this.timer = setTimeout(
+        () => void this.runLoop(),
+        this.config.debounceMs ?? CONTROLLER_CONFIG_DEFAULTS.debounceMs,
+      );
   }
 
   readiness(): Readiness {
-    const unsynced = this.d.cache.unsynced();
+    const unsynced = this.cache.unsynced();
     if (unsynced.length > 0) return { ready: false, detail: `caches not synced: ${unsynced.join(', ')}` };
     if (!this.etcdOk) return { ready: false, detail: `etcd: ${this.etcdDetail}` };
     // Ready: every served kind is published; a kind not served has no objects, and its records stay.
-    const notServed = this.d.cache
+    const notServed = this.cache
       .servedState()
       .filter((s) => s.notServed)
       .map((s) => `${s.kind} (${s.notServed})`);
@@ -219,7 +240,7 @@ export class Controller {
       notServed.length > 0 ? `; records kept as they are for what is not served: ${notServed.join(', ')}` : '';
     return {
       ready: true,
-      detail: `caches synced, etcd reachable, ${this.d.isLeader() ? 'leader' : 'standby'}${kept}`,
+      detail: `caches synced, etcd reachable, ${this.isLeader() ? 'leader' : 'standby'}${kept}`,
     };
   }
 
@@ -245,19 +266,18 @@ export class Controller {
     if (this.collectNow) {
       this.collectNow = false;
       if (outcome === 'error') this.collectAfterFullSync = true;
-      else if (this.looping)
-        this.d.log.info('full sync done: garbage collected', { gcMs: Math.round(collectGarbage()) });
+      else if (this.looping) this.log.info('full sync done: garbage collected', { gcMs: Math.round(collectGarbage()) });
     }
     return outcome;
   }
 
   private async sync(): Promise<SyncOutcome> {
-    const { cache, metrics } = this.d;
+    const { cache, metrics } = this;
     if (!cache.synced()) return this.count('skipped');
     const started = performance.now();
     const eventAt = this.pendingSince;
     this.pendingSince = undefined;
-    const leader = this.d.isLeader();
+    const leader = this.isLeader();
     metrics.leader.set(leader ? 1 : 0);
 
     // Until the copies' first read is done the loop waits for it (its onReload starts the first
@@ -312,7 +332,7 @@ export class Controller {
 
     if (!leader) return this.count('skipped', started);
     // Events go out beside the writes: an API server slow to take them must not hold a record back.
-    const reporting = this.d.reporter.report(problems);
+    const reporting = this.reporter.report(problems);
     try {
       return await this.publish(plans, problems, started, eventAt);
     } finally {
@@ -327,12 +347,12 @@ export class Controller {
     started: number,
     eventAt: number | undefined,
   ): Promise<SyncOutcome> {
-    const { log, metrics } = this.d;
+    const { log, metrics } = this;
     if (plans.every(isEmptyPlan)) {
-      if (!this.d.dryRun) await this.writeStatus(problems);
+      if (!this.dryRun) await this.writeStatus(problems);
       return this.count('unchanged', started);
     }
-    if (this.d.dryRun) {
+    if (this.dryRun) {
       for (const { view, plan } of this.lastPlans)
         if (!isEmptyPlan(plan)) log.info('dry run: changes not written', { view, plan: formatPlan(plan) });
       return this.count('dry-run', started);
@@ -341,7 +361,7 @@ export class Controller {
     for (const [i, plan] of plans.entries()) {
       if (isEmptyPlan(plan)) continue;
       // Fencing: an earlier view's writes may have taken past our renew deadline.
-      if (!this.d.isLeader()) {
+      if (!this.isLeader()) {
         this.fullPending = true;
         return this.count('skipped', started);
       }
@@ -360,7 +380,7 @@ export class Controller {
 
   /** The status of every DNSEndpoint, as the records in etcd now stand (written where it changed). */
   private async writeStatus(problems: readonly Problem[]): Promise<void> {
-    const writer = this.d.status;
+    const writer = this.statusWriter;
     if (!writer) return;
     const byObject = new Map<string, Problem[]>();
     for (const p of problems) {
@@ -372,7 +392,7 @@ export class Controller {
     const now = new Date().toISOString();
     const uids = new Set<string>();
     const updates = [];
-    for (const object of this.d.cache.objects('DNSEndpoint') as Iterable<DnsEndpoint>) {
+    for (const object of this.cache.objects('DNSEndpoint') as Iterable<DnsEndpoint>) {
       const ref = dnsEndpointRef(object);
       if (!ref || !this.planner.selected({ kind: 'DNSEndpoint', object })) continue;
       if (object.metadata?.uid) uids.add(object.metadata.uid);
@@ -389,7 +409,7 @@ export class Controller {
     }
     writer.keepOnly(uids);
     const written = await writer.write(updates);
-    if (written.length > 0) this.d.log.debug('DNSEndpoint status written', { objects: written });
+    if (written.length > 0) this.log.debug('DNSEndpoint status written', { objects: written });
   }
 
   /** Writes one view's plan; names someone else changed meanwhile are planned again next round. */
@@ -398,7 +418,7 @@ export class Controller {
     plan: Plan,
     started: number,
   ): Promise<{ error: unknown } | 'ok' | 'conflicted'> {
-    const { log, metrics } = this.d;
+    const { log, metrics } = this;
     const { store, mirror } = target;
     const view = target.view.config.name;
     let result;
@@ -444,24 +464,24 @@ export class Controller {
     this.etcdOk = false;
     this.etcdDetail = (err as Error).message;
     this.pendingSince ??= eventAt;
-    this.d.metrics.errors.inc({ kind: 'etcd' });
-    this.d.log.error('etcd unavailable; retrying', { error: err, retryMs: this.retryMs });
+    this.metrics.errors.inc({ kind: 'etcd' });
+    this.log.error('etcd unavailable; retrying', { error: err, retryMs: this.retryMs });
     return this.count('error');
   }
 
   private count(outcome: SyncOutcome, started?: number): SyncOutcome {
-    this.d.metrics.syncs.inc({ result: outcome });
+    this.metrics.syncs.inc({ result: outcome });
     const now = new Date();
     this.lastSync = { at: now, outcome };
     if (COMPLETED.has(outcome)) {
       this.lastCompleted = now;
-      this.d.metrics.lastSync.set(now.getTime() / 1000);
+      this.metrics.lastSync.set(now.getTime() / 1000);
     }
     const memory = process.memoryUsage();
-    this.d.metrics.memory.set(memory.rss, { kind: 'rss' });
-    this.d.metrics.memory.set(memory.heapUsed, { kind: 'heap_used' });
-    this.d.metrics.memory.set(memory.external, { kind: 'external' });
-    if (started !== undefined) this.d.metrics.syncDuration.observe((performance.now() - started) / 1000);
+    this.metrics.memory.set(memory.rss, { kind: 'rss' });
+    this.metrics.memory.set(memory.heapUsed, { kind: 'heap_used' });
+    this.metrics.memory.set(memory.external, { kind: 'external' });
+    if (started !== undefined) this.metrics.syncDuration.observe((performance.now() - started) / 1000);
     return outcome;
   }
 }

@@ -53,7 +53,11 @@ interface ListPage<T> {
 
 export class Informer<T extends KubernetesObject = KubernetesObject> {
   private readonly client: KubeClient;
-  private readonly o: InformerOptions;
+  /** What to say when no path is served (options.notServed). */
+  private readonly notServedHint: string | undefined;
+  private readonly onChange: InformerOptions['onChange'];
+  private readonly log: Logger;
+  private readonly pageSize: number;
   private objects = new Map<string, T>();
   private resourceVersion = '';
   private readonly abort = new AbortController();
@@ -69,7 +73,10 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
 
   constructor(client: KubeClient, options: InformerOptions) {
     this.client = client;
-    this.o = options;
+    this.notServedHint = options.notServed;
+    this.onChange = options.onChange;
+    this.log = options.log;
+    this.pageSize = options.pageSize ?? LIST_PAGE;
     this.paths = typeof options.path === 'string' ? [options.path] : options.path;
     this.path = this.paths[0]!;
   }
@@ -121,7 +128,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
       } catch (err) {
         if (this.abort.signal.aborted) return;
         if (err instanceof KubeApiError && err.status === 410) {
-          this.o.log.info('watch expired; listing again', { path: this.path });
+          this.log.info('watch expired; listing again', { path: this.path });
           this.resourceVersion = '';
           continue;
         }
@@ -129,7 +136,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
         if (err instanceof KubeApiError && err.status === 404 && this.resourceVersion) this.resourceVersion = '';
         if (!(err instanceof NotServedError)) {
           this.failure = (err as Error).message;
-          this.o.log.warn('list or watch failed; retrying', { path: this.path, error: err, retryMs: this.retryMs });
+          this.log.warn('list or watch failed; retrying', { path: this.path, error: err, retryMs: this.retryMs });
         }
         await delay(this.retryMs, undefined, { signal: this.abort.signal }).catch(() => undefined);
         this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
@@ -147,7 +154,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
       if (cont)
         page = await this.client.request<ListPage<T>>(
           'GET',
-          `${this.path}?limit=${this.o.pageSize ?? LIST_PAGE}&continue=${encodeURIComponent(cont)}`,
+          `${this.path}?limit=${this.pageSize}&continue=${encodeURIComponent(cont)}`,
         );
       for (const item of page.items) next.set(keyOfObject(item), slimObject(item));
       cont = page.metadata?.continue ?? '';
@@ -155,31 +162,31 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     } while (cont);
     this.objects = next;
     this.resourceVersion = version;
-    if (!this.listed || this.notServedReason) this.o.log.info('cache synced', { path: this.path, objects: next.size });
+    if (!this.listed || this.notServedReason) this.log.info('cache synced', { path: this.path, objects: next.size });
     this.listed = true;
     this.failure = '';
     this.notServedReason = '';
-    this.o.onChange();
+    this.onChange();
   }
 
   /** Not served: there is no object of the kind (a CRD's deletion deletes its objects). Said once per state change. */
   private becomeNotServed(reason: string): void {
-    if (!this.notServedReason) this.o.log.warn('not served; retrying until it is', { error: reason });
+    if (!this.notServedReason) this.log.warn('not served; retrying until it is', { error: reason });
     const changed = !this.listed || this.objects.size > 0;
     this.notServedReason = reason;
     this.failure = '';
     this.objects = new Map();
     this.listed = true;
-    if (changed) this.o.onChange();
+    if (changed) this.onChange();
   }
 
   /** The first page of the first path the server serves (404: the next path, e.g. an older version). */
   private async firstPage(): Promise<ListPage<T>> {
-    const limit = `?limit=${this.o.pageSize ?? LIST_PAGE}`;
+    const limit = `?limit=${this.pageSize}`;
     for (const path of [this.path, ...this.paths.filter((p) => p !== this.path)]) {
       try {
         const page = await this.client.request<ListPage<T>>('GET', `${path}${limit}`);
-        if (path !== this.path) this.o.log.info('listing another version', { path, instead: this.path });
+        if (path !== this.path) this.log.info('listing another version', { path, instead: this.path });
         this.path = path;
         return page;
       } catch (err) {
@@ -187,7 +194,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
       }
     }
     const tried = this.paths.join(', ');
-    const reason = `not served by the API server (404 at ${tried})${this.o.notServed ? `: ${this.o.notServed}` : ''}`;
+    const reason = `not served by the API server (404 at ${tried})${this.notServedHint ? `: ${this.notServedHint}` : ''}`;
     this.becomeNotServed(reason);
     throw new NotServedError(reason);
   }
@@ -216,7 +223,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     if (after) this.objects.set(key, after);
     else this.objects.delete(key);
     if (version) this.resourceVersion = version;
-    this.o.onChange({ before, after });
+    this.onChange({ before, after });
   }
 }
 

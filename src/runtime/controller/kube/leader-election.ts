@@ -41,7 +41,12 @@ export class LeaderElector {
   private readonly leases: string;
   /** Our Lease. */
   private readonly path: string;
-  private readonly o: LeaderElectionOptions;
+  private readonly namespace: string;
+  private readonly leaseName: string;
+  private readonly identity: string;
+  private readonly leaseDurationSeconds: number;
+  private readonly renewDeadlineSeconds: number;
+  private readonly retryPeriodSeconds: number;
   private readonly log: Logger;
   private readonly onChange: (leading: boolean) => void;
   private leading = false;
@@ -63,7 +68,14 @@ export class LeaderElector {
     this.client = client;
     this.leases = `/apis/coordination.k8s.io/v1/namespaces/${options.namespace}/leases`;
     this.path = `${this.leases}/${options.leaseName}`;
-    this.o = options;
+    ({
+      namespace: this.namespace,
+      leaseName: this.leaseName,
+      identity: this.identity,
+      leaseDurationSeconds: this.leaseDurationSeconds,
+      renewDeadlineSeconds: this.renewDeadlineSeconds,
+      retryPeriodSeconds: this.retryPeriodSeconds,
+    } = options);
     this.onChange = onChange;
     this.log = log.with({ lease: `${options.namespace}/${options.leaseName}`, identity: options.identity });
   }
@@ -87,7 +99,7 @@ export class LeaderElector {
     this.setLeading(false);
     try {
       const lease = await this.client.request<Lease>('GET', this.path);
-      if (lease.spec?.holderIdentity !== this.o.identity) return;
+      if (lease.spec?.holderIdentity !== this.identity) return;
       lease.spec.holderIdentity = '';
       lease.spec.leaseDurationSeconds = 1;
       await this.client.request('PUT', this.path, lease);
@@ -104,12 +116,12 @@ export class LeaderElector {
       this.log.warn('lease update failed', { error: err });
     }
     this.isLeader();
-    if (!this.stopped) this.timer = setTimeout(() => void this.tick(), this.o.retryPeriodSeconds * 1000);
+    if (!this.stopped) this.timer = setTimeout(() => void this.tick(), this.retryPeriodSeconds * 1000);
   }
 
   /** True when we hold the Lease after this attempt, which started at `startedAt` (performance.now()). */
   private async tryAcquireOrRenew(startedAt: number): Promise<boolean> {
-    const { namespace, leaseName: name, identity } = this.o;
+    const { namespace, leaseName: name, identity } = this;
     const now = microTime(new Date());
     let lease: Lease;
     try {
@@ -122,7 +134,7 @@ export class LeaderElector {
         metadata: { name, namespace },
         spec: {
           holderIdentity: identity,
-          leaseDurationSeconds: this.o.leaseDurationSeconds,
+          leaseDurationSeconds: this.leaseDurationSeconds,
           acquireTime: now,
           renewTime: now,
           leaseTransitions: 0,
@@ -140,7 +152,7 @@ export class LeaderElector {
       this.observedAt = performance.now();
     }
     const holder = spec.holderIdentity ?? '';
-    const duration = (spec.leaseDurationSeconds ?? this.o.leaseDurationSeconds) * 1000;
+    const duration = (spec.leaseDurationSeconds ?? this.leaseDurationSeconds) * 1000;
     const expired = holder === '' || performance.now() > this.observedAt + duration;
     if (holder !== identity && !expired) {
       this.setLeading(false);
@@ -149,7 +161,7 @@ export class LeaderElector {
     lease.spec = {
       ...spec,
       holderIdentity: identity,
-      leaseDurationSeconds: this.o.leaseDurationSeconds,
+      leaseDurationSeconds: this.leaseDurationSeconds,
       renewTime: now,
       ...(holder !== identity ? { acquireTime: now, leaseTransitions: (spec.leaseTransitions ?? 0) + 1 } : {}),
     };
@@ -165,7 +177,7 @@ export class LeaderElector {
   }
 
   private renewed(startedAt: number): void {
-    this.validUntil = startedAt + this.o.renewDeadlineSeconds * 1000;
+    this.validUntil = startedAt + this.renewDeadlineSeconds * 1000;
     clearTimeout(this.expiry);
     this.expiry = setTimeout(() => this.isLeader(), Math.max(0, this.validUntil - performance.now()) + 1);
     this.expiry.unref();

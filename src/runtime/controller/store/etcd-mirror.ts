@@ -24,7 +24,8 @@ export interface EtcdMirrorOptions {
 export class EtcdMirror {
   private readonly store: EtcdStore;
   private readonly client: Etcd3;
-  private readonly o: EtcdMirrorOptions;
+  private readonly log: Logger;
+  private readonly onReload: () => void;
   private readonly entries = new Map<string, CurrentEntry>();
   /** The keys of `entries`, sorted (code unit order, as etcd sorts them). */
   private keys: string[] = [];
@@ -41,7 +42,8 @@ export class EtcdMirror {
   constructor(store: EtcdStore, client: Etcd3, options: EtcdMirrorOptions) {
     this.store = store;
     this.client = client;
-    this.o = options;
+    this.log = options.log;
+    this.onReload = options.onReload;
   }
 
   get prefix(): string {
@@ -128,7 +130,7 @@ export class EtcdMirror {
         await this.watchFrom(this.revision + 1);
       } catch (error) {
         this.lastError = (error as Error).message;
-        this.o.log.warn('etcd copy of the prefix failed; reading it again', {
+        this.log.warn('etcd copy of the prefix failed; reading it again', {
           prefix: this.prefix,
           error,
           retryMs,
@@ -147,9 +149,9 @@ export class EtcdMirror {
     this.revision = Number(revision);
     this.loaded = true;
     this.lastError = undefined;
-    this.o.log.info('etcd copy of the prefix loaded', { prefix: this.prefix, entries: entries.length, revision });
+    this.log.info('etcd copy of the prefix loaded', { prefix: this.prefix, entries: entries.length, revision });
     this.settleWaiters();
-    this.o.onReload();
+    this.onReload();
   }
 
   /** Applies watch events until the watch breaks; resolves then (the loop reads again). */
@@ -161,7 +163,7 @@ export class EtcdMirror {
         clearTimeout(connectTimer);
         if (reason !== 'stopped') {
           this.lastError = error ? `${reason}: ${error.message}` : reason;
-          this.o.log.warn('etcd watch of the prefix ended', { prefix: this.prefix, reason, error });
+          this.log.warn('etcd watch of the prefix ended', { prefix: this.prefix, reason, error });
         }
         this.endWatch = undefined;
         watcher.removeAllListeners();
