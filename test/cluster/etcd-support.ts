@@ -1,14 +1,30 @@
-// etcd in the cluster tests: the TLS Secrets the constructs expect (made with openssl), a member
-// list over TLS from the host to a member's pod address, and a bounded dig load.
+// etcd in the cluster tests: the prod shape (TLS, several members) synthesized and applied, the
+// TLS Secrets the constructs expect (made with openssl), a member list over TLS from the host to
+// a member's pod address, a name answered throughout a disruption, and a bounded dig load.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { Etcd3 } from 'etcd3';
 import { etcdDnsNames } from '../../src/constructs/etcd-certificates.ts';
-import { assertLocalRoute, CLUSTER_DOMAIN } from '../support/cluster.ts';
+import { writeManifests } from '../../src/constructs/manifest-writer.ts';
+import { synthStack } from '../../src/constructs/synth-stack.ts';
+import { dev } from '../../src/environments/dev.ts';
+import { assertLocalRoute, CLUSTER_DOMAIN, type Cluster } from '../support/cluster.ts';
+import type { ClusterImages } from '../support/cluster-images.ts';
 import { makeClusterPki, type CertFiles } from '../support/cluster-pki.ts';
 import { answerData } from '../support/dig.ts';
 import { tempDir } from '../support/temp-dir.ts';
-import { digAt, NAMESPACE, type DnsService } from './stack-support.ts';
+import {
+  applyKustomization,
+  createEtcdVolumes,
+  digAt,
+  NAMESPACE,
+  neverPull,
+  publishService,
+  writeOverlay,
+  ZONE,
+  type DnsService,
+} from './stack-support.ts';
 
 export const STS = 'etcdns-etcd';
 export const ETCD_TLS_PROPS = {
@@ -54,6 +70,41 @@ export function etcdTls(): EtcdTls {
     caCert: pki.caCert,
     client,
   };
+}
+
+/**
+ * The namespace with the etcd TLS Secrets and hostPath volumes for the members `ordinals`, as an
+ * operator prepares them before the first apply.
+ */
+export async function prepareTlsEtcd(cluster: Cluster, ordinals: number[]): Promise<EtcdTls> {
+  const core = cluster.admin.makeApiClient(k8s.CoreV1Api);
+  await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
+  const tls = etcdTls();
+  for (const body of tls.secrets) await core.createNamespacedSecret({ namespace: NAMESPACE, body });
+  await createEtcdVolumes(cluster, { statefulSet: STS, ordinals, size: '1Gi' });
+  return tls;
+}
+
+/** dist/dev with a `replicas`-member etcd in the prod shape, synthesized and applied: a change in code. */
+export function applyTlsEtcd(cluster: Cluster, images: ClusterImages, replicas: number): void {
+  const dir = tempDir(`dist-etcd-${replicas}`);
+  writeManifests(
+    join(dir, 'env'),
+    synthStack(
+      neverPull({
+        ...dev,
+        etcd: { replicas, storage: { size: '1Gi' }, antiAffinity: 'preferred', tls: ETCD_TLS_PROPS },
+      }),
+    ),
+  );
+  applyKustomization(cluster, writeOverlay(join(dir, 'env'), images));
+}
+
+/** The name a disruption's dig load asks: a Service published and answered before it starts. */
+export const STEADY = { name: `steady.${ZONE}`, ip: '10.213.200.70' };
+
+export async function publishSteady(cluster: Cluster, dns: DnsService): Promise<void> {
+  await publishService(cluster, dns, 'steady', STEADY.ip);
 }
 
 /** An etcd client over TLS to one member's pod address (the certificate names the client Service). */
@@ -108,14 +159,14 @@ function repeatUntilStopped(probe: () => Promise<string | undefined>, maxCount: 
   };
 }
 
-/** Sequential dig queries through the ClusterIP until `stop()` resolves; bounded in count and time. */
-export function digLoad(dns: DnsService, name: string, expected: string) {
+/** Sequential dig queries for STEADY through the ClusterIP until `stop()` resolves; bounded in count and time. */
+export function digLoad(dns: DnsService) {
   const load = repeatUntilStopped(
     async () => {
-      const r = await digAt(dns.clusterIp, 53, name, 'A').catch((e: Error) => e);
+      const r = await digAt(dns.clusterIp, 53, STEADY.name, 'A').catch((e: Error) => e);
       if (r instanceof Error) return r.message;
       const got = answerData(r, 'A').join();
-      return r.status === 'NOERROR' && got === expected ? undefined : `${r.status || 'no answer'} ${got}`;
+      return r.status === 'NOERROR' && got === STEADY.ip ? undefined : `${r.status || 'no answer'} ${got}`;
     },
     30_000,
     300_000,

@@ -17,13 +17,13 @@ import { after, before, describe, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import { Etcd3 } from 'etcd3';
 import { load } from 'js-yaml';
-import { assertLocalRoute, startCluster, type Cluster } from '../support/cluster.ts';
-import { clusterImages, type ClusterImages } from '../support/cluster-images.ts';
+import { assertLocalRoute, type Cluster } from '../support/cluster.ts';
+import type { ClusterImages } from '../support/cluster-images.ts';
 import { answerData, type DigResult } from '../support/dig.ts';
 import { appliedActions, FLUX_NAMESPACE, startFlux, waitKustomizationReady, type Flux } from '../support/flux.ts';
 import { startGitServer, type GitServer } from '../support/git-server.ts';
 import { createLoadBalancerService } from '../support/kube-objects.ts';
-import { stopAll, waitFor } from '../support/process.ts';
+import { waitFor } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { etcdnsBin, nodeBin } from '../support/tools.ts';
 import { describeLoad, startDnsLoad, type DnsLoadResult } from './dns-load.ts';
@@ -31,19 +31,20 @@ import { packReleases, type Releases } from './release-tarballs.ts';
 import {
   component,
   createEtcdVolumes,
-  diagnose,
   digAt,
   dnsService,
+  HOSTNAME,
   NAMESPACE,
   pods,
+  SERVER,
+  soaAnswered,
   timeUntil,
   waitPodsReady,
+  ZONE,
   type DnsService,
 } from './stack-support.ts';
+import { diagnosed, startSuiteCluster, stopSuiteCluster } from './cluster-suite.ts';
 
-const ZONE = 'dev.example.org';
-const HOSTNAME = 'external-dns.alpha.kubernetes.io/hostname';
-const SERVER = 'etcdns-server-internal';
 const KUSTOMIZATION = 'etcdns-dev';
 const SOURCE = 'dns-gitops';
 const WEB = { name: `web.${ZONE}`, ip: '10.213.200.80' };
@@ -124,11 +125,7 @@ function push(reconcile = true): string {
 /** The Kustomization Ready at `commit` (its health checks passed), and no pod left terminating. */
 async function applied(commit: string, timeoutMs = 300_000): Promise<number> {
   const t0 = performance.now();
-  try {
-    await waitKustomizationReady(flux, KUSTOMIZATION, commit, timeoutMs);
-  } catch (e) {
-    throw new Error(`${(e as Error).message}\n${diagnose(cluster)}`, { cause: e });
-  }
+  await diagnosed(cluster, () => waitKustomizationReady(flux, KUSTOMIZATION, commit, timeoutMs));
   const core = cluster.admin.makeApiClient(k8s.CoreV1Api);
   await waitFor(
     'no terminating pod',
@@ -173,10 +170,9 @@ const nodeLossToleration = (spec: k8s.V1PodSpec | undefined) =>
 
 describe('Flux reconciles the repository etcdns init writes', { timeout: 2_400_000 }, () => {
   before(async () => {
-    images = clusterImages();
+    ({ cluster, images } = await startSuiteCluster(figures));
     releases = packReleases();
-    figures.push(`image build ${images.buildMs} ms`, `pack N and N+1 ${releases.packMs} ms`);
-    cluster = await startCluster({ images: images.archives });
+    figures.push(`pack N and N+1 ${releases.packMs} ms`);
     const t0 = performance.now();
     flux = await startFlux(cluster);
     figures.push(`Flux CRDs + controllers ready ${Math.round(performance.now() - t0)} ms`);
@@ -218,15 +214,7 @@ describe('Flux reconciles the repository etcdns init writes', { timeout: 2_400_0
     inRepo('git', ['remote', 'add', 'origin', bare]);
   });
 
-  after(async () => {
-    await flux?.stop();
-    if (cluster) {
-      const notes = await cluster.stop();
-      console.log(`# teardown: ${notes.join('; ') || 'nothing left behind'}`);
-    }
-    await stopAll();
-    console.log(`# figures: ${figures.join('; ')}`);
-  });
+  after(() => stopSuiteCluster(cluster, figures, () => flux?.stop()));
 
   test('(1) init -> commit -> gitops/flux/ applied: Ready with wait: true; a Service created afterwards answers', async () => {
     await createEtcdVolumes(cluster, { statefulSet: 'etcdns-etcd', ordinals: [0], size: '1Gi' });
@@ -249,10 +237,7 @@ describe('Flux reconciles the repository etcdns init writes', { timeout: 2_400_0
       );
       await timeUntil(
         'the first SOA answer through the DNS Service',
-        async () => {
-          const r = await digAt(dns.clusterIp, 53, ZONE, 'SOA');
-          return r.status === 'NOERROR' && r.answer.some((a) => a.type === 'SOA');
-        },
+        () => soaAnswered(dns.clusterIp, 53),
         300_000,
         100,
       );

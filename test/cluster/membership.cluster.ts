@@ -9,58 +9,40 @@
 //     quorum kept throughout (a linearizable health check of a staying member never fails), the
 //     staying members never restarted, and no lost query.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
-import { writeManifests } from '../../src/constructs/manifest-writer.ts';
-import { synthStack } from '../../src/constructs/synth-stack.ts';
-import { dev } from '../../src/environments/dev.ts';
-import { startCluster, type Cluster } from '../support/cluster.ts';
-import { clusterImages, type ClusterImages } from '../support/cluster-images.ts';
-import { answerData } from '../support/dig.ts';
-import { createLoadBalancerService } from '../support/kube-objects.ts';
-import { stopAll, waitFor } from '../support/process.ts';
-import { tempDir } from '../support/temp-dir.ts';
-import { digLoad, ETCD_TLS_PROPS, etcdTls, members, quorumWatch, STS, type EtcdTls } from './etcd-support.ts';
+import type { Cluster } from '../support/cluster.ts';
+import type { ClusterImages } from '../support/cluster-images.ts';
+import { waitFor } from '../support/process.ts';
 import {
-  applyKustomization,
+  applyTlsEtcd,
+  digLoad,
+  members,
+  prepareTlsEtcd,
+  publishSteady,
+  quorumWatch,
+  STS,
+  type EtcdTls,
+} from './etcd-support.ts';
+import {
   component,
   createEtcdVolumes,
   diagnose,
-  digAt,
   dnsService,
-  failOnCrashLoop,
   NAMESPACE,
-  neverPull,
   pods,
-  timeUntil,
+  SERVER,
+  soaAnswered,
   waitPodsReady,
-  writeOverlay,
   type DnsService,
 } from './stack-support.ts';
-
-const ZONE = 'dev.example.org';
+import { diagnosed, startSuiteCluster, stopSuiteCluster, untilStackUp } from './cluster-suite.ts';
 
 let cluster: Cluster;
 let images: ClusterImages;
 let dns: DnsService;
 let tls: EtcdTls;
 const figures: string[] = [];
-
-/** Synthesizes the 3-member TLS shape with `replicas` members and applies it: a change in code. */
-function applyWithReplicas(replicas: number): void {
-  const dir = tempDir(`dist-members-${replicas}`);
-  writeManifests(
-    join(dir, 'env'),
-    synthStack(
-      neverPull({
-        ...dev,
-        etcd: { replicas, storage: { size: '1Gi' }, antiAffinity: 'preferred', tls: ETCD_TLS_PROPS },
-      }),
-    ),
-  );
-  applyKustomization(cluster, writeOverlay(join(dir, 'env'), images));
-}
 
 async function memberNames(): Promise<{ name: string; id: string }[]> {
   const [p] = await pods(cluster.admin, `${component('etcd')},statefulset.kubernetes.io/pod-name=${STS}-0`);
@@ -72,44 +54,19 @@ function initLogs(pod: string): string {
 }
 
 describe('etcd membership through etcdns etcd-member on a real single-node cluster', { timeout: 1_500_000 }, () => {
-  before(async () => {
-    images = clusterImages();
-    cluster = await startCluster({ images: images.archives });
-  });
-
-  after(async () => {
-    if (cluster) {
-      const notes = await cluster.stop();
-      console.log(`# teardown: ${notes.join('; ') || 'nothing left behind'}`);
-    }
-    await stopAll();
-    console.log(`# figures: ${figures.join('; ')}`);
-  });
+  before(async () => ({ cluster, images } = await startSuiteCluster(figures)));
+  after(() => stopSuiteCluster(cluster, figures));
 
   test('(7a) the StatefulSet bootstraps 3 members through the init container', async () => {
-    const core = cluster.admin.makeApiClient(k8s.CoreV1Api);
-    await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
-    tls = etcdTls();
-    for (const body of tls.secrets) await core.createNamespacedSecret({ namespace: NAMESPACE, body });
-    await createEtcdVolumes(cluster, { statefulSet: STS, ordinals: [0, 1, 2, 3, 4], size: '1Gi' });
+    tls = await prepareTlsEtcd(cluster, [0, 1, 2, 3, 4]);
     const t0 = performance.now();
-    applyWithReplicas(3);
-    dns = await dnsService(cluster.admin, 'etcdns-server-internal');
-    try {
-      await timeUntil(
-        'the first SOA answer',
-        async () => {
-          await failOnCrashLoop(cluster);
-          const r = await digAt(dns.clusterIp, 53, ZONE, 'SOA');
-          return r.status === 'NOERROR';
-        },
-        300_000,
-        200,
-      );
-      await waitPodsReady(cluster.admin, component('etcd'), 3, 240_000);
-    } catch (e) {
-      throw new Error(`${(e as Error).message}\n${diagnose(cluster)}`, { cause: e });
-    }
+    applyTlsEtcd(cluster, images, 3);
+    dns = await dnsService(cluster.admin, SERVER);
+    await untilStackUp(cluster, 'the first SOA answer', () => soaAnswered(dns.clusterIp, 53), {
+      timeoutMs: 300_000,
+      intervalMs: 200,
+    });
+    await diagnosed(cluster, () => waitPodsReady(cluster.admin, component('etcd'), 3, 240_000));
     figures.push(`apply -> 3 members Ready ${Math.round(performance.now() - t0)} ms`);
     assert.deepEqual(
       (await memberNames()).map((m) => m.name),
@@ -119,19 +76,10 @@ describe('etcd membership through etcdns etcd-member on a real single-node clust
   });
 
   test('(7b) a member whose volume was lost rejoins as a new member, with no lost query', async () => {
-    await createLoadBalancerService(cluster.admin, {
-      name: 'steady',
-      annotations: { 'external-dns.alpha.kubernetes.io/hostname': `steady.${ZONE}` },
-      addresses: [{ ip: '10.213.200.70' }],
-    });
-    await timeUntil(
-      'steady answered',
-      async () => answerData(await digAt(dns.clusterIp, 53, `steady.${ZONE}`), 'A').join() === '10.213.200.70',
-      30_000,
-    );
+    await publishSteady(cluster, dns);
     const before = await memberNames();
     const core = cluster.admin.makeApiClient(k8s.CoreV1Api);
-    const load = digLoad(dns, `steady.${ZONE}`, '10.213.200.70');
+    const load = digLoad(dns);
     const t0 = performance.now();
     // The volume goes with its claim; the StatefulSet makes a new claim, bound to a new, empty volume.
     const claim = `data-${STS}-1`;
@@ -178,9 +126,9 @@ describe('etcd membership through etcdns etcd-member on a real single-node clust
   test('(7c) replicas 3 -> 5 in the props adds two members with member add, with no lost query', async () => {
     const uids = async () => (await pods(cluster.admin, component('etcd'))).map((p) => `${p.name}/${p.uid}`).sort();
     const before = await uids();
-    const load = digLoad(dns, `steady.${ZONE}`, '10.213.200.70');
+    const load = digLoad(dns);
     const t0 = performance.now();
-    applyWithReplicas(5);
+    applyTlsEtcd(cluster, images, 5);
     try {
       await waitFor(
         'five started members',
@@ -238,9 +186,9 @@ describe('etcd membership through etcdns etcd-member on a real single-node clust
     const before = await staying();
     const [first] = await pods(cluster.admin, `${component('etcd')},statefulset.kubernetes.io/pod-name=${STS}-0`);
     const quorum = quorumWatch(first!.ip!);
-    const load = digLoad(dns, `steady.${ZONE}`, '10.213.200.70');
+    const load = digLoad(dns);
     const t0 = performance.now();
-    applyWithReplicas(3);
+    applyTlsEtcd(cluster, images, 3);
     const core = cluster.admin.makeApiClient(k8s.CoreV1Api);
     const gone = (name: string) =>
       core.readNamespacedPod({ name, namespace: NAMESPACE }).then(

@@ -13,37 +13,29 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
-import { startCluster, type Cluster } from '../support/cluster.ts';
-import { clusterImages, type ClusterImages } from '../support/cluster-images.ts';
-import { answerData } from '../support/dig.ts';
-import { createLoadBalancerService } from '../support/kube-objects.ts';
-import { stopAll } from '../support/process.ts';
+import type { Cluster } from '../support/cluster.ts';
+import type { ClusterImages } from '../support/cluster-images.ts';
 import {
-  applyKustomization,
+  applyStack,
   component,
-  createEtcdVolumes,
-  diagnose,
-  digAt,
   distDir,
-  installGatewayApi,
-  dnsService,
-  failOnCrashLoop,
   NAMESPACE,
-  NEVER_PULL,
+  prepareStack,
+  publishService,
+  SERVER,
+  soaAnswered,
   timeUntil,
   waitPodsReady,
-  writeOverlay,
+  ZONE,
   type DnsService,
 } from './stack-support.ts';
+import { diagnosed, startSuiteCluster, stopSuiteCluster, untilStackUp } from './cluster-suite.ts';
 
-const ZONE = 'dev.example.org';
-const HOSTNAME = 'external-dns.alpha.kubernetes.io/hostname';
 /** metricsNamespaces of dist/dev (the default). */
 const MONITORING = 'monitoring';
 const ELSEWHERE = 'elsewhere';
 const PROBE = 'probe';
 const ETCD_POLICY = 'etcdns-etcd';
-const SERVER = 'etcdns-server-internal';
 
 /** One TCP connect: "connected", "refused <code>" or "timeout" after 2 s. */
 const TCP_PROBE = `
@@ -130,46 +122,30 @@ describe(
   { timeout: 1_200_000 },
   () => {
     before(async () => {
-      images = clusterImages();
-      cluster = await startCluster({ images: images.archives });
-      const firstSync = /sync iptables took (\S+)/.exec(cluster.logs('kube-router'))?.[1];
-      figures.push(`cluster start to Ready node ${cluster.startMs} ms`, `kube-router's first sync ${firstSync}`);
-      await createEtcdVolumes(cluster, { statefulSet: 'etcdns-etcd', ordinals: [0], size: '1Gi' });
-      await installGatewayApi(cluster);
-      applyKustomization(cluster, writeOverlay(join(distDir, 'dev'), images, NEVER_PULL));
-      dns = await dnsService(cluster.admin, SERVER);
-      try {
-        await timeUntil(
-          'the first SOA answer through the ClusterIP',
-          async () => {
-            await failOnCrashLoop(cluster);
-            const r = await digAt(dns.clusterIp, 53, ZONE, 'SOA');
-            return r.status === 'NOERROR';
-          },
-          240_000,
-          250,
-        );
+      ({ cluster, images } = await startSuiteCluster(figures));
+      figures.push(`kube-router's first sync ${/sync iptables took (\S+)/.exec(cluster.logs('kube-router'))?.[1]}`);
+      await prepareStack(cluster);
+      dns = await applyStack(cluster, images);
+      await untilStackUp(cluster, 'the first SOA answer through the ClusterIP', () => soaAnswered(dns.clusterIp, 53), {
+        timeoutMs: 240_000,
+        intervalMs: 250,
+      });
+      await diagnosed(cluster, async () => {
         ips.etcd = await podIp(component('etcd'));
         ips.server = await podIp(component('server-internal'));
         ips.controller = await podIp(component('controller'));
         for (const namespace of [NAMESPACE, ELSEWHERE, MONITORING]) await createProbe(namespace);
         for (const namespace of [NAMESPACE, ELSEWHERE, MONITORING])
           await waitPodsReady(cluster.admin, `etcdns-test=${PROBE}`, 1, 120_000, namespace);
-      } catch (e) {
-        throw new Error(`${(e as Error).message}\n${diagnose(cluster)}`, { cause: e });
-      }
+      });
     });
 
-    after(async () => {
-      if (cluster) {
-        const notes = await cluster.stop();
-        console.log(`# teardown: ${notes.join('; ') || 'nothing left behind'}`);
-      }
-      await stopAll();
-      const kinds = [...refusals].map(([r, n]) => `${n} ${r}`).join(', ');
-      figures.push(`probes refused ${tally.refused} (${kinds}), allowed ${tally.allowed}`);
-      console.log(`# figures: ${figures.join('; ')}`);
-    });
+    after(() =>
+      stopSuiteCluster(cluster, figures, async () => {
+        const kinds = [...refusals].map(([r, n]) => `${n} ${r}`).join(', ');
+        figures.push(`probes refused ${tally.refused} (${kinds}), allowed ${tally.allowed}`);
+      }),
+    );
 
     test("etcd's client port is refused to pods without etcdns labels (any namespace), while the DNS server and the controller read and publish through it", async () => {
       for (const from of [NAMESPACE, ELSEWHERE, MONITORING]) assertRefused(from, 'etcd', 2379);
@@ -185,18 +161,8 @@ describe(
         `server and controller restarted under enforcement -> Ready ${Math.round(performance.now() - t0)} ms`,
       );
       // The new controller writes the record to etcd and the new server's watch reads it back.
-      const t1 = performance.now();
-      await createLoadBalancerService(cluster.admin, {
-        name: 'web',
-        annotations: { [HOSTNAME]: `web.${ZONE}` },
-        addresses: [{ ip: '10.213.200.80' }],
-      });
-      await timeUntil(
-        'web answered',
-        async () => answerData(await digAt(dns.clusterIp, 53, `web.${ZONE}`), 'A').join() === '10.213.200.80',
-        10_000,
-      );
-      figures.push(`Service create -> answer under enforcement ${Math.round(performance.now() - t1)} ms`);
+      const publishMs = await publishService(cluster, dns, 'web', '10.213.200.80', 10_000);
+      figures.push(`Service create -> answer under enforcement ${publishMs} ms`);
     });
 
     test("etcd's peer port is refused to a pod that is not a member", () => {

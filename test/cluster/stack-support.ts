@@ -9,14 +9,22 @@ import * as k8s from '@kubernetes/client-node';
 import type { DnsStackProps } from '../../src/constructs/dns-stack.ts';
 import { assertLocalRoute, type Cluster } from '../support/cluster.ts';
 import type { ClusterImages } from '../support/cluster-images.ts';
-import { dig, type DigResult } from '../support/dig.ts';
+import { answerData, dig, type DigResult } from '../support/dig.ts';
+import { createLoadBalancerService } from '../support/kube-objects.ts';
 import { GiveUp, waitFor } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { installGatewayApiCrds } from '../support/gateway-api.ts';
 import { repoRoot } from '../support/tools.ts';
+import { dev } from '../../src/environments/dev.ts';
 
 export const NAMESPACE = 'etcdns';
 export const distDir = join(repoRoot, 'dist');
+/** dist/dev's zone, which every cluster suite's stack serves. */
+export const ZONE = dev.zones[0]!.name;
+/** The Service of dist/dev's internal DNS server. */
+export const SERVER = 'etcdns-server-internal';
+/** The annotation a user sets on a Service, an Ingress or a route. */
+export const HOSTNAME = 'external-dns.alpha.kubernetes.io/hostname';
 
 export interface OverlayPatch {
   kind: string;
@@ -101,6 +109,25 @@ export function applyKustomization(cluster: Cluster, dir: string): string {
  */
 export async function installGatewayApi(cluster: Cluster): Promise<void> {
   await installGatewayApiCrds(cluster.admin);
+}
+
+/** What the stack needs from the cluster before its first apply: etcd's volume, the Gateway API CRDs dist/dev reads. */
+export async function prepareStack(cluster: Cluster): Promise<void> {
+  await createEtcdVolumes(cluster, { statefulSet: 'etcdns-etcd', ordinals: [0], size: '1Gi' });
+  await installGatewayApi(cluster);
+}
+
+/**
+ * A stack folder (the committed dist/dev unless told) applied the way a user's air-gapped overlay
+ * applies it. Returns the internal DNS Service.
+ */
+export async function applyStack(
+  cluster: Cluster,
+  images: ClusterImages,
+  o: { dir?: string; patches?: OverlayPatch[] } = {},
+): Promise<DnsService> {
+  applyKustomization(cluster, writeOverlay(o.dir ?? join(distDir, 'dev'), images, o.patches ?? NEVER_PULL));
+  return dnsService(cluster.admin, SERVER);
 }
 
 /**
@@ -211,6 +238,37 @@ export async function dnsService(kc: k8s.KubeConfig, name: string, namespace = N
   const port = (protocol: string) =>
     svc.spec?.ports?.find((p) => p.port === 53 && p.protocol === protocol)?.nodePort ?? 0;
   return { clusterIp: svc.spec!.clusterIP!, udpNodePort: port('UDP'), tcpNodePort: port('TCP') };
+}
+
+/** An authoritative SOA answer for ZONE from `server`: the stack is up behind that address. */
+export async function soaAnswered(server: string, port: number, tcp = false): Promise<boolean> {
+  const r = await digAt(server, port, ZONE, 'SOA', { tcp });
+  return r.status === 'NOERROR' && r.flags.includes('aa') && r.answer.some((a) => a.type === 'SOA');
+}
+
+/**
+ * A LoadBalancer Service `name` whose hostname annotation asks for `name`.ZONE at the load-balancer
+ * address `ip`, as a user creates it; resolves to the milliseconds until `dns` answers it.
+ */
+export async function publishService(
+  cluster: Cluster,
+  dns: DnsService,
+  name: string,
+  ip: string,
+  timeoutMs = 30_000,
+): Promise<number> {
+  const t0 = performance.now();
+  await createLoadBalancerService(cluster.admin, {
+    name,
+    annotations: { [HOSTNAME]: `${name}.${ZONE}` },
+    addresses: [{ ip }],
+  });
+  await timeUntil(
+    `${name} answered`,
+    async () => answerData(await digAt(dns.clusterIp, 53, `${name}.${ZONE}`), 'A').join() === ip,
+    timeoutMs,
+  );
+  return Math.round(performance.now() - t0);
 }
 
 /** Polls `check` every `intervalMs` and returns the milliseconds until it first held. */

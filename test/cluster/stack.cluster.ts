@@ -15,36 +15,34 @@ import { Etcd3 } from 'etcd3';
 import { writeManifests } from '../../src/constructs/manifest-writer.ts';
 import { synthStack } from '../../src/constructs/synth-stack.ts';
 import { dev } from '../../src/environments/dev.ts';
-import { assertLocalRoute, startCluster, type Cluster, LB_CIDR } from '../support/cluster.ts';
-import { clusterImages, type ClusterImages } from '../support/cluster-images.ts';
+import { assertLocalRoute, type Cluster, LB_CIDR } from '../support/cluster.ts';
+import type { ClusterImages } from '../support/cluster-images.ts';
 import { answerData } from '../support/dig.ts';
 import { createIngress, createLoadBalancerService } from '../support/kube-objects.ts';
 import { createGateway, createRoute, deleteRoute, type RouteSpec } from '../support/gateway-api.ts';
-import { stopAll, waitFor } from '../support/process.ts';
+import { waitFor } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import {
   applyKustomization,
+  applyStack,
   component,
-  createEtcdVolumes,
-  diagnose,
-  failOnCrashLoop,
   digAt,
-  installGatewayApi,
   distDir,
-  dnsService,
+  HOSTNAME,
   NAMESPACE,
-  NEVER_PULL,
   neverPull,
   pods,
+  prepareStack,
+  SERVER,
+  soaAnswered,
   timeUntil,
   waitPodsReady,
   writeOverlay,
+  ZONE,
   type DnsService,
 } from './stack-support.ts';
+import { untilStackUp, startSuiteCluster, stopSuiteCluster } from './cluster-suite.ts';
 
-const ZONE = 'dev.example.org';
-const HOSTNAME = 'external-dns.alpha.kubernetes.io/hostname';
-const SERVER = 'etcdns-server-internal';
 /** A load-balancer address as MetalLB would assign it, inside the fenced range. */
 const DNS_LB_IP = LB_CIDR.replace(/0\/24$/, '53');
 const mergePatch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
@@ -53,11 +51,6 @@ let cluster: Cluster;
 let images: ClusterImages;
 let dns: DnsService;
 const figures: string[] = [];
-
-async function soaAnswered(server: string, port: number, tcp = false): Promise<boolean> {
-  const r = await digAt(server, port, ZONE, 'SOA', { tcp });
-  return r.status === 'NOERROR' && r.flags.includes('aa') && r.answer.some((a) => a.type === 'SOA');
-}
 
 function digAtCheck(address: string): void {
   assertLocalRoute(address);
@@ -69,42 +62,18 @@ async function aRecords(name: string): Promise<{ status: string; data: string[] 
 }
 
 describe('dist/dev on a real single-node cluster', { timeout: 1_200_000 }, () => {
-  before(async () => {
-    images = clusterImages();
-    cluster = await startCluster({ images: images.archives });
-    figures.push(`image build ${images.buildMs} ms`, `cluster start to Ready node ${cluster.startMs} ms`);
-  });
-
-  after(async () => {
-    if (cluster) {
-      const notes = await cluster.stop();
-      console.log(`# teardown: ${notes.join('; ') || 'nothing left behind'}`);
-    }
-    await stopAll();
-    console.log(`# figures: ${figures.join('; ')}`);
-  });
+  before(async () => ({ cluster, images } = await startSuiteCluster(figures)));
+  after(() => stopSuiteCluster(cluster, figures));
 
   test('(1) applied through its kustomization: every pod Ready; dig answers through the ClusterIP, the NodePort and the load-balancer address', async () => {
-    await createEtcdVolumes(cluster, { statefulSet: 'etcdns-etcd', ordinals: [0], size: '1Gi' });
-    await installGatewayApi(cluster);
+    await prepareStack(cluster);
     const t0 = performance.now();
-    applyKustomization(cluster, writeOverlay(join(distDir, 'dev'), images, NEVER_PULL));
-    dns = await dnsService(cluster.admin, SERVER);
-    try {
-      await timeUntil(
-        'the first SOA answer through the ClusterIP',
-        async () => {
-          await failOnCrashLoop(cluster);
-          return soaAnswered(dns.clusterIp, 53);
-        },
-        240_000,
-        100,
-      );
-    } catch (e) {
-      throw new Error(`${(e as Error).message}\n${diagnose(cluster)}`, { cause: e });
-    }
-    const firstAnswer = Math.round(performance.now() - t0);
-    figures.push(`apply -> first answer ${firstAnswer} ms`);
+    dns = await applyStack(cluster, images);
+    await untilStackUp(cluster, 'the first SOA answer through the ClusterIP', () => soaAnswered(dns.clusterIp, 53), {
+      timeoutMs: 240_000,
+      intervalMs: 100,
+    });
+    figures.push(`apply -> first answer ${Math.round(performance.now() - t0)} ms`);
 
     const etcd = await waitPodsReady(cluster.admin, component('etcd'), 1);
     const servers = await waitPodsReady(cluster.admin, component('server-internal'), 1);

@@ -13,31 +13,27 @@ import * as k8s from '@kubernetes/client-node';
 import { writeManifests } from '../../src/constructs/manifest-writer.ts';
 import { synthStack } from '../../src/constructs/synth-stack.ts';
 import { dev } from '../../src/environments/dev.ts';
-import { assertLocalRoute, GATEWAY, startCluster, type Cluster } from '../support/cluster.ts';
-import { clusterImages, type ClusterImages } from '../support/cluster-images.ts';
+import { assertLocalRoute, GATEWAY, type Cluster } from '../support/cluster.ts';
+import type { ClusterImages } from '../support/cluster-images.ts';
 import { dig } from '../support/dig.ts';
 import { createLoadBalancerService } from '../support/kube-objects.ts';
 import { startKnotSecondary, type KnotSecondaryHandle } from '../support/knot-secondary.ts';
 import { freePort } from '../support/ports.ts';
-import { stopAll, waitFor } from '../support/process.ts';
+import { waitFor } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { etcdnsBin, nodeBin } from '../support/tools.ts';
 import {
-  applyKustomization,
-  installGatewayApi,
+  applyStack,
   component,
-  createEtcdVolumes,
-  diagnose,
-  failOnCrashLoop,
+  HOSTNAME,
   NAMESPACE,
   neverPull,
-  timeUntil,
+  prepareStack,
   waitPodsReady,
-  writeOverlay,
+  ZONE,
 } from './stack-support.ts';
+import { startSuiteCluster, stopSuiteCluster, untilStackUp } from './cluster-suite.ts';
 
-const ZONE = 'dev.example.org';
-const HOSTNAME = 'external-dns.alpha.kubernetes.io/hostname';
 const KEY = {
   name: 'xfr.dev.example.org',
   algorithm: 'hmac-sha256',
@@ -64,20 +60,8 @@ async function etcdnsStatus(): Promise<{ code: number; out: string }> {
 }
 
 describe('etcdns status on a real single-node cluster', { timeout: 1_200_000 }, () => {
-  before(async () => {
-    images = clusterImages();
-    cluster = await startCluster({ images: images.archives });
-  });
-
-  after(async () => {
-    await knot?.stop();
-    if (cluster) {
-      const notes = await cluster.stop();
-      console.log(`# teardown: ${notes.join('; ') || 'nothing left behind'}`);
-    }
-    await stopAll();
-    console.log(`# figures: ${figures.join('; ')}`);
-  });
+  before(async () => ({ cluster, images } = await startSuiteCluster(figures)));
+  after(() => stopSuiteCluster(cluster, figures, () => knot?.stop()));
 
   test('(s1) the stack with a secondary: etcdns status shows every part and exits 0', async () => {
     assertLocalRoute(GATEWAY);
@@ -104,29 +88,22 @@ describe('etcdns status on a real single-node cluster', { timeout: 1_200_000 }, 
         stringData: { 'tsig.key': `key "${KEY.name}" { algorithm ${KEY.algorithm}; secret "${KEY.secret}"; };\n` },
       },
     });
-    await createEtcdVolumes(cluster, { statefulSet: 'etcdns-etcd', ordinals: [0], size: '1Gi' });
-    await installGatewayApi(cluster);
-    applyKustomization(cluster, writeOverlay(join(dir, 'dev'), images));
-    let serverIp: string;
-    try {
-      await timeUntil(
-        'every pod Ready',
-        async () => {
-          await failOnCrashLoop(cluster);
-          const all = await Promise.all(
-            ['etcd', 'server-internal', 'controller'].map((c) =>
-              waitPodsReady(cluster.admin, component(c), 1, 1000).catch(() => undefined),
-            ),
-          );
-          return all.every(Boolean);
-        },
-        300_000,
-        500,
-      );
-      serverIp = (await waitPodsReady(cluster.admin, component('server-internal'), 1))[0]!.ip!;
-    } catch (e) {
-      throw new Error(`${(e as Error).message}\n${diagnose(cluster)}`, { cause: e });
-    }
+    await prepareStack(cluster);
+    await applyStack(cluster, images, { dir: join(dir, 'dev'), patches: [] });
+    await untilStackUp(
+      cluster,
+      'every pod Ready',
+      async () => {
+        const all = await Promise.all(
+          ['etcd', 'server-internal', 'controller'].map((c) =>
+            waitPodsReady(cluster.admin, component(c), 1, 1000).catch(() => undefined),
+          ),
+        );
+        return all.every(Boolean);
+      },
+      { timeoutMs: 300_000, intervalMs: 500 },
+    );
+    const serverIp = (await waitPodsReady(cluster.admin, component('server-internal'), 1))[0]!.ip!;
     assertLocalRoute(serverIp);
     knot = await startKnotSecondary({
       zone: `${ZONE}.`,
