@@ -16,7 +16,7 @@ export const forwardSchema = v.object({
 export const DEFAULT_LISTEN = '0.0.0.0:5353';
 export const DEFAULT_HTTP_LISTEN = '0.0.0.0:8080';
 /** What the server runs with where the config says nothing (the fields below say which). */
-export const SERVER_DEFAULTS = { maxUdpPayload: 4096, tcpIdleSeconds: 10 } as const;
+export const SERVER_CONFIG_DEFAULTS = { maxUdpPayload: 4096, tcpIdleSeconds: 10 } as const;
 
 /** Each setting of the server, for checking one at a time (the constructs' props). */
 export const serverEntries = {
@@ -37,9 +37,9 @@ export const serverEntries = {
   /** Worker processes sharing the socket; default 1. */
   workers: v.optional(integer(1, 64)),
   logLevel: v.optional(logLevel),
-  /** Largest UDP answer sent, whatever size a client offers (512..65535); default SERVER_DEFAULTS (4096). */
+  /** Largest UDP answer sent, whatever size a client offers (512..65535); default SERVER_CONFIG_DEFAULTS (4096). */
   maxUdpPayload: v.optional(integer(512, 65535)),
-  /** Seconds before an idle DNS-over-TCP connection is closed; default SERVER_DEFAULTS (10). */
+  /** Seconds before an idle DNS-over-TCP connection is closed; default SERVER_CONFIG_DEFAULTS (10). */
   tcpIdleSeconds: v.optional(integer(1, 3600)),
   /**
    * Response rate limiting of UDP answers per client prefix (BIND/Knot RRL). Default: on for

@@ -33,6 +33,7 @@ import {
   ZONE,
 } from './stack-support.ts';
 import { startSuiteCluster, stopSuiteCluster, untilStackUp } from './cluster-suite.ts';
+import { keyStatement } from '../support/tsig-key.ts';
 
 const KEY = {
   name: 'xfr.dev.example.org',
@@ -85,7 +86,7 @@ describe('etcdns status on a real single-node cluster', { timeout: 1_200_000 }, 
       namespace: NAMESPACE,
       body: {
         metadata: { name: 'xfr' },
-        stringData: { 'tsig.key': `key "${KEY.name}" { algorithm ${KEY.algorithm}; secret "${KEY.secret}"; };\n` },
+        stringData: { 'tsig.key': keyStatement(KEY) },
       },
     });
     await prepareStack(cluster);

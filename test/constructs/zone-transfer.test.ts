@@ -24,6 +24,7 @@ import { freePort } from '../support/ports.ts';
 import { startProcess, stopAll, waitFor, waitReady } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { etcdnsBin, nodeBin } from '../support/tools.ts';
+import { keyStatement } from '../support/tsig-key.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 after(stopAll);
@@ -319,7 +320,7 @@ test('the synthesized pod, with the Secrets where it mounts them, transfers each
   assert.equal(orgTransfer.keyFile, `${TSIG_DIR}/xfr-org/org.key`);
   orgTransfer.keyFile = join(root, orgTransfer.keyFile);
   mkdirSync(dirname(orgTransfer.keyFile), { recursive: true });
-  writeFileSync(orgTransfer.keyFile, `key "xfr.example.org" {\n  algorithm hmac-sha256;\n  secret "${secret}";\n};\n`);
+  writeFileSync(orgTransfer.keyFile, keyStatement({ name: 'xfr.example.org', algorithm: 'hmac-sha256', secret }));
 
   const etcd = await startEtcd();
   await etcd.client().put('/skydns/org/example/www').value('{"host":"10.9.176.80"}');

@@ -23,6 +23,7 @@ import { stopAll, waitFor } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { tool } from '../support/tools.ts';
 import { controllerKubeconfig, startController } from './controller-harness.ts';
+import { writeKeyFile } from '../support/tsig-key.ts';
 
 const run = promisify(execFile);
 after(stopAll);
@@ -62,8 +63,7 @@ before(async () => {
   await kv.put('/skydns/net/example/quiet/one').value(JSON.stringify({ host: '10.2.0.1' }));
   const [knotPort, bindPort] = [await freePort(), await freePort()];
   const dir = tempDir('secondaries');
-  const keyFile = join(dir, 'transfer.key');
-  writeFileSync(keyFile, `key "${KEY.name}" { algorithm ${KEY.algorithm}; secret "${SECRET}"; };\n`);
+  const keyFile = writeKeyFile(dir, KEY);
   const transfer = (notify: string[]) => ({
     allowCidrs: ['127.0.0.1/32'],
     keyFile,

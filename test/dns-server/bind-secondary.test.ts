@@ -3,8 +3,6 @@
 // changes (NOTIFY, rndc refresh, rndc retransfer), and gets nothing with a wrong key.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { startBindSecondary, type BindSecondaryHandle, type TsigKeySpec } from '../support/bind-secondary.ts';
 import { dig, type DigResult } from '../support/dig.ts';
 import { digAxfr } from '../support/dig-axfr.ts';
@@ -14,6 +12,7 @@ import { startEtcdnsServer, type EtcdnsServerHandle } from '../support/etcdns-se
 import { freePort } from '../support/ports.ts';
 import { stopAll, waitFor } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { transferArgs, writeKeyFile } from '../support/tsig-key.ts';
 
 after(stopAll);
 
@@ -104,18 +103,13 @@ for (const key of [KEY, undefined]) {
       etcd = await startEtcd();
       const kv = etcd.client();
       for (const [k, value] of Object.entries(RECORDS)) await kv.put(k).value(JSON.stringify(value));
-      const keyArgs: string[] = [];
-      if (key) {
-        const keyFile = join(tempDir('bind-transfer'), 'transfer.key');
-        writeFileSync(keyFile, `key "${key.name}" {\n  algorithm ${key.algorithm};\n  secret "${key.secret}";\n};\n`);
-        keyArgs.push('--transfer-key-file', keyFile);
-      }
+      const keyFile = key && writeKeyFile(tempDir('bind-transfer'), key);
       // named's port is chosen first: etcdns is told to NOTIFY it.
       const bindPort = await freePort();
       server = await startEtcdnsServer({
         etcdEndpoints: etcd.endpoints,
         zones: ZONES,
-        args: ['--transfer-allow-cidr', '127.0.0.1/32', ...keyArgs, '--transfer-notify', `127.0.0.1:${bindPort}`],
+        args: transferArgs([bindPort], keyFile),
       });
       bind = await startBindSecondary({ zone: ZONES, primaryPort: server.port, key, port: bindPort });
       let ms = 0;

@@ -4,8 +4,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSocket } from 'node:dgram';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { dig } from '../support/dig.ts';
 import { digAxfr } from '../support/dig-axfr.ts';
 import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
@@ -15,6 +13,7 @@ import { freePort } from '../support/ports.ts';
 import { startKnotSecondary, type KnotSecondaryHandle } from '../support/knot-secondary.ts';
 import { stopAll, waitFor } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { transferArgs, writeKeyFile } from '../support/tsig-key.ts';
 
 after(stopAll);
 
@@ -55,19 +54,11 @@ describe('zone transfers out (AXFR over TCP, TSIG)', () => {
     const kv = etcd.client();
     for (const [key, value] of Object.entries(RECORDS)) await kv.put(key).value(JSON.stringify(value));
     const dir = tempDir('transfer');
-    const keyFile = join(dir, 'transfer.key');
-    writeFileSync(keyFile, `key "xfr.example.org" {\n  algorithm hmac-sha256;\n  secret "${SECRET}";\n};\n`);
+    const keyFile = writeKeyFile(dir, { name: 'xfr.example.org', algorithm: 'hmac-sha256', secret: SECRET });
     server = await startEtcdnsServer({
       etcdEndpoints: etcd.endpoints,
       zones: ['example.org'],
-      args: [
-        '--transfer-allow-cidr',
-        '127.0.0.1/32',
-        '--transfer-key-file',
-        keyFile,
-        '--transfer-notify',
-        `127.0.0.1:${knotPort}`,
-      ],
+      args: transferArgs([knotPort], keyFile),
     });
   });
   after(async () => {

@@ -26,6 +26,7 @@ import { stopAll, waitFor } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { repoRoot, tool } from '../support/tools.ts';
 import { prodViewsConfig } from './prod-views.ts';
+import { transferArgs, writeKeyFile } from '../support/tsig-key.ts';
 
 const ZONE = 'example.org';
 const SECRET = 'c2VjcmV0LWtleS1mb3ItdGhlLWRhc2hib2FyZC10ZXN0Cg==';
@@ -103,22 +104,14 @@ before(
     [kube, etcd] = await Promise.all([startKubeApiserver(), startEtcd()]);
     // The zone's NS (a secondary refuses a zone without): not the controller's, which leaves it alone.
     await etcd.client().put('/skydns/org/example/dns/ns/ns1').value('{"host":"127.0.0.1"}');
-    const keyFile = join(dir, 'transfer.key');
-    writeFileSync(keyFile, `key "${KEY.name}" { algorithm ${KEY.algorithm}; secret "${SECRET}"; };\n`);
+    const keyFile = writeKeyFile(dir, KEY);
     const knotPort = await freePort();
     [inside, outside] = await Promise.all([
       startEtcdnsServer({
         etcdEndpoints: etcd.endpoints,
         zones: [ZONE],
         prefix: '/skydns',
-        args: [
-          '--transfer-allow-cidr',
-          '127.0.0.1/32',
-          '--transfer-key-file',
-          keyFile,
-          '--transfer-notify',
-          `127.0.0.1:${knotPort}`,
-        ],
+        args: transferArgs([knotPort], keyFile),
       }),
       // Rate limiting on (external), low enough for a short flood to be limited.
       startEtcdnsServer({

@@ -11,10 +11,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadAll } from 'js-yaml';
-import { scaffoldFiles, SCAFFOLD_DEFAULTS } from '../../src/scaffold/scaffold-files.ts';
+import { scaffoldFiles } from '../../src/scaffold/scaffold-files.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
 import { stopAll } from '../support/process.ts';
 import { repoRoot } from '../support/tools.ts';
+import { scaffoldOptions } from './scaffold-options.ts';
 
 const cache = join(repoRoot, '.cache');
 let kube: KubeHandle;
@@ -49,21 +50,7 @@ function readmeExamples(section: string): string[] {
     .filter((y) => (loadAll(y) as { apiVersion?: string }[]).some((o) => o && ENGINE_GROUP.test(o.apiVersion ?? '')));
 }
 
-const files = scaffoldFiles({
-  name: 'dns-gitops',
-  etcdnsSpec: '^1.0.0',
-  versions: {
-    cdk8s: '^2',
-    'cdk8s-plus-27': '^2',
-    constructs: '^10',
-    tsx: '^4',
-    typescript: '^5',
-    '@types/node': '^24',
-  },
-  repoUrl: SCAFFOLD_DEFAULTS.repoUrl,
-  environments: ['dev', 'prod', 'pre-prod'],
-  gitops: 'both',
-});
+const files = scaffoldFiles(scaffoldOptions(['dev', 'prod', 'pre-prod']));
 
 before(async () => {
   kube = await startKubeApiserver();

@@ -14,27 +14,10 @@ import {
   GROUPED_PACKAGES,
   SCAFFOLD_DEFAULTS,
   scaffoldFiles,
-  type GitopsEngines,
-  type ScaffoldOptions,
 } from '../../src/scaffold/scaffold-files.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { etcdnsBin, nodeBin, repoRoot } from '../support/tools.ts';
-
-const options = (environments: readonly string[], gitops: GitopsEngines = 'both'): ScaffoldOptions => ({
-  name: 'dns-gitops',
-  etcdnsSpec: '^1.2.3',
-  versions: {
-    cdk8s: '^2',
-    'cdk8s-plus-27': '^2',
-    constructs: '^10',
-    tsx: '^4',
-    typescript: '^5',
-    '@types/node': '^24',
-  },
-  repoUrl: SCAFFOLD_DEFAULTS.repoUrl,
-  environments,
-  gitops,
-});
+import { ETCDNS_SPEC, scaffoldOptions } from './scaffold-options.ts';
 
 describe('environment names (folders, files, Argo CD and Flux object names)', () => {
   for (const [name, ok] of [
@@ -53,7 +36,7 @@ describe('environment names (folders, files, Argo CD and Flux object names)', ()
 });
 
 test('one environment file, one Argo CD Application and one Flux Kustomization per environment', () => {
-  const files = [...scaffoldFiles(options(['dev', 'pre-prod'])).keys()].sort();
+  const files = [...scaffoldFiles(scaffoldOptions(['dev', 'pre-prod'])).keys()].sort();
   assert.deepEqual(files, [
     '.github/workflows/ci.yml',
     '.gitignore',
@@ -82,11 +65,11 @@ describe('--gitops chooses whose examples gitops/ holds', () => {
     ['both', ['gitops/argocd', 'gitops/flux']],
   ] as const) {
     test(`${engines}: ${folders.join(' and ')}`, () => {
-      const files = [...scaffoldFiles(options(['dev'], engines)).keys()];
+      const files = [...scaffoldFiles(scaffoldOptions(['dev'], engines)).keys()];
       const gitops = [...new Set(files.filter((f) => f.startsWith('gitops/')).map((f) => f.replace(/\/[^/]+$/, '')))];
       assert.deepEqual(gitops.sort(), [...folders]);
       assert.match(
-        scaffoldFiles(options(['dev'], engines)).get('README.md')!,
+        scaffoldFiles(scaffoldOptions(['dev'], engines)).get('README.md')!,
         engines === 'argocd' ? /Argo CD/ : /Flux/,
       );
     });
@@ -102,7 +85,7 @@ describe('--gitops chooses whose examples gitops/ holds', () => {
 });
 
 describe("the repository's CI workflow", () => {
-  const workflow = scaffoldFiles(options(['dev'])).get('.github/workflows/ci.yml')!;
+  const workflow = scaffoldFiles(scaffoldOptions(['dev'])).get('.github/workflows/ci.yml')!;
 
   test('passes the real actionlint with shellcheck on its scripts', async () => {
     const dir = tempDir('scaffold-ci');
@@ -136,7 +119,7 @@ test('renovate.json groups etcdns with every peer dependency etcdns declares', (
   const own = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
     peerDependencies: Record<string, string>;
   };
-  const renovate = JSON.parse(scaffoldFiles(options(['dev'])).get('renovate.json')!) as {
+  const renovate = JSON.parse(scaffoldFiles(scaffoldOptions(['dev'])).get('renovate.json')!) as {
     packageRules: { matchPackageNames: string[]; groupName: string }[];
   };
   const grouped = renovate.packageRules.find((r) => r.matchPackageNames.includes('etcdns'));
@@ -146,7 +129,7 @@ test('renovate.json groups etcdns with every peer dependency etcdns declares', (
 });
 
 test('an environment without an example of its own starts as a copy of dev under its name', () => {
-  const files = scaffoldFiles(options(['pre-prod']));
+  const files = scaffoldFiles(scaffoldOptions(['pre-prod']));
   const env = files.get('environments/pre-prod.ts')!;
   assert.match(env, /^export const preProd: DnsStackProps = \{$/m);
   assert.match(env, /'pre-prod\.example\.org'/);
@@ -158,10 +141,10 @@ test('an environment without an example of its own starts as a copy of dev under
 });
 
 test('package.json depends on the given etcdns spec and the peer ranges, and synthesizes with tsx', () => {
-  const pkg = JSON.parse(scaffoldFiles(options(['dev'])).get('package.json')!) as {
+  const pkg = JSON.parse(scaffoldFiles(scaffoldOptions(['dev'])).get('package.json')!) as {
     dependencies: Record<string, string>;
     scripts: Record<string, string>;
   };
-  assert.deepEqual(pkg.dependencies, { cdk8s: '^2', 'cdk8s-plus-27': '^2', constructs: '^10', etcdns: '^1.2.3' });
+  assert.deepEqual(pkg.dependencies, { cdk8s: '^2', 'cdk8s-plus-27': '^2', constructs: '^10', etcdns: ETCDNS_SPEC });
   assert.equal(pkg.scripts.synth, 'tsx main.ts');
 });

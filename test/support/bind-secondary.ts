@@ -12,16 +12,11 @@ import { freePort } from './ports.ts';
 import { startProcess, waitReady, type ManagedProcess } from './process.ts';
 import { tempDir } from './temp-dir.ts';
 import { tool } from './tools.ts';
+import { keyStatement, type TsigKeySpec } from './tsig-key.ts';
+
+export type { TsigKeySpec };
 
 const run = promisify(execFile);
-
-export interface TsigKeySpec {
-  name: string;
-  /** As BIND spells it: "hmac-sha256", "hmac-sha512", ... */
-  algorithm: string;
-  /** Base64. */
-  secret: string;
-}
 
 export interface BindSecondaryOptions {
   /** One zone or several (e.g. a forward zone and its reverse zone), all from the same primary. */
@@ -57,8 +52,6 @@ interface Ports {
 /** Zone names as named.conf and rndc take them (no trailing dot). */
 const zoneNames = (o: BindSecondaryOptions) =>
   (typeof o.zone === 'string' ? [o.zone] : o.zone).map((z) => z.replace(/\.$/, ''));
-
-const keyStatement = (k: TsigKeySpec) => `key "${k.name}" { algorithm ${k.algorithm}; secret "${k.secret}"; };`;
 
 export function bindSecondaryConfig(dir: string, ports: Ports, rndcKey: TsigKeySpec, o: BindSecondaryOptions): string {
   const keyed = o.key ? ` key "${o.key.name}"` : '';

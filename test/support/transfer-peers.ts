@@ -1,8 +1,6 @@
 // etcdns as the primary of a set of zones with the real BIND 9 and Knot as its TSIG-signed
 // secondaries (NOTIFY to both), and a wait until both serve every zone at etcdns's serial: the
 // three servers a test asks the same questions of.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { startBindSecondary, type BindSecondaryHandle, type TsigKeySpec } from './bind-secondary.ts';
 import { dig } from './dig.ts';
 import { startEtcdnsServer, type EtcdnsServerHandle } from './etcdns-server.ts';
@@ -10,6 +8,7 @@ import { startKnotSecondary, type KnotSecondaryHandle } from './knot-secondary.t
 import { freePort } from './ports.ts';
 import { waitFor } from './process.ts';
 import { tempDir } from './temp-dir.ts';
+import { transferArgs, writeKeyFile } from './tsig-key.ts';
 
 export interface TransferPeersOptions {
   etcdEndpoints: string[];
@@ -46,25 +45,14 @@ async function serial(port: number, zone: string): Promise<number | undefined> {
 }
 
 export async function startTransferPeers(o: TransferPeersOptions): Promise<TransferPeers> {
-  const keyFile = join(tempDir('transfer-peers'), 'transfer.key');
-  writeFileSync(keyFile, `key "${KEY.name}" {\n  algorithm ${KEY.algorithm};\n  secret "${KEY.secret}";\n};\n`);
+  const keyFile = writeKeyFile(tempDir('transfer-peers'), KEY);
   // The secondaries' ports come first: etcdns is told to NOTIFY them.
   const [bindPort, knotPort] = [await freePort(), await freePort()];
   const etcdns = await startEtcdnsServer({
     etcdEndpoints: o.etcdEndpoints,
     zones: [...o.zones],
     prefix: o.prefix,
-    args: [
-      '--transfer-allow-cidr',
-      '127.0.0.1/32',
-      '--transfer-key-file',
-      keyFile,
-      '--transfer-notify',
-      `127.0.0.1:${bindPort}`,
-      '--transfer-notify',
-      `127.0.0.1:${knotPort}`,
-      ...(o.args ?? []),
-    ],
+    args: [...transferArgs([bindPort, knotPort], keyFile), ...(o.args ?? [])],
   });
   const bind = await startBindSecondary({
     zone: o.zones,

@@ -5,7 +5,7 @@
 // resolver's Answer says which zone it is of and whether it is the name's own, so nothing is
 // looked up again to cache it; the rate limiter is given the rcode and question, not the reply's
 // bytes to read. Never throws.
-import { SERVER_DEFAULTS } from '../../config/server-config.ts';
+import { SERVER_CONFIG_DEFAULTS } from '../../config/server-config.ts';
 import { AnswerCache, type CachedAnswer } from './answer/answer-cache.ts';
 import type { Forwarder } from './answer/forwarder.ts';
 import { resolve, type ResolverData } from './answer/resolver.ts';
@@ -41,7 +41,7 @@ export interface QueryHandlerOptions {
   cache: AnswerCache;
   metrics: ServerMetrics;
   forwarder?: Forwarder | undefined;
-  /** Largest UDP answer we send, whatever size the client offers; default SERVER_DEFAULTS. */
+  /** Largest UDP answer we send, whatever size the client offers; default SERVER_CONFIG_DEFAULTS. */
   maxUdpPayload?: number;
   /** AXFR/IXFR requests go here when transfers are configured (else they are REFUSED). */
   transfer?: ZoneTransfer<TransferZone> | undefined;
@@ -83,7 +83,7 @@ const now = () => Math.floor(Date.now() / 1000);
 
 export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
   const { cache, metrics, forwarder, transfer, rateLimit, queryLog } = options;
-  const maxUdp = options.maxUdpPayload ?? SERVER_DEFAULTS.maxUdpPayload;
+  const maxUdp = options.maxUdpPayload ?? SERVER_CONFIG_DEFAULTS.maxUdpPayload;
   const tsigKeys = options.tsigKeys ?? [];
 
   const count = (reply: Buffer, type: number, transport: Transport, started: number): Buffer => {

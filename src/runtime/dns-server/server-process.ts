@@ -4,7 +4,7 @@
 // /metrics edge.
 import type { Server } from 'node:http';
 import { Etcd3, type IOptions } from 'etcd3';
-import { SERVER_DEFAULTS, type ServerConfig } from '../../config/server-config.ts';
+import { SERVER_CONFIG_DEFAULTS, type ServerConfig } from '../../config/server-config.ts';
 import { normalizePrefix, DEFAULT_PREFIX } from '../../skydns/skydns-key.ts';
 import { etcdClientOptions } from '../shared/etcd-client.ts';
 import { observeGarbageCollection } from '../shared/gc-metrics.ts';
@@ -109,7 +109,7 @@ function dispatch(p: Parts, store: RecordStore, data: () => ResolverData, transf
     cache: p.cache,
     metrics,
     forwarder: config.forward ? new Forwarder(config.forward) : undefined,
-    maxUdpPayload: config.maxUdpPayload ?? SERVER_DEFAULTS.maxUdpPayload,
+    maxUdpPayload: config.maxUdpPayload ?? SERVER_CONFIG_DEFAULTS.maxUdpPayload,
     transfer: transfers.handler,
     tsigKeys: transfers.keys,
     rateLimit: rateLimit ? new ResponseRateLimiter(rateLimit) : undefined,
@@ -198,7 +198,7 @@ export async function startDnsServer(
       host,
       port,
       handler,
-      tcpIdleMs: (config.tcpIdleSeconds ?? SERVER_DEFAULTS.tcpIdleSeconds) * 1000,
+      tcpIdleMs: (config.tcpIdleSeconds ?? SERVER_CONFIG_DEFAULTS.tcpIdleSeconds) * 1000,
     });
     if (!options.worker) {
       http = await startHttpServer({

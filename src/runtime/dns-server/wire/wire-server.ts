@@ -5,7 +5,7 @@ import { createSocket, type Socket } from 'node:dgram';
 import { createServer, type Server, type Socket as TcpSocket } from 'node:net';
 import { isIP, isIPv6 } from 'node:net';
 import { lookup } from 'node:dns';
-import { SERVER_DEFAULTS } from '../../../config/server-config.ts';
+import { SERVER_CONFIG_DEFAULTS } from '../../../config/server-config.ts';
 
 export type Transport = 'udp' | 'tcp';
 /** Several messages only for a zone transfer (TCP). */
@@ -17,7 +17,7 @@ export interface WireServerOptions {
   host: string;
   port: number;
   handler: QueryHandler;
-  /** Close a TCP connection idle for this long; default SERVER_DEFAULTS.tcpIdleSeconds. */
+  /** Close a TCP connection idle for this long; default SERVER_CONFIG_DEFAULTS.tcpIdleSeconds. */
   tcpIdleMs?: number;
   /** Requested UDP receive buffer (the kernel caps it at net.core.rmem_max); default 4 MiB. */
   udpReceiveBuffer?: number;
@@ -127,7 +127,7 @@ async function bindBoth(options: WireServerOptions): Promise<WireServer> {
   const tcp = createServer((socket) => {
     connections.add(socket);
     socket.on('close', () => connections.delete(socket));
-    serveTcpConnection(socket, handler, options.tcpIdleMs ?? SERVER_DEFAULTS.tcpIdleSeconds * 1000);
+    serveTcpConnection(socket, handler, options.tcpIdleMs ?? SERVER_CONFIG_DEFAULTS.tcpIdleSeconds * 1000);
   });
   tcp.maxConnections = options.maxTcpConnections ?? 1024;
   tcp.on('error', () => undefined);
