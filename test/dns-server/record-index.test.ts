@@ -100,3 +100,61 @@ describe('created and deleted names leave no node and no skipped key behind', ()
     });
   }
 });
+
+/** Every stored key with its mod revision and host, in key order. */
+function contents(index: RecordIndex): string[] {
+  const root = index.find([]);
+  return root ? index.subtree(root).map((s) => `${s.key} ${s.modRevision} ${s.entry.host}`) : [];
+}
+
+interface OrderRow {
+  name: string;
+  keys: string[];
+}
+
+// A load puts keys in key order and the index reuses the last key's path; watch events come in
+// any order. Both must make the same copy, whatever the keys' shapes.
+const orderRows: OrderRow[] = [
+  {
+    name: 'names whose labels share a beginning ("-" sorts before "/")',
+    keys: ['svc', 'svc/x1', 'svc-2/x1', 'svc/x2', 'svc-2', 'sv', 'svc2/x1'].map((k) => `${PREFIX}/org/example/${k}`),
+  },
+  {
+    name: 'empty labels and a trailing slash (keyPath drops them)',
+    keys: ['a//b', 'a/b', 'a//b/c', 'a/b//c', 'a/', 'a', 'a/b/'].map((k) => `${PREFIX}/org/example/${k}`),
+  },
+  {
+    name: 'the prefix itself, the apex and deep names',
+    keys: [PREFIX, `${PREFIX}/org/example`, `${PREFIX}/org/example/a/b/c/d`, `${PREFIX}/org/example/a/b/c/e`],
+  },
+];
+
+describe('keys put in key order or in any other order make the same copy', () => {
+  for (const row of orderRows) {
+    test(row.name, () => {
+      const sorted = [...row.keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+      const nameOf = (key: string) => key.replace(/\/+/g, '/').replace(/\/$/, '');
+      const names = [...new Set(row.keys.map(nameOf))];
+      const build = (keys: string[], withDelete: boolean) => {
+        const index = new RecordIndex(PREFIX, ['example.org.']);
+        // Each name's revision and host follow its place in the row, not the order it is put in
+        // (keys that differ only in empty labels are one name).
+        const revisionOf = (key: string) => 10 + names.indexOf(nameOf(key));
+        for (const key of keys) {
+          index.put(key, A(`10.0.0.${revisionOf(key)}`), revisionOf(key));
+          // A removal in the middle (a pruned path must not be reused), then the key back.
+          if (withDelete && key === keys[Math.floor(keys.length / 2)]) {
+            index.delete(key, 99);
+            index.put(key, A(`10.0.0.${revisionOf(key)}`), revisionOf(key));
+          }
+        }
+        return contents(index);
+      };
+      const expected = build([...row.keys].reverse(), false);
+      assert.equal(expected.length, names.length);
+      assert.deepEqual(build(sorted, false), expected);
+      assert.deepEqual(build(sorted, true), expected);
+      assert.deepEqual(build(row.keys, true), expected);
+    });
+  }
+});

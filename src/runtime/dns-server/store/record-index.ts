@@ -69,6 +69,10 @@ export class IndexNode {
   }
 }
 
+const SLASH = 0x2f;
+/** Bytes to text without a Buffer object per value (a load decodes every one). */
+const UTF8 = new TextDecoder();
+
 /** Above this many children a node indexes them in a Map; below, a scan is as fast and far smaller. */
 const LIST_MAX = 8;
 
@@ -169,9 +173,19 @@ export class RecordIndex {
   /** Keys whose current value is skipped (undecodable or over a limit): reason and mod revision, packed. */
   private readonly skippedKeys = new Map<string, number>();
   private readonly skippedCounts = new Map<SkipReason, number>();
+  /** "<prefix>/": what every key below the prefix starts with. */
+  private readonly keyPrefix: string;
+  /**
+   * The last stored key, its labels and the nodes on its path (nodes[i] at labels[i]). A load puts
+   * keys in key order, so most of a key's path is the last one's: those labels and nodes are
+   * taken from here instead of being split off and looked up again. A removal empties `nodes` (a
+   * node on the path may be pruned).
+   */
+  private last: { key: string; labels: string[]; nodes: IndexNode[] } = { key: '', labels: [], nodes: [] };
 
   constructor(prefix: string, zones: string[], limits: RecordLimits = DEFAULT_RECORD_LIMITS) {
     this.prefix = normalizePrefix(prefix);
+    this.keyPrefix = `${this.prefix}/`;
     this.root = new IndexNode(this.prefix, undefined);
     this.zones = zones;
     this.zonePaths = zones.map((z) => (z === '.' ? [] : z.slice(0, -1).split('.').reverse()));
@@ -242,28 +256,28 @@ export class RecordIndex {
    * removed too. A value given as bytes is measured before it is turned into text.
    */
   put(key: string, value: string | Uint8Array, modRevision: number): PutResult {
-    if (key !== this.prefix && !key.startsWith(`${this.prefix}/`)) return { kind: 'outside' };
-    const tooLong = keyTailSkip(key.length - this.prefix.length - 1);
+    if (key !== this.prefix && !key.startsWith(this.keyPrefix)) return { kind: 'outside' };
+    const tooLong = keyTailSkip(key.length - this.keyPrefix.length);
     if (tooLong) return this.skip(key, undefined, tooLong, modRevision);
-    const path = this.keyPath(key)!;
+    const shared = this.sharedLabels(key);
+    const path = this.pathAfter(key, shared);
     this.touch(path, modRevision);
     const bytes = typeof value === 'string' ? Buffer.byteLength(value) : value.length;
     const before = namePathSkip(path) ?? valueSizeSkip(bytes, this.limits);
     if (before) return this.skip(key, path, before, modRevision);
-    // A view, not a copy, of the bytes (a load turns every value into text).
-    const text =
-      typeof value === 'string' ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString();
-    const decoded = decodeEntry(text);
+    const decoded = decodeEntry(typeof value === 'string' ? value : UTF8.decode(value));
     if (!decoded.ok) return this.skip(key, path, { reason: 'undecodable', error: decoded.error }, modRevision);
 
     // The deepest node that exists on the path; the per-name limit before anything is made, so a
     // skipped key leaves nothing behind.
-    let node = this.root;
-    let depth = 0;
+    const nodes = this.last.nodes.slice(0, shared);
+    let node = nodes.at(-1) ?? this.root;
+    let depth = nodes.length;
     for (; depth < path.length; depth++) {
       const child = node.children?.get(path[depth]!);
       if (!child) break;
       node = child;
+      nodes.push(node);
     }
     const parentDepth = path.length - 1;
     const parent = depth === path.length ? node.parent : depth === parentDepth ? node : undefined;
@@ -276,6 +290,7 @@ export class RecordIndex {
       if (node.children) node.children.add(child);
       else node.children = new Children(child);
       node = child;
+      nodes.push(node);
     }
 
     this.unskip(key);
@@ -285,7 +300,35 @@ export class RecordIndex {
     }
     node.entry = answerFields(decoded.entry);
     node.modRevision = modRevision;
+    this.last = { key, labels: path, nodes };
     return { kind: 'stored' };
+  }
+
+  /** How many leading labels of a key below the prefix are the last stored key's (labels compared as written). */
+  private sharedLabels(key: string): number {
+    const last = this.last.key;
+    const end = Math.min(key.length, last.length);
+    let i = this.keyPrefix.length;
+    let labels = 0;
+    for (; i < end && key.charCodeAt(i) === last.charCodeAt(i); i++) {
+      if (key.charCodeAt(i) !== SLASH) continue;
+      // An empty label (keyPath drops it) would count a label too many.
+      if (key.charCodeAt(i - 1) === SLASH) return 0;
+      labels += 1;
+    }
+    // Where both keys end a non-empty label, that label is shared too.
+    const labelEnds = (k: string) => i === k.length || k.charCodeAt(i) === SLASH;
+    return labelEnds(key) && labelEnds(last) && key.charCodeAt(i - 1) !== SLASH ? labels + 1 : labels;
+  }
+
+  /** A key's path: its first `shared` labels the last stored key's, the rest split off the key. */
+  private pathAfter(key: string, shared: number): string[] {
+    if (shared === 0) return this.keyPath(key)!;
+    let at = this.keyPrefix.length;
+    for (let i = 0; i < shared; i++) at += this.last.labels[i]!.length + 1;
+    const labels = this.last.labels.slice(0, shared);
+    if (at <= key.length) for (const label of key.slice(at).split('/')) if (label) labels.push(label);
+    return labels;
   }
 
   delete(key: string, modRevision: number): boolean {
@@ -310,6 +353,7 @@ export class RecordIndex {
   }
 
   private unskip(key: string): void {
+    if (this.skippedKeys.size === 0) return;
     const packed = this.skippedKeys.get(key);
     if (packed === undefined) return;
     this.skippedKeys.delete(key);
@@ -345,12 +389,13 @@ export class RecordIndex {
    */
   keyPath(key: string): string[] | undefined {
     if (key === this.prefix) return [];
-    if (!key.startsWith(`${this.prefix}/`)) return undefined;
-    const labels = key.slice(this.prefix.length + 1).split('/');
+    if (!key.startsWith(this.keyPrefix)) return undefined;
+    const labels = key.slice(this.keyPrefix.length).split('/');
     return labels.includes('') ? labels.filter((l) => l.length > 0) : labels;
   }
 
   private removeAt(path: string[]): boolean {
+    this.last.nodes = [];
     let node: IndexNode | undefined = this.root;
     for (const label of path) node = node?.children?.get(label);
     if (!node?.entry) return false;

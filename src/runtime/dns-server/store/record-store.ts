@@ -3,10 +3,12 @@
 // compaction, etcd unreachable, failed probe) leads to a full resync, built aside and swapped in
 // whole, so a half-loaded copy is never served; until it succeeds the last good copy keeps
 // answering (serve-stale) and readiness and metrics say so.
+import { setImmediate } from 'node:timers/promises';
 import type { Etcd3, IKeyValue, Watcher } from 'etcd3';
 import type { Readiness } from '../../shared/http-server.ts';
 import type { Logger } from '../../shared/log.ts';
 import { collectGarbage } from '../../shared/full-gc.ts';
+import { fetchRangePage, RangePage } from './range-page.ts';
 import { RecordIndex } from './record-index.ts';
 import type { RecordLimits } from './record-limits.ts';
 import type { LoadedSnapshot } from './record-snapshot.ts';
@@ -43,6 +45,8 @@ export interface RecordStoreOptions {
 }
 
 const FIRST_PAGE = 2500;
+/** Keys applied between two turns of the event loop during a load (about 20-50 ms of work). */
+const SLICE_KEYS = 10_000;
 const RETRY_MIN_MS = 250;
 const RETRY_MAX_MS = 5000;
 const CONNECT_TIMEOUT_MS = 5000;
@@ -166,42 +170,46 @@ export class RecordStore {
     // A stale copy stays "stale" until a reload succeeds; a synced one says it is reloading.
     if (this.state === 'synced') this.setState('resyncing');
     const { client, prefix, zones } = this.options;
-    // The first page is small; its count (keys to the end of the range) sizes the rest: about 4
-    // more pages, within 2,500..pageLimit keys each (fewer, larger pages left more of the young
-    // generation's churn behind: 100,000 names kept 151-155 MiB RSS with 2 pages, 138 with 4).
-    let pageSize = Math.min(this.pageLimit, FIRST_PAGE);
     const next = new RecordIndex(prefix, zones, this.options.limits);
-    const read = (start: Buffer, revision?: string) => {
-      const range = client
+    const end = prefixEnd(prefix);
+    // The first page is small and read through etcd3's own call, which renews an expired auth
+    // token (a resync can come days after the last call); its count (keys to the end of the
+    // range) sizes the rest: about 4 more pages, within 2,500..pageLimit keys each (fewer, larger
+    // pages left more of the young generation's churn behind: 100,000 names kept 151-155 MiB RSS
+    // with 2 pages, 138 with 4).
+    const first = await this.shrinkingPages(
+      client
         .getAll()
-        .inRange({ start, end: prefixEnd(prefix) })
-        .limit(pageSize);
-      return (revision ? range.revision(revision) : range).exec();
+        .inRange({ start: Buffer.from(`${prefix}/`), end })
+        .limit(Math.min(this.pageLimit, FIRST_PAGE))
+        .exec(),
+    );
+    const revision = first.header.revision;
+    const limit = Math.min(this.pageLimit, Math.max(FIRST_PAGE, Math.ceil(Number(first.count) / 4)));
+    const read = (after: Buffer) =>
+      this.shrinkingPages(
+        fetchRangePage(client, { start: Buffer.concat([after, Buffer.from([0])]), end, limit, revision }),
+      );
+    const load = (key: string, value: Uint8Array, modRevision: number) => {
+      const result = next.put(key, value, modRevision);
+      // Reported once per key and value: a resync does not repeat what the last copy skipped.
+      if (result.kind === 'skipped' && !this.index.isSkipped(key, modRevision)) this.skips.report(key, result);
     };
-    let page = await this.shrinkingPages(read(Buffer.from(`${prefix}/`)));
-    pageSize = Math.min(this.pageLimit, Math.max(pageSize, Math.ceil(Number(page.count) / 4)));
-    const revision = page.header.revision;
-    for (;;) {
+    const last = first.kvs.at(-1)?.key;
+    let following = first.more && last ? read(last) : undefined;
+    following?.catch(() => undefined);
+    for (const kv of first.kvs) load(kv.key.toString(), kv.value, Number(kv.mod_revision));
+    while (following) {
+      const page = new RangePage(await following);
       // Ask for the next page before applying this one: etcd's round trip overlaps our decoding.
-      const last = page.kvs[page.kvs.length - 1];
-      const following =
-        page.more && last
-          ? this.shrinkingPages(read(Buffer.concat([last.key, Buffer.from([0])]), revision))
-          : undefined;
+      following = page.more && page.lastKey ? read(page.lastKey) : undefined;
       following?.catch(() => undefined);
-      for (const kv of page.kvs) {
-        const key = kv.key.toString();
-        const modRevision = Number(kv.mod_revision);
-        // The value stays bytes until its size passed the limit.
-        const result = next.put(key, kv.value, modRevision);
-        // Reported once per key and value: a resync does not repeat what the last copy skipped.
-        if (result.kind === 'skipped' && !this.index.isSkipped(key, modRevision)) this.skips.report(key, result);
-      }
-      if (!following) break;
-      page = await following;
+      // In slices, the event loop turning in between: gRPC reads the next page's bytes on this
+      // thread, and etcd sends no more of them than HTTP/2's window until they are read.
+      while (page.visit(SLICE_KEYS, load)) await setImmediate();
     }
     this.lastContact = Date.now();
-    this.clusterId = page.header.cluster_id;
+    this.clusterId = first.header.cluster_id;
     this.fromSnapshot = undefined;
     next.revision = Number(revision);
     if (this.loadedAt) {
