@@ -7,6 +7,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Etcd3, type IOptions } from 'etcd3';
+import { RecordStore } from '../../src/runtime/dns-server/store/record-store.ts';
+import { ServerMetrics } from '../../src/runtime/dns-server/server-metrics.ts';
+import { createLogger } from '../../src/runtime/shared/log.ts';
 import { makeTestPki, type TestPki } from '../support/certificates.ts';
 import { answerData, dig } from '../support/dig.ts';
 import { etcdnsServerArgs, startEtcdnsServer } from '../support/etcdns-server.ts';
@@ -57,6 +60,17 @@ async function startTlsEtcd(pki: TestPki, clientCertAuth: boolean): Promise<TlsE
   return { endpoint, process: proc, client };
 }
 
+/** Adds root with password "s3cret" (the real etcdctl) and turns auth on; returns root's client. */
+async function enablePasswordAuth(etcd: TlsEtcd, pki: TestPki): Promise<Etcd3> {
+  const etcdctl = (...args: string[]) =>
+    run(tool('etcdctl'), [`--endpoints=${etcd.endpoint}`, `--cacert=${pki.caCert}`, ...args], {
+      env: { ...process.env, ETCDCTL_API: '3' },
+    });
+  await etcdctl('user', 'add', 'root:s3cret');
+  await etcdctl('auth', 'enable');
+  return etcd.client('s3cret');
+}
+
 test('TLS with client certificates, from ETCDNS_ETCD_CA_FILE, ETCDNS_ETCD_CERT_FILE and ETCDNS_ETCD_KEY_FILE', async () => {
   const pki = makeTestPki(tempDir('pki-mtls'));
   const etcd = await startTlsEtcd(pki, true);
@@ -86,13 +100,7 @@ test('TLS with client certificates, from ETCDNS_ETCD_CA_FILE, ETCDNS_ETCD_CERT_F
 test('user and password (a password file, or ETCDNS_ETCD_PASSWORD); a wrong password keeps it unready, saying why', async () => {
   const pki = makeTestPki(tempDir('pki-auth'));
   const etcd = await startTlsEtcd(pki, false);
-  const etcdctl = (...args: string[]) =>
-    run(tool('etcdctl'), [`--endpoints=${etcd.endpoint}`, `--cacert=${pki.caCert}`, ...args], {
-      env: { ...process.env, ETCDCTL_API: '3' },
-    });
-  await etcdctl('user', 'add', 'root:s3cret');
-  await etcdctl('auth', 'enable');
-  const admin = etcd.client('s3cret');
+  const admin = await enablePasswordAuth(etcd, pki);
   const passwordFile = join(tempDir('etcd-password'), 'password');
   writeFileSync(passwordFile, 's3cret\n');
   try {
@@ -144,6 +152,37 @@ test('user and password (a password file, or ETCDNS_ETCD_PASSWORD); a wrong pass
       await wrong.stop();
     }
   } finally {
+    admin.close();
+    await etcd.process.stop();
+  }
+});
+
+test('a load of many range pages over TLS with user and password: every key arrives', async () => {
+  const pki = makeTestPki(tempDir('pki-pages'));
+  const etcd = await startTlsEtcd(pki, false);
+  const admin = await enablePasswordAuth(etcd, pki);
+  const client = etcd.client('s3cret');
+  const store = new RecordStore({
+    client,
+    prefix: '/skydns',
+    zones: ['example.org.'],
+    logger: createLogger('error', {}, () => undefined),
+    metrics: new ServerMetrics().store,
+    onChange: () => undefined,
+    // Pages of 7 keys: the first through etcd3's call, the other eight as bytes through its pool,
+    // which must carry the auth token (without it etcd refuses them: the copy never loads).
+    pageSize: 7,
+  });
+  try {
+    const names = Array.from({ length: 60 }, (_, i) => `n${i}`);
+    await Promise.all(names.map((n, i) => admin.put(`/skydns/org/example/${n}/x`).value(`{"host":"10.0.1.${i}"}`)));
+    store.start();
+    await waitFor('the copy to be loaded', () => (store.state === 'synced' ? true : undefined));
+    assert.equal(store.index.entryCount, names.length);
+    assert.equal(store.index.find(['n59', 'example', 'org'])?.children?.size, 1);
+  } finally {
+    await store.stop();
+    client.close();
     admin.close();
     await etcd.process.stop();
   }

@@ -47,7 +47,7 @@ export interface RecordStoreOptions {
 }
 
 const FIRST_PAGE = 2500;
-/** Keys applied between two turns of the event loop during a load (about 20-50 ms of work). */
+/** Keys applied between two turns of the event loop during a load (tens of milliseconds of work). */
 const SLICE_KEYS = 10_000;
 const RETRY_MIN_MS = 250;
 const RETRY_MAX_MS = 5000;
