@@ -197,7 +197,8 @@ test('each route kind: through its listener, at the Gateway address, within 1 s 
     await createRoute(kube.admin, route);
     const ms = await answeredAfter(started, r.host, 'A', data('A', ['10.9.176.80']));
     figures.push(`${r.kind} -> answer ${ms} ms`);
-    assert.ok(ms < GOAL_MS, `${r.kind}: ${ms} ms`);
+    // The controller's log says where a slow one waited (a watch renewed, a list retried).
+    assert.ok(ms < GOAL_MS, `${r.kind}: ${ms} ms\n${controller.process.logs().slice(-3000)}`);
   }
 });
 
