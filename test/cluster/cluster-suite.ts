@@ -1,8 +1,8 @@
 // The life every cluster suite shares: the images built and a cluster started before its tests;
 // after them, what the suite started on top stopped first, then the cluster (which puts the host
 // back), every process left, and the suite's figures printed as one line. And the wait until a
-// freshly applied stack is up (its first answer, its pods Ready), which fails fast on a crash loop and says why it
-// failed (pods, events, logs) rather than only that it timed out.
+// freshly applied stack is up (its first answer, its pods Ready), which fails fast on a crash
+// loop and says why it failed (pods, events, logs) rather than only that it timed out.
 import { startCluster, type Cluster } from '../support/cluster.ts';
 import { clusterImages, type ClusterImages } from '../support/cluster-images.ts';
 import { stopAll } from '../support/process.ts';

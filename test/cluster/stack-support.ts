@@ -104,17 +104,13 @@ export function applyKustomization(cluster: Cluster, dir: string): string {
 }
 
 /**
- * The Gateway API CRDs, as a cluster running a Gateway API implementation has them (dist/dev reads
- * HTTP and gRPC routes: without them its controller is not ready, naming what to install).
+ * What the stack needs from the cluster before its first apply: etcd's volume, and the Gateway API
+ * CRDs, as a cluster running a Gateway API implementation has them (dist/dev reads HTTP and gRPC
+ * routes; without the CRDs its controller publishes the rest and names what to install).
  */
-export async function installGatewayApi(cluster: Cluster): Promise<void> {
-  await installGatewayApiCrds(cluster.admin);
-}
-
-/** What the stack needs from the cluster before its first apply: etcd's volume, the Gateway API CRDs dist/dev reads. */
 export async function prepareStack(cluster: Cluster): Promise<void> {
   await createEtcdVolumes(cluster, { statefulSet: 'etcdns-etcd', ordinals: [0], size: '1Gi' });
-  await installGatewayApi(cluster);
+  await installGatewayApiCrds(cluster.admin);
 }
 
 /**

@@ -3,7 +3,7 @@
 // changes (NOTIFY, rndc refresh, rndc retransfer), and gets nothing with a wrong key.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBindSecondary, type BindSecondaryHandle, type TsigKeySpec } from '../support/bind-secondary.ts';
+import { startBindSecondary, type BindSecondaryHandle } from '../support/bind-secondary.ts';
 import { dig, type DigResult } from '../support/dig.ts';
 import { digAxfr } from '../support/dig-axfr.ts';
 import { answerDifferences, comparable } from '../support/dns-compare.ts';
@@ -12,7 +12,7 @@ import { startEtcdnsServer, type EtcdnsServerHandle } from '../support/etcdns-se
 import { freePort } from '../support/ports.ts';
 import { stopAll, waitFor } from '../support/process.ts';
 import { tempDir } from '../support/temp-dir.ts';
-import { transferArgs, writeKeyFile } from '../support/tsig-key.ts';
+import { transferArgs, writeKeyFile, type TsigKeySpec } from '../support/tsig-key.ts';
 
 after(stopAll);
 

@@ -14,8 +14,6 @@ import { tempDir } from './temp-dir.ts';
 import { tool } from './tools.ts';
 import { keyStatement, type TsigKeySpec } from './tsig-key.ts';
 
-export type { TsigKeySpec };
-
 const run = promisify(execFile);
 
 export interface BindSecondaryOptions {

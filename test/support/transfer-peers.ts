@@ -1,14 +1,14 @@
 // etcdns as the primary of a set of zones with the real BIND 9 and Knot as its TSIG-signed
 // secondaries (NOTIFY to both), and a wait until both serve every zone at etcdns's serial: the
 // three servers a test asks the same questions of.
-import { startBindSecondary, type BindSecondaryHandle, type TsigKeySpec } from './bind-secondary.ts';
+import { startBindSecondary, type BindSecondaryHandle } from './bind-secondary.ts';
 import { dig } from './dig.ts';
 import { startEtcdnsServer, type EtcdnsServerHandle } from './etcdns-server.ts';
 import { startKnotSecondary, type KnotSecondaryHandle } from './knot-secondary.ts';
 import { freePort } from './ports.ts';
 import { waitFor } from './process.ts';
 import { tempDir } from './temp-dir.ts';
-import { transferArgs, writeKeyFile } from './tsig-key.ts';
+import { transferArgs, writeKeyFile, type TsigKeySpec } from './tsig-key.ts';
 
 export interface TransferPeersOptions {
   etcdEndpoints: string[];
