@@ -27,11 +27,14 @@ import {
   RESTRICTED_CONTAINER,
   imagePullPolicy,
   TMP_MOUNT,
-  TMP_VOLUME,
+  NONROOT_IDENTITY,
   podSecurityContext,
   resourceRequirements,
   scheduling,
+  sizeProblems,
   sortedEnv,
+  tmpVolume,
+  type TmpVolumeProps,
   type WorkloadProps,
   workloadProblems,
   httpProbe,
@@ -146,7 +149,7 @@ export interface OwnershipProps {
   readonly policy?: Policy;
 }
 
-export interface ControllerProps extends WorkloadProps {
+export interface ControllerProps extends WorkloadProps, TmpVolumeProps {
   /**
    * Pods. More than one elects a leader.
    * @default 1
@@ -201,8 +204,12 @@ export const CONTROLLER_DEFAULTS = {
   kinds: ['ingress', 'service'],
   policy: CONTROLLER_CONFIG_DEFAULTS.policy,
   resyncSeconds: CONTROLLER_CONFIG_DEFAULTS.resyncSeconds,
-  resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '512Mi' } },
-  identity: { runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 },
+  // Ephemeral storage: the logs (the kubelet keeps up to 50Mi) and /tmp.
+  resources: {
+    requests: { cpu: '50m', memory: '128Mi', ephemeralStorage: '64Mi' },
+    limits: { memory: '512Mi', ephemeralStorage: '256Mi' },
+  },
+  identity: NONROOT_IDENTITY,
 } as const satisfies { kinds: SourceKind[] } & Record<string, unknown>;
 
 export class DnsController extends Construct {
@@ -323,7 +330,7 @@ export class DnsController extends Construct {
                 ].sort((a, b) => a.name.localeCompare(b.name)),
               },
             ],
-            volumes: [{ name: 'config', configMap: { name } }, ...etcd.volumes, TMP_VOLUME].sort((a, b) =>
+            volumes: [{ name: 'config', configMap: { name } }, ...etcd.volumes, tmpVolume(props)].sort((a, b) =>
               a.name.localeCompare(b.name),
             ),
           },
@@ -354,6 +361,7 @@ export function controllerProblems(
   return [
     ...workloadProblems(p, path),
     ...intProblem(p.replicas, `${path}.replicas`, 1, 10),
+    ...sizeProblems(p.tmpSizeLimit, `${path}.tmpSizeLimit`),
     ...settingProblems(controllerEntries.resyncSeconds, p.resyncSeconds, `${path}.resyncSeconds`),
     ...settingProblems(controllerEntries.logLevel, p.logLevel, `${path}.logLevel`),
     ...sourcesProblems(p.sources, 'sources'),

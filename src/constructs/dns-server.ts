@@ -27,12 +27,15 @@ import {
   RESTRICTED_CONTAINER,
   imagePullPolicy,
   TMP_MOUNT,
-  TMP_VOLUME,
+  NONROOT_IDENTITY,
   nodeAntiAffinity,
   podSecurityContext,
   resourceRequirements,
   scheduling,
+  sizeProblems,
+  tmpVolume,
   type AntiAffinity,
+  type TmpVolumeProps,
   type WorkloadProps,
   workloadProblems,
   httpProbe,
@@ -48,7 +51,7 @@ import {
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
-export interface ServerProps extends WorkloadProps {
+export interface ServerProps extends WorkloadProps, TmpVolumeProps {
   /**
    * Pods.
    * @default 2 (ignored when autoscaling is on: the HPA owns the count)
@@ -123,6 +126,12 @@ export interface ServerProps extends WorkloadProps {
    */
   readonly snapshot?: boolean;
   /**
+   * Size limit of the snapshot's emptyDir (the file holds every record of the view); a pod
+   * writing more is evicted. Raise `resources.limits.ephemeralStorage` with it.
+   * @default "128Mi"
+   */
+  readonly snapshotSizeLimit?: string;
+  /**
    * Response rate limiting of UDP answers per client prefix (BIND/Knot RRL): responses per
    * second per answer, window, slip, prefix lengths. `{ responsesPerSecond: 0 }` turns it off.
    * @default - on for exposure "external" (20/s, window 15 s, slip 2, /24, /56), off for internal
@@ -142,7 +151,6 @@ export interface ServerProps extends WorkloadProps {
 }
 
 /** Where the record snapshot lives in the server container (an emptyDir). */
-const SNAPSHOT_VOLUME: k8s.Volume = { name: 'snapshot', emptyDir: { sizeLimit: k8s.Quantity.fromString('128Mi') } };
 const SNAPSHOT_MOUNT: k8s.VolumeMount = { name: 'snapshot', mountPath: '/var/lib/etcdns' };
 
 export interface DnsServerProps extends ServerProps {
@@ -175,9 +183,14 @@ export const SERVER_DEFAULTS = {
   antiAffinity: 'preferred',
   dnsPort: 5353,
   drainSeconds: 5,
-  resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
+  snapshotSizeLimit: '128Mi',
+  // Ephemeral storage: the logs (the kubelet keeps up to 50Mi), /tmp and the snapshot.
+  resources: {
+    requests: { cpu: '100m', memory: '128Mi', ephemeralStorage: '64Mi' },
+    limits: { memory: '512Mi', ephemeralStorage: '512Mi' },
+  },
   /** The numeric user of the Dockerfile's image; fsGroup makes the 0440 Secret files readable to it. */
-  identity: { runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 },
+  identity: NONROOT_IDENTITY,
 } as const;
 
 export class DnsServer extends Construct {
@@ -288,8 +301,17 @@ export class DnsServer extends Construct {
           volumes: [
             { name: 'config', configMap: { name } },
             ...etcd.volumes,
-            TMP_VOLUME,
-            ...(snapshot ? [SNAPSHOT_VOLUME] : []),
+            tmpVolume(props),
+            ...(snapshot
+              ? [
+                  {
+                    name: SNAPSHOT_MOUNT.name,
+                    emptyDir: {
+                      sizeLimit: k8s.Quantity.fromString(props.snapshotSizeLimit ?? SERVER_DEFAULTS.snapshotSizeLimit),
+                    },
+                  },
+                ]
+              : []),
             ...transfer.volumes,
           ].sort((a, b) => a.name.localeCompare(b.name)),
         },
@@ -376,6 +398,8 @@ export function serverProblems(p: ServerProps, path: string): string[] {
     ...settingProblems(serverEntries.queryLogEvery, p.queryLogEvery, `${path}.queryLogEvery`),
     ...transferProblems(p.transfer, `${path}.transfer`),
     ...intProblem(p.drainSeconds, `${path}.drainSeconds`, 0, 120, 'a number of seconds'),
+    ...sizeProblems(p.tmpSizeLimit, `${path}.tmpSizeLimit`),
+    ...sizeProblems(p.snapshotSizeLimit, `${path}.snapshotSizeLimit`),
     ...dnsServiceProblems(p.service, `${path}.service`),
   ];
   const hpa = p.autoscaling;

@@ -17,6 +17,7 @@ import { metricsService } from './service-monitor.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 import { MEMORY, SECRET_KEY, assertNoProblems, intProblem, isInt, k8sName, oneOf, show } from './kubernetes-rules.ts';
 import {
+  NONROOT_IDENTITY,
   RESTRICTED_CONTAINER,
   imagePullPolicy,
   nodeAntiAffinity,
@@ -192,9 +193,12 @@ export const ETCD_DEFAULTS = {
   antiAffinity: 'preferred',
   username: 'etcdns',
   clusterDomain: 'cluster.local',
-  resources: { requests: { cpu: '100m', memory: '256Mi' }, limits: { memory: '1Gi' } },
-  /** The distroless etcd image has no user of its own; any non-root id works with fsGroup. */
-  identity: { runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532 },
+  // Ephemeral storage: the logs (the kubelet keeps up to 50Mi); the data is on the claim.
+  resources: {
+    requests: { cpu: '100m', memory: '256Mi', ephemeralStorage: '64Mi' },
+    limits: { memory: '1Gi', ephemeralStorage: '256Mi' },
+  },
+  identity: NONROOT_IDENTITY,
 } as const;
 
 const PORT = { client: 2379, peer: 2380, metrics: 2381 } as const;

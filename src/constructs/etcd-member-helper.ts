@@ -12,7 +12,7 @@ import { k8s } from 'cdk8s-plus-27';
 import type { SecretKeyRef } from './etcd-client-access.ts';
 import { imageReference, type ImageRef } from './image.ts';
 import { objectMeta, SYNC_WAVE, type StackContext } from './stack-context.ts';
-import { RESTRICTED_CONTAINER, sortedEnv } from './workload.ts';
+import { HELPER_RESOURCES, RESTRICTED_CONTAINER, sortedEnv } from './workload.ts';
 
 /** Where the init container writes etcd's config file, which etcd reads (an emptyDir). */
 const CONFIG_DIR = '/run/etcd-member';
@@ -64,11 +64,6 @@ export interface MemberHelperPod {
   volumes: k8s.Volume[];
   serviceAccountName: string;
 }
-
-const HELPER_RESOURCES: k8s.ResourceRequirements = {
-  requests: { cpu: k8s.Quantity.fromString('10m'), memory: k8s.Quantity.fromString('64Mi') },
-  limits: { memory: k8s.Quantity.fromString('256Mi') },
-};
 
 /** The ServiceAccount, Role and RoleBinding of the sidecar: get on its StatefulSet, nothing else. */
 export class MemberHelperAccess extends Construct {
@@ -163,7 +158,8 @@ export function memberHelperPod(props: MemberHelperSpec): MemberHelperPod {
     { POD_NAME: { fieldPath: 'metadata.name' }, POD_NAMESPACE: { fieldPath: 'metadata.namespace' } },
   );
   const volumes: k8s.Volume[] = [
-    { name: 'member-config', emptyDir: {} },
+    // One config file of a few kilobytes.
+    { name: 'member-config', emptyDir: { sizeLimit: k8s.Quantity.fromString('1Mi') } },
     { name: 'initial-cluster', configMap: { name: `${props.statefulSet}-members` } },
     {
       // What the kubelet mounts for automountServiceAccountToken, for the sidecar only.

@@ -10,7 +10,7 @@ import { DEFAULT_IMAGES, imageReference, type ImageRef } from './image.ts';
 import { COMPONENT, podTemplateLabels } from './labels.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 import { assertNoProblems, k8sName, show } from './kubernetes-rules.ts';
-import { RESTRICTED_CONTAINER, TMP_MOUNT, TMP_VOLUME } from './workload.ts';
+import { HELPER_RESOURCES, RESTRICTED_CONTAINER, TMP_MOUNT, podSecurityContext, tmpVolume } from './workload.ts';
 
 export interface EtcdRolesProps {
   /**
@@ -105,9 +105,6 @@ export interface EtcdRolesJobProps {
   readonly imagePullPolicy?: string;
 }
 
-/** The identity of the etcdns image (the Dockerfile's user 1000). */
-const IDENTITY = { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 };
-
 /**
  * A Job whose name carries a hash of its arguments: a Job's pod template cannot change, so a
  * changed set of users gives a new Job (Argo CD and Flux prune the old one) rather than a refusal.
@@ -158,17 +155,15 @@ export class EtcdRolesJob extends Construct {
             restartPolicy: 'OnFailure',
             automountServiceAccountToken: false,
             enableServiceLinks: false,
-            securityContext: { ...IDENTITY, seccompProfile: { type: 'RuntimeDefault' } },
+            // The etcdns image's user, as the DNS server and the controller run it.
+            securityContext: podSecurityContext({}),
             containers: [
               {
                 name: 'etcd-roles',
                 image: imageReference(image),
                 imagePullPolicy: props.imagePullPolicy ?? 'IfNotPresent',
                 args,
-                resources: {
-                  requests: { cpu: k8s.Quantity.fromString('10m'), memory: k8s.Quantity.fromString('64Mi') },
-                  limits: { memory: k8s.Quantity.fromString('256Mi') },
-                },
+                resources: HELPER_RESOURCES,
                 securityContext: RESTRICTED_CONTAINER,
                 volumeMounts: [
                   { name: 'etcd-users', mountPath: SECRET_DIR, readOnly: true },
@@ -187,7 +182,7 @@ export class EtcdRolesJob extends Construct {
                 },
               },
               ...client.volumes,
-              TMP_VOLUME,
+              tmpVolume({}),
             ].sort((a, b) => a.name.localeCompare(b.name)),
           },
         },

@@ -1,14 +1,20 @@
 // What every pod of the stack has in common, and the props users tune per component:
 // image, resources, scheduling, priority class, security context, extra labels/annotations.
-// Resources are always explicit, containers run restricted (non-root, read-only root, no
-// capabilities), and list-valued fields are built in a sorted order.
+// Resources are always explicit (CPU and memory, and ephemeral storage: container logs and
+// emptyDirs count against it, and a pod without it is evicted first under disk pressure),
+// containers run restricted (non-root, read-only root, no capabilities) as a user that is no
+// login user of a node, every emptyDir has a size limit, and list-valued fields are built in a
+// sorted order.
 import { k8s } from 'cdk8s-plus-27';
 import { CONFIG_HASH_ANNOTATION, configHash } from './config-file.ts';
 import { imageProblems, type ImageRef } from './image.ts';
 import { CPU, MAX_ID, MEMORY, intProblem, k8sName, mapProblems, oneOf, show } from './kubernetes-rules.ts';
 import { LABEL_COMPONENT, LABEL_NAME } from './labels.ts';
 
-/** Kubernetes quantities, e.g. cpu "100m", memory "128Mi"; a field left out keeps the component's default. */
+/**
+ * Kubernetes quantities, e.g. cpu "100m", memory "128Mi", ephemeralStorage "256Mi"; a field left
+ * out keeps the component's default.
+ */
 export interface ResourceProps {
   /**
    * Requests (what the scheduler reserves).
@@ -25,15 +31,20 @@ export interface ResourceProps {
      * @default - the component's
      */
     readonly memory?: string;
+    /**
+     * Ephemeral-storage request (container logs, emptyDirs).
+     * @default - the component's (64Mi)
+     */
+    readonly ephemeralStorage?: string;
   };
   /**
    * Limits.
-   * @default - the component's limits (memory only)
+   * @default - the component's limits (memory and ephemeral storage; no CPU limit)
    */
   readonly limits?: {
     /**
      * CPU limit.
-     * @default - none (no CPU throttling)
+     * @default - none (no CPU throttling: it shows up as DNS latency)
      */
     readonly cpu?: string;
     /**
@@ -41,7 +52,23 @@ export interface ResourceProps {
      * @default - the component's
      */
     readonly memory?: string;
+    /**
+     * Ephemeral-storage limit: the kubelet evicts a pod whose logs and emptyDirs outgrow the sum
+     * of its containers' limits. Keep it above the kubelet's log rotation (5 files of 10Mi by
+     * default) plus the component's emptyDirs.
+     * @default - the component's
+     */
+    readonly ephemeralStorage?: string;
   };
+}
+
+/** A writable /tmp, for components whose root file system is read-only. */
+export interface TmpVolumeProps {
+  /**
+   * Size limit of the /tmp emptyDir; a pod writing more is evicted.
+   * @default "64Mi"
+   */
+  readonly tmpSizeLimit?: string;
 }
 
 export interface WorkloadProps {
@@ -83,17 +110,17 @@ export interface WorkloadProps {
   readonly securityContext?: {
     /**
      * Non-root user id.
-     * @default - the component's (1000 for etcdns, 65532 for etcd)
+     * @default 65532 (no login user of a node; the image's user)
      */
     readonly runAsUser?: number;
     /**
      * Primary group id.
-     * @default - the component's (1000 for etcdns, 65532 for etcd)
+     * @default 65532
      */
     readonly runAsGroup?: number;
     /**
      * Group owning mounted volumes and Secret files.
-     * @default - the component's (1000 for etcdns, 65532 for etcd)
+     * @default 65532
      */
     readonly fsGroup?: number;
   };
@@ -115,7 +142,17 @@ export interface PodIdentity {
   fsGroup?: number;
 }
 
-export function podSecurityContext(props: WorkloadProps, defaults: PodIdentity): k8s.PodSecurityContext {
+/**
+ * Who every container of the stack runs as: 65532, distroless's "nonroot", is no login user of
+ * a node (1000 usually is the first one), and the user of the etcdns image (Dockerfile). The
+ * etcd image has no user of its own: any id works there with fsGroup.
+ */
+export const NONROOT_IDENTITY = { runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532 } as const;
+
+export function podSecurityContext(
+  props: WorkloadProps,
+  defaults: PodIdentity = NONROOT_IDENTITY,
+): k8s.PodSecurityContext {
   const user = { ...defaults, ...props.securityContext };
   return {
     runAsNonRoot: true,
@@ -136,12 +173,16 @@ export const RESTRICTED_CONTAINER: k8s.SecurityContext = {
   runAsNonRoot: true,
 };
 
+/** Kubernetes's resource names of the props' fields. */
+const RESOURCE_NAMES = { cpu: 'cpu', memory: 'memory', ephemeralStorage: 'ephemeral-storage' } as const;
+type Quantities = { [field in keyof typeof RESOURCE_NAMES]?: string };
+
 export function resourceRequirements(props: WorkloadProps, defaults: ResourceProps): k8s.ResourceRequirements {
-  const quantities = (q: { cpu?: string; memory?: string }) =>
+  const quantities = (q: Quantities) =>
     Object.fromEntries(
-      Object.entries(q)
-        .filter((e): e is [string, string] => e[1] !== undefined)
-        .map(([k, v]) => [k, k8s.Quantity.fromString(v)]),
+      (Object.keys(RESOURCE_NAMES) as (keyof Quantities)[])
+        .filter((field) => q[field] !== undefined)
+        .map((field) => [RESOURCE_NAMES[field], k8s.Quantity.fromString(q[field]!)]),
     );
   return {
     requests: quantities({ ...defaults.requests, ...props.resources?.requests }),
@@ -180,9 +221,34 @@ export function sortedEnv(vars: Record<string, string | { fieldPath: string }>):
     });
 }
 
-/** A writable /tmp for containers with a read-only root filesystem. */
-export const TMP_VOLUME: k8s.Volume = { name: 'tmp', emptyDir: {} };
+/** The requests and limits of the short-lived etcdns helpers: etcd's member helper, the etcd-roles Job. */
+export const HELPER_RESOURCES: k8s.ResourceRequirements = {
+  requests: {
+    cpu: k8s.Quantity.fromString('10m'),
+    memory: k8s.Quantity.fromString('64Mi'),
+    'ephemeral-storage': k8s.Quantity.fromString('16Mi'),
+  },
+  // Their logs are short; 64Mi holds the kubelet's rotated log files too.
+  limits: { memory: k8s.Quantity.fromString('256Mi'), 'ephemeral-storage': k8s.Quantity.fromString('64Mi') },
+};
+
+export const TMP_DEFAULTS = { sizeLimit: '64Mi' } as const;
+
+/** A writable /tmp for containers with a read-only root filesystem, bounded. */
+export function tmpVolume(props: TmpVolumeProps): k8s.Volume {
+  return {
+    name: 'tmp',
+    emptyDir: { sizeLimit: k8s.Quantity.fromString(props.tmpSizeLimit ?? TMP_DEFAULTS.sizeLimit) },
+  };
+}
 export const TMP_MOUNT: k8s.VolumeMount = { name: 'tmp', mountPath: '/tmp' };
+
+/** Problems of a size limit (of an emptyDir), naming the field. */
+export function sizeProblems(value: unknown, path: string): string[] {
+  return value === undefined || (typeof value === 'string' && MEMORY.test(value))
+    ? []
+    : [`${path}: must be a storage quantity such as "64Mi" (got ${show(value)})`];
+}
 
 /** A probe on the etcdns HTTP port (named "http"): /healthz for liveness, /readyz for readiness. */
 export function httpProbe(path: string, failureThreshold: number): k8s.Probe {
@@ -229,6 +295,7 @@ export function workloadProblems(props: WorkloadProps, path: string): string[] {
       problems.push(
         `${path}.resources.${side}.memory: must be a memory quantity such as "128Mi" or "1Gi" (got ${show(q.memory)})`,
       );
+    problems.push(...sizeProblems(q?.ephemeralStorage, `${path}.resources.${side}.ephemeralStorage`));
   }
   const sc = props.securityContext;
   problems.push(

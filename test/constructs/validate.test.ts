@@ -226,6 +226,14 @@ const cases: [string, DnsStackProps, string, string][] = [
     '"128Mi"',
   ],
   [
+    'ephemeral-storage quantity',
+    { ...valid, controller: { resources: { limits: { ephemeralStorage: '1 GB' } } } },
+    'controller.resources.limits.ephemeralStorage',
+    '"64Mi"',
+  ],
+  ['/tmp size limit', { ...valid, server: { tmpSizeLimit: 'big' } }, 'server.tmpSizeLimit', '"64Mi"'],
+  ['snapshot size limit', { ...valid, server: { snapshotSizeLimit: '-1Mi' } }, 'server.snapshotSizeLimit', '"64Mi"'],
+  [
     'root user',
     { ...valid, controller: { securityContext: { runAsUser: 0 } } },
     'controller.securityContext.runAsUser',
