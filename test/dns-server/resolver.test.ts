@@ -892,6 +892,174 @@ table('deviations from CoreDNS (docs/skydns-layout.md)', [
   },
 ]);
 
+/** A delegation as the controller writes a DNSEndpoint's `team NS ns1.team` and `ns1.team A`, `AAAA`. */
+const DELEGATION = {
+  '/skydns/org/example/team/dns/ns/1a2b3c4d': { host: 'ns1.team.example.org' },
+  '/skydns/org/example/team/ns1/5e6f7a8b': { host: '10.0.1.30', targetstrip: 1 },
+  '/skydns/org/example/team/ns1/9c0d1e2f': { host: '2001:db8::30', targetstrip: 1 },
+};
+const TEAM_REFERRAL: Shown = {
+  rcode: 'NOERROR',
+  aa: false,
+  answer: [],
+  authority: ['team.example.org. 300 NS ns1.team.example.org.'],
+  additional: ['ns1.team.example.org. 300 A 10.0.1.30', 'ns1.team.example.org. 300 AAAA 2001:db8:0:0:0:0:0:30'],
+};
+const PARENT_NODATA: Shown = { rcode: 'NOERROR', aa: true, answer: [], authority: [SOA] };
+
+table('delegations: glue from address records (RFC 9471), DS from the parent side (RFC 4035 3.1.4.1)', [
+  {
+    name: 'an NS name host below the cut gets its address records as glue (A and AAAA)',
+    content: DELEGATION,
+    q: ['www.team.example.org.', 'A'],
+    want: TEAM_REFERRAL,
+  },
+  {
+    name: 'a question for the name server itself is referred, with the glue',
+    content: DELEGATION,
+    q: ['ns1.team.example.org.', 'A'],
+    want: TEAM_REFERRAL,
+  },
+  {
+    name: 'NS at the cut is referred (the child is authoritative for its NS set)',
+    content: DELEGATION,
+    q: ['team.example.org.', 'NS'],
+    want: TEAM_REFERRAL,
+  },
+  {
+    name: 'other types at the cut are referred, entries at the cut itself are not answered',
+    content: { ...DELEGATION, '/skydns/org/example/team/0a0b0c0d': { host: '10.0.0.9' } },
+    q: ['team.example.org.', 'A'],
+    want: TEAM_REFERRAL,
+  },
+  {
+    name: 'SOA at the cut is referred too',
+    content: DELEGATION,
+    q: ['team.example.org.', 'SOA'],
+    want: TEAM_REFERRAL,
+  },
+  {
+    name: "DS at the cut is the parent's: NODATA with the parent's SOA, authoritative",
+    content: DELEGATION,
+    q: ['team.example.org.', 'DS'],
+    want: PARENT_NODATA,
+  },
+  {
+    name: "DS at the cut of the address form is the parent's too",
+    content: { '/skydns/org/example/team/dns/ns/ns1': { host: '10.0.1.53' } },
+    q: ['team.example.org.', 'DS'],
+    want: PARENT_NODATA,
+  },
+  {
+    name: "DS at the cut is the parent's in subtree mode too",
+    lookup: 'subtree',
+    content: DELEGATION,
+    q: ['team.example.org.', 'DS'],
+    want: PARENT_NODATA,
+  },
+  {
+    name: "DS below the cut is the child's: referred",
+    content: DELEGATION,
+    q: ['sub.team.example.org.', 'DS'],
+    want: TEAM_REFERRAL,
+  },
+  {
+    name: "DS through an alias to the cut: the CNAME, then the parent's NODATA",
+    content: { ...DELEGATION, '/skydns/org/example/alias': { host: 'team.example.org' } },
+    q: ['alias.example.org.', 'DS'],
+    want: { ...PARENT_NODATA, answer: ['alias.example.org. 300 CNAME team.example.org.'] },
+  },
+  {
+    name: 'DS at a name that is no cut is NODATA, as any type the name lacks',
+    content: { '/skydns/org/example/www': { host: '10.0.0.1' } },
+    q: ['www.example.org.', 'DS'],
+    want: PARENT_NODATA,
+  },
+  {
+    name: 'both forms in one NS set: the address entry is its own glue, the name host gets its address records',
+    content: { ...DELEGATION, '/skydns/org/example/team/dns/ns/ns2': { host: '10.0.1.53' } },
+    q: ['team.example.org.', 'NS'],
+    want: {
+      ...TEAM_REFERRAL,
+      authority: [
+        'team.example.org. 300 NS ns1.team.example.org.',
+        'team.example.org. 300 NS ns2.ns.dns.team.example.org.',
+      ],
+      additional: [...TEAM_REFERRAL.additional!, 'ns2.ns.dns.team.example.org. 300 A 10.0.1.53'],
+    },
+  },
+  {
+    name: 'name servers outside the cut get no glue: in the parent zone (sibling) or out of our zones',
+    content: {
+      '/skydns/org/example/team/dns/ns/a': { host: 'ns.example.org' },
+      '/skydns/org/example/team/dns/ns/b': { host: 'ns.example.net' },
+      '/skydns/org/example/ns/x1': { host: '10.0.0.53' },
+    },
+    q: ['team.example.org.', 'NS'],
+    want: {
+      rcode: 'NOERROR',
+      aa: false,
+      answer: [],
+      authority: ['team.example.org. 300 NS ns.example.org.', 'team.example.org. 300 NS ns.example.net.'],
+    },
+  },
+  {
+    name: 'a name server at the cut itself: the addresses at the cut are its glue',
+    content: {
+      '/skydns/org/example/team/dns/ns/a': { host: 'team.example.org' },
+      '/skydns/org/example/team/0a0b0c0d': { host: '10.0.1.30', ttl: 60 },
+    },
+    q: ['www.team.example.org.', 'A'],
+    want: {
+      rcode: 'NOERROR',
+      aa: false,
+      answer: [],
+      authority: ['team.example.org. 300 NS team.example.org.'],
+      additional: ['team.example.org. 60 A 10.0.1.30'],
+    },
+  },
+  {
+    name: 'no glue from a wildcard below the cut, nor from an alias',
+    content: {
+      '/skydns/org/example/team/dns/ns/a': { host: 'ns1.team.example.org' },
+      '/skydns/org/example/team/dns/ns/b': { host: 'ns2.team.example.org' },
+      '/skydns/org/example/team/*/x1': { host: '10.0.1.31' },
+      '/skydns/org/example/team/ns2': { host: 'www.example.org' },
+      '/skydns/org/example/www': { host: '10.0.0.1' },
+    },
+    q: ['team.example.org.', 'NS'],
+    want: {
+      rcode: 'NOERROR',
+      aa: false,
+      answer: [],
+      authority: ['team.example.org. 300 NS ns1.team.example.org.', 'team.example.org. 300 NS ns2.team.example.org.'],
+    },
+  },
+  {
+    name: 'glue of one RRset shares the lowest TTL (RFC 2181 5.2)',
+    content: {
+      '/skydns/org/example/team/dns/ns/a': { host: 'ns1.team.example.org', ttl: 3600 },
+      '/skydns/org/example/team/ns1/x1': { host: '10.0.1.30', ttl: 600 },
+      '/skydns/org/example/team/ns1/x2': { host: '10.0.1.31', ttl: 60 },
+    },
+    q: ['team.example.org.', 'NS'],
+    want: {
+      rcode: 'NOERROR',
+      aa: false,
+      answer: [],
+      authority: ['team.example.org. 3600 NS ns1.team.example.org.'],
+      additional: ['ns1.team.example.org. 60 A 10.0.1.30', 'ns1.team.example.org. 60 A 10.0.1.31'],
+    },
+  },
+  {
+    name: 'subtree mode: the same glue for the usual form',
+    lookup: 'subtree',
+    content: DELEGATION,
+    q: ['www.team.example.org.', 'A'],
+    want: TEAM_REFERRAL,
+  },
+]);
+
 const ENVIRONMENTS = {
   '/skydns/org/example/blue/prod/x1': { host: '10.0.0.1', port: 80 },
   '/skydns/org/example/green/prod/x1': { host: '10.0.0.2', port: 80 },

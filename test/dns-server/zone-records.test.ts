@@ -7,8 +7,9 @@ import { describe, test } from 'node:test';
 import { typeName } from '../../src/runtime/dns-server/wire/dns-constants.ts';
 import type { ResourceRecord } from '../../src/runtime/dns-server/wire/dns-message.ts';
 import type { LookupMode } from '../../src/runtime/dns-server/answer/name-lookup.ts';
+import type { ResolverData } from '../../src/runtime/dns-server/answer/resolver.ts';
 import { RecordIndex } from '../../src/runtime/dns-server/store/record-index.ts';
-import { zoneRecords } from '../../src/runtime/dns-server/answer/zone-records.ts';
+import { ownerRecords, zoneRecords } from '../../src/runtime/dns-server/answer/zone-records.ts';
 import { ZoneTable } from '../../src/runtime/dns-server/answer/zones.ts';
 
 const data = (r: ResourceRecord) =>
@@ -20,17 +21,21 @@ const data = (r: ResourceRecord) =>
         ? r.exchange
         : '';
 
-function transferred(content: Record<string, object>, zone: string, lookup: LookupMode): string[] {
+const show = (r: ResourceRecord) => `${r.name} ${r.ttl} ${typeName(r.type)} ${data(r)}`;
+
+function resolverData(content: Record<string, object>, zone: string, lookup: LookupMode): ResolverData {
   const zones = new ZoneTable([{ name: zone }]);
   const kvs = Object.entries(content).map(([key, value], i) => ({
     key,
     value: JSON.stringify(value),
     modRevision: i + 2,
   }));
-  const index = RecordIndex.fromSnapshot('/skydns', zones.names, kvs, 100);
-  return zoneRecords({ index, zones, lookup }, zones.zones[0]!)
-    .map((r) => `${r.name} ${r.ttl} ${typeName(r.type)} ${data(r)}`)
-    .sort();
+  return { index: RecordIndex.fromSnapshot('/skydns', zones.names, kvs, 100), zones, lookup };
+}
+
+function transferred(content: Record<string, object>, zone: string, lookup: LookupMode): string[] {
+  const resolved = resolverData(content, zone, lookup);
+  return zoneRecords(resolved, resolved.zones.zones[0]!).map(show).sort();
 }
 
 const rows: {
@@ -99,6 +104,31 @@ const rows: {
       'team.example.org. 300 NS ns1.ns.dns.team.example.org.',
     ],
   },
+  {
+    name: "a delegation as a DNSEndpoint writes it: the NS set, its name server's address records below the cut (glue), nothing else below it",
+    content: {
+      '/skydns/org/example/team/dns/ns/1a2b3c4d': { host: 'ns1.team.example.org' },
+      '/skydns/org/example/team/dns/ns/5e6f7a8b': { host: 'ns.example.net' },
+      '/skydns/org/example/team/ns1/9c0d1e2f': { host: '10.0.1.30', targetstrip: 1 },
+      '/skydns/org/example/team/ns1/3a4b5c6d': { host: '2001:db8::30', targetstrip: 1 },
+      '/skydns/org/example/team/www/7e8f9a0b': { host: '10.0.0.9', targetstrip: 1 },
+    },
+    want: [
+      'ns1.team.example.org. 300 A 10.0.1.30',
+      'ns1.team.example.org. 300 AAAA 2001:db8:0:0:0:0:0:30',
+      'team.example.org. 300 NS ns.example.net.',
+      'team.example.org. 300 NS ns1.team.example.org.',
+    ],
+    subtree: [
+      'example.org. 300 A 10.0.0.9',
+      'example.org. 300 A 10.0.1.30',
+      'example.org. 300 AAAA 2001:db8:0:0:0:0:0:30',
+      'ns1.team.example.org. 300 A 10.0.1.30',
+      'ns1.team.example.org. 300 AAAA 2001:db8:0:0:0:0:0:30',
+      'team.example.org. 300 NS ns.example.net.',
+      'team.example.org. 300 NS ns1.team.example.org.',
+    ],
+  },
 ];
 
 for (const lookup of ['own', 'subtree'] as const) {
@@ -111,3 +141,19 @@ for (const lookup of ['own', 'subtree'] as const) {
     }
   });
 }
+
+test("an IXFR's records of a changed glue name: its glue, nothing else below the cut", () => {
+  const resolved = resolverData(
+    {
+      '/skydns/org/example/team/dns/ns/a': { host: 'ns1.team.example.org' },
+      '/skydns/org/example/team/ns1/x1': { host: '10.0.1.30' },
+      '/skydns/org/example/team/www/x1': { host: '10.0.0.9' },
+    },
+    'example.org',
+    'own',
+  );
+  const owned = (name: string) => ownerRecords(resolved, resolved.zones.zones[0]!, name).map(show);
+  assert.deepEqual(owned('ns1.team.example.org.'), ['ns1.team.example.org. 300 A 10.0.1.30']);
+  assert.deepEqual(owned('www.team.example.org.'), []);
+  assert.deepEqual(owned('team.example.org.'), ['team.example.org. 300 NS ns1.team.example.org.']);
+});

@@ -261,8 +261,11 @@ function services(ctx: Ctx, name: string, entries: StoredEntry[], gives: (s: Sto
   return { answer, additional };
 }
 
-/** NS records and glue from entries under dns/ns (IP hosts: target named after the key). */
-function nameServers(ctx: Ctx, owner: string, entries: StoredEntry[]) {
+/**
+ * NS records and glue from entries under dns/ns: an IP host is its own glue (target named after
+ * the key); a name host's glue is what `glueOf` finds for it (referrals only).
+ */
+function nameServers(ctx: Ctx, owner: string, entries: StoredEntry[], glueOf?: (target: string) => ResourceRecord[]) {
   const answer: ResourceRecord[] = [];
   const additional: ResourceRecord[] = [];
   const targets = new Set<string>();
@@ -274,12 +277,42 @@ function nameServers(ctx: Ctx, owner: string, entries: StoredEntry[]) {
       targets.add(target);
       answer.push({ name: owner, ttl: ttlOf(entry, ctx.zone), type: TYPE.NS, target });
     }
-    if (!isName && !glued.has(`${target} ${entry.host}`)) {
-      glued.add(`${target} ${entry.host}`);
-      additional.push(glue(ctx, target, entry)!);
-    }
+    const glueKey = isName ? target : `${target} ${entry.host}`;
+    if (glued.has(glueKey)) continue;
+    glued.add(glueKey);
+    if (!isName) additional.push(glue(ctx, target, entry)!);
+    else if (glueOf) additional.push(...glueOf(target));
   }
   return { answer, additional };
+}
+
+/** The A or AAAA records of a name's address entries, each address once (aliases are not followed). */
+function addressRecords(ctx: Ctx, name: string, type: AddressType, entries: StoredEntry[]): ResourceRecord[] {
+  const records: ResourceRecord[] = [];
+  const seen = new Set<string>();
+  for (const { entry } of withHost(entries)) {
+    const host = classifyHost(entry.host!);
+    if (host.kind === 'name' || (host.kind === 'A') !== (type === TYPE.A) || seen.has(host.address)) continue;
+    seen.add(host.address);
+    records.push({ name, ttl: ttlOf(entry, ctx.zone), type, address: host.address });
+  }
+  return records;
+}
+
+/**
+ * RFC 9471: the addresses of a name server at or below the cut (in-domain) are glue, required in
+ * the referral, since a resolver cannot learn them otherwise. They are the address entries the
+ * zone holds at the server's name (below the cut, where nothing else is answered); a wildcard
+ * gives no glue. Name servers elsewhere are resolved on their own.
+ */
+function inDomainGlue(ctx: Ctx, cut: ZoneCut, target: string): ResourceRecord[] {
+  if (!isInZone(target, cut.name)) return [];
+  const found = lookup(ctx, target, 'address');
+  if (found.wildcard) return [];
+  return [
+    ...addressRecords(ctx, target, TYPE.A, found.entries),
+    ...addressRecords(ctx, target, TYPE.AAAA, found.entries),
+  ];
 }
 
 /** The zone's configured NS set, with glue for the addresses given (the config is trusted as is). */
@@ -320,7 +353,7 @@ export function soaRecord(zone: Zone, serial: number): ResourceRecord {
 }
 
 function referral(ctx: Ctx, cut: ZoneCut): Answer {
-  const ns = nameServers(ctx, cut.name, cut.nameServers);
+  const ns = nameServers(ctx, cut.name, cut.nameServers, (target) => inDomainGlue(ctx, cut, target));
   return {
     rcode: RCODE.NOERROR,
     authoritative: false,
@@ -329,6 +362,14 @@ function referral(ctx: Ctx, cut: ZoneCut): Answer {
     additional: ns.additional,
     referral: true,
   };
+}
+
+/**
+ * A question at or below a zone cut: a referral, but for DS at the cut itself, which is the
+ * parent's data (RFC 4035 3.1.4.1): the parent's answer, NODATA with its SOA, authoritative.
+ */
+function atCut(ctx: Ctx, cut: ZoneCut, name: string, type: number): Answer {
+  return type === TYPE.DS && name === cut.name ? negative(ctx, true) : referral(ctx, cut);
 }
 
 /**
@@ -447,17 +488,8 @@ function recordsAt(ctx: Ctx, name: string, owner: string, type: number, entries:
   const none = { answer: [] as ResourceRecord[], additional: [] as ResourceRecord[] };
   switch (type) {
     case TYPE.A:
-    case TYPE.AAAA: {
-      const answer: ResourceRecord[] = [];
-      const seen = new Set<string>();
-      for (const { entry } of withHost(lookup(ctx, name, 'address').entries)) {
-        const host = classifyHost(entry.host!);
-        if (host.kind === 'name' || (host.kind === 'A') !== (type === TYPE.A) || seen.has(host.address)) continue;
-        seen.add(host.address);
-        answer.push({ name, ttl: ttlOf(entry, ctx.zone), type, address: host.address });
-      }
-      return { answer, additional: [] };
-    }
+    case TYPE.AAAA:
+      return { answer: addressRecords(ctx, name, type, lookup(ctx, name, 'address').entries), additional: [] };
     case TYPE.TXT: {
       const answer: ResourceRecord[] = [];
       const seen = new Set<string>();
@@ -524,9 +556,9 @@ function zoneAnswer(ctx: Ctx, question: string, type: number, seen: { atQuestion
   for (let lookups = 0; lookups < MAX_LOOKUPS; lookups++) {
     const cut = findZoneCut(ctx.data.index, ctx.zone, name);
     if (cut) {
-      const refer = referral(ctx, cut);
+      const there = atCut(ctx, cut, name, type);
       // Reached through an alias: the CNAMEs are our authoritative data, the referral follows.
-      return chain.length === 0 ? refer : { ...refer, authoritative: true, answer: chain };
+      return chain.length === 0 ? there : { ...there, authoritative: true, answer: [...chain, ...there.answer] };
     }
     const found = lookup(ctx, name, 'other');
     seen.atQuestion ??= found;
@@ -565,7 +597,10 @@ export function resolve(question: Question, data: ResolverData, reading: Reading
   const ctx: Ctx = { data, zone };
   if (reading === 'coredns') {
     const cut = findZoneCut(data.index, zone, question.name);
-    return { ...(cut ? referral(ctx, cut) : coreDnsAnswer(ctx, question.name, question.type)), zone: zone.name };
+    return {
+      ...(cut ? atCut(ctx, cut, question.name, question.type) : coreDnsAnswer(ctx, question.name, question.type)),
+      zone: zone.name,
+    };
   }
   const seen: { atQuestion?: NameData } = {};
   const answer = withOneTtl(zoneAnswer(ctx, question.name, question.type, seen));

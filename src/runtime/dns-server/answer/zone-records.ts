@@ -27,8 +27,11 @@ function recordsOf(data: ResolverData, name: string, owner: string): ResourceRec
   for (const type of DATA_TYPES) {
     const result = resolve({ name, type, class: 1 }, data, 'zone');
     if (result.referral) {
-      // A delegation: its NS set belongs in the zone (RFC 5936 3.2), nothing below it does.
-      if (type === TYPE.NS) out.push(...result.authority.filter((r) => r.type === TYPE.NS && r.name === name));
+      // A delegation: its NS set belongs in the zone (RFC 5936 3.2), and below it the glue of its
+      // name servers (this name's, when it is one of them), nothing else.
+      const owned =
+        type === TYPE.NS ? result.authority : type === TYPE.A || type === TYPE.AAAA ? result.additional : [];
+      for (const r of owned) if (r.type === type && r.name === name) out.push({ ...r, name: owner });
       continue;
     }
     for (const r of result.answer) if (r.type === type && r.name === name) out.push({ ...r, name: owner });

@@ -12,6 +12,8 @@ export const TYPE = {
   AAAA: 28,
   SRV: 33,
   OPT: 41,
+  /** Delegation Signer: parent-side data at a zone cut (RFC 4035 3.1.4.1). */
+  DS: 43,
   TSIG: 250,
   IXFR: 251,
   AXFR: 252,
