@@ -31,9 +31,12 @@ import {
   podSecurityContext,
   resourceRequirements,
   scheduling,
+  replicaSpreadProblems,
   sizeProblems,
   sortedEnv,
+  spreadReplicas,
   tmpVolume,
+  type ReplicaSpreadProps,
   type TmpVolumeProps,
   type WorkloadProps,
   workloadProblems,
@@ -149,7 +152,8 @@ export interface OwnershipProps {
   readonly policy?: Policy;
 }
 
-export interface ControllerProps extends WorkloadProps, TmpVolumeProps {
+/** With more than one replica, `podDisruptionBudget` and `antiAffinity` apply as for the DNS servers. */
+export interface ControllerProps extends WorkloadProps, TmpVolumeProps, ReplicaSpreadProps {
   /**
    * Pods. More than one elects a leader.
    * @default 1
@@ -292,6 +296,8 @@ export class DnsController extends Construct {
     });
 
     const podAnnotations = runtimePodAnnotations(props, configText);
+    // One replica is replaced with Recreate and has nobody to spread from or keep available.
+    const affinity = leaderElection ? spreadReplicas(this, props, meta(name), selector) : undefined;
     new k8s.KubeDeployment(this, 'deployment', {
       metadata: meta(name),
       spec: {
@@ -303,6 +309,7 @@ export class DnsController extends Construct {
           metadata: { labels: podTemplateLabels(meta(name).labels), annotations: podAnnotations },
           spec: {
             ...scheduling(props),
+            ...(affinity ? { affinity } : {}),
             serviceAccountName: name,
             automountServiceAccountToken: true,
             enableServiceLinks: false,
@@ -362,6 +369,7 @@ export function controllerProblems(
     ...workloadProblems(p, path),
     ...intProblem(p.replicas, `${path}.replicas`, 1, 10),
     ...sizeProblems(p.tmpSizeLimit, `${path}.tmpSizeLimit`),
+    ...replicaSpreadProblems(p, path),
     ...settingProblems(controllerEntries.resyncSeconds, p.resyncSeconds, `${path}.resyncSeconds`),
     ...settingProblems(controllerEntries.logLevel, p.logLevel, `${path}.logLevel`),
     ...sourcesProblems(p.sources, 'sources'),

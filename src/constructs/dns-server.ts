@@ -22,19 +22,20 @@ import { DEFAULT_IMAGES, imageReference } from './image.ts';
 import { COMPONENT, podTemplateLabels, selectorLabels } from './labels.ts';
 import { VIEW_SERVICE_LABEL, metricsService } from './service-monitor.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
-import { assertNoProblems, intProblem, oneOf, settingProblems } from './kubernetes-rules.ts';
+import { assertNoProblems, intProblem, settingProblems } from './kubernetes-rules.ts';
 import {
   RESTRICTED_CONTAINER,
   imagePullPolicy,
   TMP_MOUNT,
   NONROOT_IDENTITY,
-  nodeAntiAffinity,
   podSecurityContext,
+  replicaSpreadProblems,
   resourceRequirements,
   scheduling,
   sizeProblems,
+  spreadReplicas,
   tmpVolume,
-  type AntiAffinity,
+  type ReplicaSpreadProps,
   type TmpVolumeProps,
   type WorkloadProps,
   workloadProblems,
@@ -51,7 +52,7 @@ import {
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
-export interface ServerProps extends WorkloadProps, TmpVolumeProps {
+export interface ServerProps extends WorkloadProps, TmpVolumeProps, ReplicaSpreadProps {
   /**
    * Pods.
    * @default 2 (ignored when autoscaling is on: the HPA owns the count)
@@ -75,16 +76,6 @@ export interface ServerProps extends WorkloadProps, TmpVolumeProps {
      */
     readonly targetCpuUtilization?: number;
   };
-  /**
-   * PodDisruptionBudget allowing one pod down at a time.
-   * @default - on
-   */
-  readonly podDisruptionBudget?: boolean;
-  /**
-   * Spread pods across nodes.
-   * @default "preferred"
-   */
-  readonly antiAffinity?: AntiAffinity;
   /**
    * Service settings shared by every view (a view may override them).
    * @default - see DnsServiceProps
@@ -180,7 +171,6 @@ export interface DnsServerProps extends ServerProps {
 export const SERVER_DEFAULTS = {
   replicas: 2,
   targetCpuUtilization: 70,
-  antiAffinity: 'preferred',
   dnsPort: 5353,
   drainSeconds: 5,
   snapshotSizeLimit: '128Mi',
@@ -253,7 +243,8 @@ export class DnsServer extends Construct {
     new k8s.KubeConfigMap(this, 'config', { metadata: meta(name), data: { [CONFIG_FILE]: configText } });
 
     const podAnnotations = runtimePodAnnotations(props, configText);
-    const affinity = nodeAntiAffinity(props.antiAffinity ?? SERVER_DEFAULTS.antiAffinity, selector);
+    // The servers scale (an HPA may own the count): spread and budgeted whatever the replicas.
+    const affinity = spreadReplicas(this, props, meta(name), selector);
     const drainSeconds = props.drainSeconds ?? SERVER_DEFAULTS.drainSeconds;
     const spec: k8s.DeploymentSpec = {
       ...(props.autoscaling ? {} : { replicas: props.replicas ?? SERVER_DEFAULTS.replicas }),
@@ -329,12 +320,6 @@ export class DnsServer extends Construct {
       metadata: meta(name),
       spec: specJson,
     });
-    if (props.podDisruptionBudget !== false) {
-      new k8s.KubePodDisruptionBudget(this, 'pdb', {
-        metadata: meta(name),
-        spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: selector } },
-      });
-    }
     if (props.autoscaling) {
       const { minReplicas, maxReplicas, targetCpuUtilization } = props.autoscaling;
       new k8s.KubeHorizontalPodAutoscalerV2(this, 'hpa', {
@@ -389,7 +374,7 @@ export function serverProblems(p: ServerProps, path: string): string[] {
   const problems = [
     ...workloadProblems(p, path),
     ...intProblem(p.replicas, `${path}.replicas`, 1, 100),
-    ...oneOf(p.antiAffinity, `${path}.antiAffinity`, ['required', 'preferred', 'none']),
+    ...replicaSpreadProblems(p, path),
     ...settingProblems(serverEntries.lookup, p.lookup, `${path}.lookup`),
     ...settingProblems(serverEntries.logLevel, p.logLevel, `${path}.logLevel`),
     ...settingProblems(serverEntries.workers, p.workers, `${path}.workers`),

@@ -6,6 +6,7 @@
 // login user of a node, every emptyDir has a size limit, and list-valued fields are built in a
 // sorted order.
 import { k8s } from 'cdk8s-plus-27';
+import type { Construct } from 'constructs';
 import { CONFIG_HASH_ANNOTATION, configHash } from './config-file.ts';
 import { imageProblems, type ImageRef } from './image.ts';
 import { CPU, MAX_ID, MEMORY, intProblem, k8sName, mapProblems, oneOf, show } from './kubernetes-rules.ts';
@@ -209,6 +210,50 @@ export function nodeAntiAffinity(mode: AntiAffinity, matchLabels: Record<string,
   return {
     podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: term }] },
   };
+}
+
+/** How the replicas of a Deployment stay available through node drains. */
+export interface ReplicaSpreadProps {
+  /**
+   * PodDisruptionBudget allowing one pod down at a time.
+   * @default - on
+   */
+  readonly podDisruptionBudget?: boolean;
+  /**
+   * Spread pods across nodes.
+   * @default "preferred"
+   */
+  readonly antiAffinity?: AntiAffinity;
+}
+
+export const REPLICA_SPREAD_DEFAULTS = { antiAffinity: 'preferred' } as const satisfies ReplicaSpreadProps;
+
+/**
+ * Replicas kept apart and available, the one rule of the DNS servers and the controller: pods
+ * spread across nodes ("preferred" unless told) and at most one down at a time under voluntary
+ * disruptions (a PodDisruptionBudget, made here in `scope`). Returns the pods' affinity.
+ */
+export function spreadReplicas(
+  scope: Construct,
+  props: ReplicaSpreadProps,
+  metadata: k8s.ObjectMeta,
+  matchLabels: Record<string, string>,
+): k8s.Affinity | undefined {
+  if (props.podDisruptionBudget !== false)
+    new k8s.KubePodDisruptionBudget(scope, 'pdb', {
+      metadata,
+      spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels } },
+    });
+  return nodeAntiAffinity(props.antiAffinity ?? REPLICA_SPREAD_DEFAULTS.antiAffinity, matchLabels);
+}
+
+export function replicaSpreadProblems(p: ReplicaSpreadProps, path: string): string[] {
+  return [
+    ...oneOf(p.antiAffinity, `${path}.antiAffinity`, ['required', 'preferred', 'none']),
+    ...(p.podDisruptionBudget !== undefined && typeof p.podDisruptionBudget !== 'boolean'
+      ? [`${path}.podDisruptionBudget: must be true or false (got ${show(p.podDisruptionBudget)})`]
+      : []),
+  ];
 }
 
 /** Environment variables from a map, sorted by name; `fieldRef` values come from the pod. */

@@ -138,3 +138,55 @@ for (const [what, props, podId, name, expected] of OWN)
       expected,
     );
   });
+
+// The controller and the servers share one rule for their replicas: with more than one, a PDB
+// allowing one pod down and anti-affinity across nodes. [what, props, deployment, pdb, affinity]
+const objectsOf = (props: DnsStackProps) => synthObjects(props) as Json[];
+const SPREAD: [string, DnsStackProps, string, boolean, string | undefined][] = [
+  ['controller, 1 replica', { zones }, 'etcdns-controller', false, undefined],
+  ['controller, 2 replicas', { zones, controller: { replicas: 2 } }, 'etcdns-controller', true, 'preferred'],
+  [
+    'controller, 2 replicas, required, no PDB',
+    { zones, controller: { replicas: 2, antiAffinity: 'required', podDisruptionBudget: false } },
+    'etcdns-controller',
+    false,
+    'required',
+  ],
+  ['server, 2 replicas (default)', { zones }, 'etcdns-server-internal', true, 'preferred'],
+  [
+    'server, 1 replica (an HPA may scale it)',
+    { zones, server: { replicas: 1 } },
+    'etcdns-server-internal',
+    true,
+    'preferred',
+  ],
+  ['prod: the controller', ENVIRONMENTS.prod!, 'etcdns-controller', true, 'preferred'],
+];
+for (const [what, props, name, pdb, affinity] of SPREAD)
+  test(`replicas kept apart and available: ${what}: PDB ${pdb}, anti-affinity ${affinity ?? 'none'}`, () => {
+    const objects = objectsOf(props);
+    const budget = objects.find((o) => o.kind === 'PodDisruptionBudget' && o.metadata.name === name);
+    const pod = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === name)!.spec.template;
+    assert.equal(budget !== undefined, pdb);
+    if (budget) {
+      assert.equal(budget.spec.maxUnavailable, 1);
+      assert.deepEqual(budget.spec.selector.matchLabels, {
+        'app.kubernetes.io/component': pod.metadata.labels['app.kubernetes.io/component'],
+        'app.kubernetes.io/name': 'etcdns',
+      });
+    }
+    const anti = pod.spec.affinity?.podAntiAffinity;
+    const mode = anti?.requiredDuringSchedulingIgnoredDuringExecution
+      ? 'required'
+      : anti?.preferredDuringSchedulingIgnoredDuringExecution
+        ? 'preferred'
+        : undefined;
+    assert.equal(mode, affinity);
+    if (budget && anti) {
+      const term =
+        anti.requiredDuringSchedulingIgnoredDuringExecution?.[0] ??
+        anti.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm;
+      assert.deepEqual(term.labelSelector.matchLabels, budget.spec.selector.matchLabels);
+      assert.equal(term.topologyKey, 'kubernetes.io/hostname');
+    }
+  });

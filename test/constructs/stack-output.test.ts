@@ -79,6 +79,8 @@ test('explicit names: the objects of each environment', () => {
       ...common,
       'HorizontalPodAutoscaler/etcdns-server-internal',
       'PodDisruptionBudget/etcdns-etcd',
+      // Two controllers: one down at a time.
+      'PodDisruptionBudget/etcdns-controller',
       'Role/etcdns-controller',
       'RoleBinding/etcdns-controller',
       'Service/etcdns-controller-metrics',

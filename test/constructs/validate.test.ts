@@ -231,6 +231,12 @@ const cases: [string, DnsStackProps, string, string][] = [
     'controller.resources.limits.ephemeralStorage',
     '"64Mi"',
   ],
+  [
+    'controller anti-affinity',
+    { ...valid, controller: { replicas: 2, antiAffinity: 'always' as 'required' } },
+    'controller.antiAffinity',
+    '"required", "preferred", "none"',
+  ],
   ['/tmp size limit', { ...valid, server: { tmpSizeLimit: 'big' } }, 'server.tmpSizeLimit', '"64Mi"'],
   ['snapshot size limit', { ...valid, server: { snapshotSizeLimit: '-1Mi' } }, 'server.snapshotSizeLimit', '"64Mi"'],
   [
