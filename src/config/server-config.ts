@@ -16,7 +16,7 @@ export const forwardSchema = v.object({
 export const DEFAULT_LISTEN = '0.0.0.0:5353';
 export const DEFAULT_HTTP_LISTEN = '0.0.0.0:8080';
 /** What the server runs with where the config says nothing (the fields below say which). */
-export const SERVER_CONFIG_DEFAULTS = { maxUdpPayload: 4096, tcpIdleSeconds: 10 } as const;
+export const SERVER_CONFIG_DEFAULTS = { maxUdpPayload: 4096, tcpIdleSeconds: 10, maxTcpConnections: 4096 } as const;
 
 /** Each setting of the server, for checking one at a time (the constructs' props). */
 export const serverEntries = {
@@ -39,8 +39,16 @@ export const serverEntries = {
   logLevel: v.optional(logLevel),
   /** Largest UDP answer sent, whatever size a client offers (512..65535); default SERVER_CONFIG_DEFAULTS (4096). */
   maxUdpPayload: v.optional(integer(512, 65535)),
-  /** Seconds before an idle DNS-over-TCP connection is closed; default SERVER_CONFIG_DEFAULTS (10). */
+  /**
+   * Seconds before an idle DNS-over-TCP connection is closed, told to clients that ask (RFC 7828);
+   * shorter when more than half of `maxTcpConnections` are open. Default SERVER_CONFIG_DEFAULTS (10).
+   */
   tcpIdleSeconds: v.optional(integer(1, 3600)),
+  /**
+   * Open DNS-over-TCP connections per server process at most; at the bound a new connection closes
+   * the least recently active idle ones (RFC 7766 6.2.3). Default SERVER_CONFIG_DEFAULTS (4096).
+   */
+  maxTcpConnections: v.optional(integer(1, 1_000_000)),
   /**
    * Response rate limiting of UDP answers per client prefix (BIND/Knot RRL). Default: on for
    * `exposure: external` (20 responses/s, window 15 s, slip 2, /24 and /56), off for internal

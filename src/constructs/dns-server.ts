@@ -110,6 +110,13 @@ export interface ServerProps extends WorkloadProps, TmpVolumeProps, ReplicaSprea
    */
   readonly drainSeconds?: number;
   /**
+   * Open DNS-over-TCP connections per server process at most (per worker with `workers`); at the
+   * bound a new connection closes the least recently active idle ones (RFC 7766 6.2.3), and over
+   * half of it idle connections time out sooner.
+   * @default 4096
+   */
+  readonly maxTcpConnections?: number;
+  /**
    * Keep the last-known records in a file on an emptyDir volume and serve them (stale, and
    * /readyz says so) when the server restarts while etcd is unreachable, instead of SERVFAIL.
    * An emptyDir outlives container restarts, not the pod. false: off.
@@ -237,6 +244,7 @@ export class DnsServer extends Construct {
       ...(snapshot ? { snapshotFile: `${SNAPSHOT_MOUNT.mountPath}/records.snapshot` } : {}),
       ...(props.rateLimit ? { rateLimit: props.rateLimit } : {}),
       ...(props.queryLogEvery ? { queryLogEvery: props.queryLogEvery } : {}),
+      ...(props.maxTcpConnections ? { maxTcpConnections: props.maxTcpConnections } : {}),
       ...(transfer.transfer ? { transfer: transfer.transfer } : {}),
     };
     const configText = renderConfigFile(this.config);
@@ -381,6 +389,7 @@ export function serverProblems(p: ServerProps, path: string): string[] {
     ...settingProblems(serverEntries.forward, p.forward, `${path}.forward`),
     ...settingProblems(serverEntries.rateLimit, p.rateLimit, `${path}.rateLimit`),
     ...settingProblems(serverEntries.queryLogEvery, p.queryLogEvery, `${path}.queryLogEvery`),
+    ...settingProblems(serverEntries.maxTcpConnections, p.maxTcpConnections, `${path}.maxTcpConnections`),
     ...transferProblems(p.transfer, `${path}.transfer`),
     ...intProblem(p.drainSeconds, `${path}.drainSeconds`, 0, 120, 'a number of seconds'),
     ...sizeProblems(p.tmpSizeLimit, `${path}.tmpSizeLimit`),

@@ -414,6 +414,13 @@ test('variant: the config hash follows the config, not the image version', () =>
   assert.notEqual(hash({ zones: [{ name: 'example.org', defaultTtl: 60 }] }), hash(base));
 });
 
+test("variant: server.maxTcpConnections reaches the server's config; unset, the server's own default holds", () => {
+  const config = (props: DnsStackProps) =>
+    JSON.parse(find(objects(props), 'ConfigMap', 'etcdns-server-internal').data['config.json']);
+  assert.equal(config({ ...base, server: { maxTcpConnections: 10_000 } }).maxTcpConnections, 10_000);
+  assert.equal(config(base).maxTcpConnections, undefined);
+});
+
 test('variant: a digest-pinned image, etcd auth by Secret reference, no Namespace object', () => {
   const digest = `sha256:${'ab'.repeat(32)}`;
   const list = objects({

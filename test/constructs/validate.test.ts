@@ -214,6 +214,12 @@ const cases: [string, DnsStackProps, string, string][] = [
     'from 0 to 1000000',
   ],
   [
+    'TCP connection bound of 0',
+    { ...valid, server: { maxTcpConnections: 0 } },
+    'server.maxTcpConnections',
+    'from 1 to 1000000',
+  ],
+  [
     'CPU quantity',
     { ...valid, server: { resources: { requests: { cpu: '100 millicores' } } } },
     'server.resources.requests.cpu',

@@ -39,6 +39,22 @@ const TSIG_RR = Buffer.from(
 );
 /** An OPT record (root owner, type 41, 1232 bytes, no options). */
 const OPT_RR = Buffer.from('00002904d0000000000000', 'hex');
+/** An OPT record with these options (code, data as hex). */
+function optWith(...options: [code: number, data: string][]): Buffer {
+  const rdata = Buffer.concat(
+    options.map(([code, data]) => {
+      const head = Buffer.alloc(4);
+      head.writeUInt16BE(code, 0);
+      head.writeUInt16BE(data.length / 2, 2);
+      return Buffer.concat([head, Buffer.from(data, 'hex')]);
+    }),
+  );
+  const head = Buffer.from('00002904d000000000', 'hex');
+  const length = Buffer.alloc(2);
+  length.writeUInt16BE(rdata.length, 0);
+  return Buffer.concat([head, length, rdata]);
+}
+const NO_EDNS = query('example.org', 1);
 
 const cases: { name: string; msg: Buffer; want: Record<string, unknown> }[] = [
   {
@@ -55,6 +71,21 @@ const cases: { name: string; msg: Buffer; want: Record<string, unknown> }[] = [
     name: 'an EDNS version above 0 is read (the handler answers BADVERS)',
     msg: query('example.org', 1, withEdns(4096, 1)),
     want: { kind: 'query', edns: { payloadSize: 4096, version: 1, dnssecOk: false } },
+  },
+  {
+    name: 'edns-tcp-keepalive without a TIMEOUT, after a cookie: asked (RFC 7828)',
+    msg: withRecords(NO_EDNS, [optWith([10, '0102030405060708'], [11, ''])]),
+    want: { kind: 'query', edns: { payloadSize: 1232, version: 0, dnssecOk: false, keepalive: 'asked' } },
+  },
+  {
+    name: 'edns-tcp-keepalive with a TIMEOUT in a query: malformed (FORMERR over TCP, ignored over UDP)',
+    msg: withRecords(NO_EDNS, [optWith([11, '0064'])]),
+    want: { kind: 'query', edns: { payloadSize: 1232, version: 0, dnssecOk: false, keepalive: 'malformed' } },
+  },
+  {
+    name: 'other options only: no keepalive',
+    msg: withRecords(NO_EDNS, [optWith([10, '0102030405060708'])]),
+    want: { kind: 'query', edns: { payloadSize: 1232, version: 0, dnssecOk: false } },
   },
   {
     name: 'the root name',

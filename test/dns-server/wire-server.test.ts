@@ -141,6 +141,29 @@ describe('wire server', () => {
     assert.match(r.raw, /; EDNS: version: 0, flags:; udp: 1232/);
   });
 
+  test('edns-tcp-keepalive over TCP: the answer carries the idle timeout (RFC 7828), also from the cache', async () => {
+    for (let i = 0; i < 2; i++) {
+      const r = await dig({ port, name: 'www.example.org', type: 'A', tcp: true, extra: ['+keepalive'] });
+      assert.equal(r.status, 'NOERROR');
+      assert.match(r.raw, /; TCP KEEPALIVE: 10\.0 secs/);
+    }
+    const without = await dig({ port, name: 'www.example.org', type: 'A', tcp: true });
+    assert.doesNotMatch(without.raw, /KEEPALIVE/);
+  });
+
+  test('edns-tcp-keepalive over UDP is ignored: never sent back, a TIMEOUT in it no error', async () => {
+    for (const option of ['+ednsopt=11', '+ednsopt=11:0064']) {
+      const r = await dig({ port, name: 'www.example.org', type: 'A', extra: [option] });
+      assert.equal(r.status, 'NOERROR', r.raw);
+      assert.doesNotMatch(r.raw, /KEEPALIVE/);
+    }
+  });
+
+  test('edns-tcp-keepalive with a TIMEOUT in a TCP query: FORMERR (RFC 7828 3.2.1, as Unbound)', async () => {
+    const r = await dig({ port, name: 'www.example.org', type: 'A', tcp: true, extra: ['+ednsopt=11:0064'] });
+    assert.equal(r.status, 'FORMERR', r.raw);
+  });
+
   test('an EDNS version other than 0 gets BADVERS', async () => {
     const r = await dig({ port, name: 'www.example.org', type: 'A', extra: ['+edns=1', '+noednsneg'] });
     assert.equal(r.status, 'BADVERS');

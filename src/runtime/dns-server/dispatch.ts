@@ -31,6 +31,7 @@ import {
 } from './wire/query-parser.ts';
 import { encodeAnswer, encodeError, patchFor } from './wire/response-encoder.ts';
 import { soaSerialOffset, wireSerial } from './wire/soa-serial.ts';
+import { withKeepalive } from './wire/tcp-keepalive.ts';
 import type { QueryHandler, Reply, Transport } from './wire/wire-server.ts';
 
 export interface QueryHandlerOptions {
@@ -80,6 +81,11 @@ function cacheKey(questionHash: number, variant: number): number {
 }
 
 const now = () => Math.floor(Date.now() / 1000);
+
+/** A query that asked for edns-tcp-keepalive as it should, unsigned (a TSIG must stay the last record). */
+function asksKeepalive(parsed: ReturnType<typeof parseQuery>): boolean {
+  return parsed.kind === 'query' && parsed.edns?.keepalive === 'asked' && !parsed.signed;
+}
 
 export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
   const { cache, metrics, forwarder, transfer, rateLimit, queryLog } = options;
@@ -170,15 +176,19 @@ export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
     transport: Transport,
     client: string,
     started: number,
+    keepalive: number | undefined,
   ): Reply => {
     if (out === undefined) return undefined;
+    // RFC 7828: the idle timeout goes to a TCP client that asked, never over UDP.
+    if (keepalive !== undefined && transport === 'tcp' && !Array.isArray(out) && asksKeepalive(parsed))
+      out = withKeepalive(out, keepalive);
     count(Array.isArray(out) ? out[0]! : out, type, transport, started);
     if (queryLog?.sample()) queryLog.record(parsed, out, transport, client);
     if (!rateLimit || transport !== 'udp' || Array.isArray(out) || parsed.kind === 'drop') return out;
     return limited(out, parsed, msg, client);
   };
 
-  return (msg, transport, client) => {
+  return (msg, transport, client, keepalive) => {
     const started = performance.now();
     let parsed: ReturnType<typeof parseQuery> | undefined;
     let type = 0;
@@ -190,23 +200,34 @@ export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
         return undefined;
       }
       if (parsed.kind === 'error')
-        return finish(encodeError(parsed, parsed.rcode, msg), parsed, 0, msg, transport, client, started);
+        return finish(encodeError(parsed, parsed.rcode, msg), parsed, 0, msg, transport, client, started, undefined);
       const q = parsed;
       type = q.type;
       let out: Messages | Promise<Messages>;
       if (q.edns && q.edns.version > 0) out = encodeError(q, RCODE.BADVERS, msg);
+      // RFC 7828 3.2.1: a query's keepalive option has no TIMEOUT; over UDP the option is ignored.
+      else if (transport === 'tcp' && q.edns?.keepalive === 'malformed') out = encodeError(q, RCODE.FORMERR, msg);
       else if (options.loaded && !options.loaded()) out = encodeError(q, RCODE.SERVFAIL, msg);
       else out = reply(msg, q, transport, client);
-      if (!(out instanceof Promise)) return finish(out, q, type, msg, transport, client, started);
+      if (!(out instanceof Promise)) return finish(out, q, type, msg, transport, client, started, keepalive);
       return out.then(
-        (o) => finish(o, q, type, msg, transport, client, started),
+        (o) => finish(o, q, type, msg, transport, client, started, keepalive),
         () => undefined,
       );
     } catch {
       metrics.internalErrors.inc();
       if (!parsed || parsed.kind === 'drop') return undefined;
       try {
-        return finish(encodeError(parsed, RCODE.SERVFAIL, msg), parsed, type, msg, transport, client, started);
+        return finish(
+          encodeError(parsed, RCODE.SERVFAIL, msg),
+          parsed,
+          type,
+          msg,
+          transport,
+          client,
+          started,
+          keepalive,
+        );
       } catch {
         return undefined;
       }

@@ -52,6 +52,15 @@ export class ServerMetrics {
     'Queries answered SERVFAIL after an unexpected error.',
   );
   readonly forwarded = this.registry.counter('etcdns_dns_forwarded_total', 'Queries forwarded upstream, by outcome.');
+  readonly tcpConnections = this.registry.gauge('etcdns_dns_tcp_connections', 'Open DNS-over-TCP connections.');
+  readonly tcpClosedUnderPressure = this.registry.counter(
+    'etcdns_dns_tcp_closed_under_pressure_total',
+    'Idle TCP connections closed to make room for a new one (at the bound, least recently active first).',
+  );
+  readonly tcpRefused = this.registry.counter(
+    'etcdns_dns_tcp_refused_total',
+    'New TCP connections refused at the bound because every open one had a query in flight.',
+  );
   // Each room's own metrics, on this registry (in this order on the page).
   readonly transfer = new TransferMetrics(this.registry);
   readonly store = new StoreMetrics(this.registry);

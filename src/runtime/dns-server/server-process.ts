@@ -140,6 +140,18 @@ function sampleMetrics(p: Parts, store: RecordStore): () => void {
   return stopGcObserver;
 }
 
+/** The TCP connection counts of the sockets, when /metrics is rendered. */
+function sampleTcp(metrics: ServerMetrics, wire: WireServer): void {
+  let folded = { closedUnderPressure: 0, refused: 0 };
+  metrics.registry.beforeRender(() => {
+    const counts = wire.tcpCounts();
+    metrics.tcpConnections.set(counts.open);
+    metrics.tcpClosedUnderPressure.inc({}, counts.closedUnderPressure - folded.closedUnderPressure);
+    metrics.tcpRefused.inc({}, counts.refused - folded.refused);
+    folded = counts;
+  });
+}
+
 /** A worker's readiness and metrics, sent to its primary (which serves HTTP for the pool). */
 function reportToPrimary(p: Parts, readiness: () => Readiness): NodeJS.Timeout {
   const report = () => {
@@ -199,6 +211,7 @@ export async function startDnsServer(
       port,
       handler,
       tcpIdleMs: (config.tcpIdleSeconds ?? SERVER_CONFIG_DEFAULTS.tcpIdleSeconds) * 1000,
+      maxTcpConnections: config.maxTcpConnections ?? SERVER_CONFIG_DEFAULTS.maxTcpConnections,
     });
     if (!options.worker) {
       http = await startHttpServer({
@@ -220,6 +233,7 @@ export async function startDnsServer(
     p.client.close();
     throw e;
   }
+  sampleTcp(p.metrics, wire);
   store.start();
   logger.info('dns server listening', {
     listen: `${host}:${port}`,

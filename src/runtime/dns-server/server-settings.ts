@@ -7,6 +7,7 @@ import { parseConfig } from '../../config/schema-problems.ts';
 import {
   DEFAULT_HTTP_LISTEN,
   DEFAULT_LISTEN,
+  SERVER_CONFIG_DEFAULTS,
   serverConfigSchema,
   type ServerConfig,
 } from '../../config/server-config.ts';
@@ -131,6 +132,20 @@ export const SERVER_OPTIONS: CommandTable = {
       field: 'rateLimit.ipv6PrefixLength',
       value: 'BITS',
       help: 'IPv6 clients are counted per prefix of this length, default 56',
+    },
+    {
+      flag: 'max-tcp-connections',
+      kind: 'int',
+      field: 'maxTcpConnections',
+      value: 'N',
+      help: `open TCP connections at most; when full a new one closes the least recently active idle ones, default ${SERVER_CONFIG_DEFAULTS.maxTcpConnections}`,
+    },
+    {
+      flag: 'tcp-idle-seconds',
+      kind: 'int',
+      field: 'tcpIdleSeconds',
+      value: 'SECONDS',
+      help: `close a TCP connection idle this long (shorter when over half the connections are open), default ${SERVER_CONFIG_DEFAULTS.tcpIdleSeconds}`,
     },
     {
       flag: 'query-log-every',

@@ -9,6 +9,24 @@ export interface Edns {
   payloadSize: number;
   version: number;
   dnssecOk: boolean;
+  /**
+   * The client sent edns-tcp-keepalive (RFC 7828): "asked" as a query must (no TIMEOUT), else
+   * "malformed" (FORMERR over TCP; ignored over UDP, as every keepalive option there). Absent: none.
+   */
+  keepalive?: 'asked' | 'malformed';
+}
+
+/** EDNS option code of edns-tcp-keepalive (RFC 7828). */
+export const KEEPALIVE_OPTION = 11;
+
+/** Whether the options in rdata [start, end) hold edns-tcp-keepalive, and with which length. */
+function keepaliveIn(msg: Buffer, start: number, end: number): Edns['keepalive'] {
+  for (let off = start; off + 4 <= end;) {
+    const length = msg.readUInt16BE(off + 2);
+    if (msg.readUInt16BE(off) === KEEPALIVE_OPTION) return length === 0 ? 'asked' : 'malformed';
+    off += 4 + length;
+  }
+  return undefined;
 }
 
 export interface QueryHeader {
@@ -87,7 +105,7 @@ function failure(msg: Buffer, questionEnd: number, edns: Edns | undefined, rcode
 }
 
 /** Offset after a (possibly compressed) name starting at `off`, or -1 when it runs off the end. */
-function skipName(msg: Buffer, off: number): number {
+export function skipName(msg: Buffer, off: number): number {
   while (off < msg.length) {
     const len = msg[off]!;
     if (len === 0) return off + 1;
@@ -166,10 +184,12 @@ export function parseQuery(msg: Buffer): ParseResult {
       if (edns || msg[start] !== 0)
         return failure(msg, questionEnd, edns, RCODE.FORMERR, 'more than one OPT record, or not at the root');
       const ttl = msg.readUInt32BE(off + 4);
+      const keepalive = rdLength > 0 ? keepaliveIn(msg, off + 10, off + 10 + rdLength) : undefined;
       edns = {
         payloadSize: msg.readUInt16BE(off + 2),
         version: (ttl >>> 16) & 0xff,
         dnssecOk: (ttl & EDNS_DO) !== 0,
+        ...(keepalive ? { keepalive } : {}),
       };
     }
     off += 10 + rdLength;

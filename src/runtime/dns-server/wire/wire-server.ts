@@ -1,27 +1,46 @@
 // The sockets: UDP (one datagram per query, large receive buffer) and TCP (two-byte length
-// prefix, several queries per connection answered in order, idle timeout). Everything about the
+// prefix, several queries per connection answered in order, a bound on connections and an idle
+// timeout, both under pressure as tcp-slots.ts says). Everything about the
 // content is the query handler's; this file only moves bytes and never lets a client crash it.
 import { createSocket, type Socket } from 'node:dgram';
 import { createServer, type Server, type Socket as TcpSocket } from 'node:net';
 import { isIP, isIPv6 } from 'node:net';
 import { lookup } from 'node:dns';
 import { SERVER_CONFIG_DEFAULTS } from '../../../config/server-config.ts';
+import { keepaliveUnits } from './tcp-keepalive.ts';
+import { idleTimeoutMs, makeRoom, type TcpSlot } from './tcp-slots.ts';
 
 export type Transport = 'udp' | 'tcp';
 /** Several messages only for a zone transfer (TCP). */
 export type Reply = Buffer | Buffer[] | undefined;
-/** What answers a message: the process's dispatch (dispatch.ts). */
-export type QueryHandler = (msg: Buffer, transport: Transport, client: string) => Reply | Promise<Reply>;
+/**
+ * What answers a message: the process's dispatch (dispatch.ts). Over TCP `keepalive` is the
+ * connection's idle timeout now, in RFC 7828's units of 100 ms, for a client that asks for it.
+ */
+export type QueryHandler = (
+  msg: Buffer,
+  transport: Transport,
+  client: string,
+  keepalive?: number,
+) => Reply | Promise<Reply>;
 
 export interface WireServerOptions {
   host: string;
   port: number;
   handler: QueryHandler;
-  /** Close a TCP connection idle for this long; default SERVER_CONFIG_DEFAULTS.tcpIdleSeconds. */
+  /** Close a TCP connection idle for this long (shorter under pressure); default SERVER_CONFIG_DEFAULTS.tcpIdleSeconds. */
   tcpIdleMs?: number;
+  /** Open TCP connections at most; default SERVER_CONFIG_DEFAULTS.maxTcpConnections. */
+  maxTcpConnections?: number;
   /** Requested UDP receive buffer (the kernel caps it at net.core.rmem_max); default 4 MiB. */
   udpReceiveBuffer?: number;
-  maxTcpConnections?: number;
+}
+
+/** TCP connections: open now, and since the start those closed to make room and those refused. */
+export interface TcpCounts {
+  open: number;
+  closedUnderPressure: number;
+  refused: number;
 }
 
 export interface WireServer {
@@ -29,6 +48,7 @@ export interface WireServer {
   tcp: Server;
   /** The receive buffer the kernel granted. */
   udpReceiveBuffer: number;
+  tcpCounts(): TcpCounts;
   close(): Promise<void>;
 }
 
@@ -43,13 +63,84 @@ function sendAll(reply: Buffer | Buffer[], send: (b: Buffer) => void): void {
   else send(reply);
 }
 
-function serveTcpConnection(socket: TcpSocket, handler: QueryHandler, idleMs: number): void {
+/** One open connection and what the slot rule reads of it. */
+interface Connection extends TcpSlot {
+  socket: TcpSocket;
+  /** The idle timeout the socket has now. */
+  idleMs: number;
+}
+
+/**
+ * The open TCP connections in order of last activity (a Map keeps insertion order: a query or
+ * an answer moves its connection to the end), the bound and the idle timeout under pressure.
+ */
+class TcpConnections {
+  readonly byActivity = new Map<TcpSocket, Connection>();
+  closedUnderPressure = 0;
+  refused = 0;
+  private readonly max: number;
+  private readonly configuredIdleMs: number;
+
+  constructor(max: number, configuredIdleMs: number) {
+    this.max = max;
+    this.configuredIdleMs = configuredIdleMs;
+  }
+
+  /** A new connection: room made by closing the least recently active idle ones, else refused. */
+  admit(socket: TcpSocket): Connection | undefined {
+    const room = makeRoom(this.byActivity.values(), this.byActivity.size, this.max);
+    for (const c of room.close) {
+      this.byActivity.delete(c.socket);
+      c.socket.destroy();
+    }
+    this.closedUnderPressure += room.close.length;
+    if (!room.admit) {
+      this.refused++;
+      socket.destroy();
+      return undefined;
+    }
+    const connection: Connection = { socket, inFlight: 0, idleMs: 0 };
+    this.byActivity.set(socket, connection);
+    socket.on('close', () => this.byActivity.delete(socket));
+    this.touch(connection);
+    return connection;
+  }
+
+  /** Activity on a connection: it becomes the most recent, with the idle timeout of the moment. */
+  touch(c: Connection): void {
+    if (!this.byActivity.delete(c.socket)) return;
+    this.byActivity.set(c.socket, c);
+    const idleMs = this.idleMs();
+    if (idleMs !== c.idleMs) {
+      c.idleMs = idleMs;
+      c.socket.setTimeout(idleMs);
+    }
+  }
+
+  idleMs(): number {
+    return idleTimeoutMs(this.byActivity.size, this.max, this.configuredIdleMs);
+  }
+}
+
+function serveTcpConnection(c: Connection, connections: TcpConnections, handler: QueryHandler): void {
+  const { socket } = c;
   let buffered = Buffer.alloc(0);
   // Answers leave in the order the queries came, even when one of them waits on an upstream.
   let queue: Promise<void> = Promise.resolve();
   socket.setNoDelay(true);
-  socket.setTimeout(idleMs, () => socket.destroy());
+  // A connection waiting on an answer is not idle: writing the answer restarts its timer.
+  socket.on('timeout', () => c.inFlight === 0 && socket.destroy());
   socket.on('error', () => socket.destroy());
+  const send = (reply: Buffer) => {
+    if (socket.destroyed) return;
+    const prefix = Buffer.allocUnsafe(2);
+    prefix.writeUInt16BE(reply.length, 0);
+    socket.write(Buffer.concat([prefix, reply]));
+  };
+  const answered = () => {
+    c.inFlight--;
+    connections.touch(c);
+  };
   socket.on('data', (chunk) => {
     buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
     while (buffered.length >= 2) {
@@ -57,14 +148,13 @@ function serveTcpConnection(socket: TcpSocket, handler: QueryHandler, idleMs: nu
       if (buffered.length < 2 + length) break;
       const msg = buffered.subarray(2, 2 + length);
       buffered = buffered.subarray(2 + length);
-      const send = (reply: Buffer) => {
-        if (socket.destroyed) return;
-        const prefix = Buffer.allocUnsafe(2);
-        prefix.writeUInt16BE(reply.length, 0);
-        socket.write(Buffer.concat([prefix, reply]));
-      };
-      const reply = handler(msg, 'tcp', socket.remoteAddress ?? '');
-      queue = queue.then(() => whenDone(reply, send)).catch(() => undefined);
+      c.inFlight++;
+      connections.touch(c);
+      const reply = handler(msg, 'tcp', socket.remoteAddress ?? '', keepaliveUnits(c.idleMs));
+      queue = queue
+        .then(() => whenDone(reply, send))
+        .catch(() => undefined)
+        .then(answered);
     }
   });
 }
@@ -123,13 +213,15 @@ async function bindBoth(options: WireServerOptions): Promise<WireServer> {
     // Not permitted: keep the kernel's default; /metrics and the start-up log show the size.
   }
 
-  const connections = new Set<TcpSocket>();
+  const connections = new TcpConnections(
+    options.maxTcpConnections ?? SERVER_CONFIG_DEFAULTS.maxTcpConnections,
+    options.tcpIdleMs ?? SERVER_CONFIG_DEFAULTS.tcpIdleSeconds * 1000,
+  );
+  // No net.Server maxConnections: it would refuse a new client while idle ones hold every slot.
   const tcp = createServer((socket) => {
-    connections.add(socket);
-    socket.on('close', () => connections.delete(socket));
-    serveTcpConnection(socket, handler, options.tcpIdleMs ?? SERVER_CONFIG_DEFAULTS.tcpIdleSeconds * 1000);
+    const connection = connections.admit(socket);
+    if (connection) serveTcpConnection(connection, connections, handler);
   });
-  tcp.maxConnections = options.maxTcpConnections ?? 1024;
   tcp.on('error', () => undefined);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -149,10 +241,15 @@ async function bindBoth(options: WireServerOptions): Promise<WireServer> {
     udp,
     tcp,
     udpReceiveBuffer: udp.getRecvBufferSize(),
+    tcpCounts: () => ({
+      open: connections.byActivity.size,
+      closedUnderPressure: connections.closedUnderPressure,
+      refused: connections.refused,
+    }),
     close: async () => {
       await new Promise<void>((resolve) => udp.close(() => resolve()));
       const closed = new Promise<void>((resolve) => tcp.close(() => resolve()));
-      for (const socket of connections) socket.destroy();
+      for (const socket of connections.byActivity.keys()) socket.destroy();
       await closed;
     },
   };
