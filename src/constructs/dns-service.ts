@@ -10,6 +10,32 @@ import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 
 export type IpFamily = 'IPv4' | 'IPv6';
 
+/** Who reads a Service's requested load-balancer addresses, and where. */
+export type LoadBalancerImplementation = 'metallb' | 'kube-vip' | 'cilium' | 'spec';
+
+/**
+ * The annotation each implementation reads the requested addresses from (comma-separated, one
+ * per IP family); "spec" writes the deprecated spec.loadBalancerIP instead (one address).
+ */
+export const LOAD_BALANCER_ANNOTATIONS: Record<Exclude<LoadBalancerImplementation, 'spec'>, string> = {
+  metallb: 'metallb.universe.tf/loadBalancerIPs',
+  'kube-vip': 'kube-vip.io/loadbalancerIPs',
+  cilium: 'lbipam.cilium.io/ips',
+};
+
+export interface LoadBalancerProps {
+  /** The addresses to give the Service, at most one per IP family (two for dual-stack). */
+  readonly addresses: string[];
+  /**
+   * The load-balancer implementation of the cluster, which decides where the addresses go:
+   * "metallb" (annotation metallb.universe.tf/loadBalancerIPs), "kube-vip"
+   * (kube-vip.io/loadbalancerIPs), "cilium" (LB IPAM, lbipam.cilium.io/ips), or "spec"
+   * (spec.loadBalancerIP: one address, deprecated since Kubernetes 1.24; for implementations
+   * that read nothing else).
+   */
+  readonly implementation: LoadBalancerImplementation;
+}
+
 export interface DnsServiceProps {
   /**
    * Service type.
@@ -18,14 +44,21 @@ export interface DnsServiceProps {
   readonly type?: 'LoadBalancer' | 'NodePort' | 'ClusterIP';
   /**
    * "mixed": one Service with UDP and TCP 53. "split": `<name>-udp` and `<name>-tcp`; to share
-   * one address with MetalLB, give both the same loadBalancerIP and the
+   * one address with MetalLB, give both the same `loadBalancer` and the
    * metallb.universe.tf/allow-shared-ip annotation.
    * @default "mixed"
    */
   readonly protocols?: 'mixed' | 'split';
   /**
-   * Requested load-balancer address.
+   * Requested load-balancer addresses, where the cluster's implementation reads them.
    * @default - assigned by the load balancer
+   */
+  readonly loadBalancer?: LoadBalancerProps;
+  /**
+   * Requested load-balancer address in spec.loadBalancerIP, deprecated since Kubernetes 1.24;
+   * the same as `loadBalancer: { addresses: [ip], implementation: "spec" }`.
+   * @default - assigned by the load balancer
+   * @deprecated use `loadBalancer`, which writes the annotation of MetalLB, kube-vip or Cilium
    */
   readonly loadBalancerIP?: string;
   /**
@@ -96,12 +129,20 @@ export class DnsService extends Construct {
       return { name, port: DNS_PORT, protocol, targetPort: k8s.IntOrString.fromString(name) };
     };
     const families = props.ipFamilies;
+    const lb = requestedAddresses(props);
+    const specAddress = lb?.implementation === 'spec' ? lb.addresses[0] : undefined;
+    const annotations = {
+      ...props.annotations,
+      ...(lb && lb.implementation !== 'spec'
+        ? { [LOAD_BALANCER_ANNOTATIONS[lb.implementation]]: lb.addresses.join(',') }
+        : {}),
+    };
     const spec = (ports: k8s.ServicePort[]): k8s.ServiceSpec => ({
       type,
       selector: props.selector,
       ports,
       ...(type !== 'ClusterIP' ? { externalTrafficPolicy: props.externalTrafficPolicy ?? 'Cluster' } : {}),
-      ...(type === 'LoadBalancer' && props.loadBalancerIP ? { loadBalancerIp: props.loadBalancerIP } : {}),
+      ...(type === 'LoadBalancer' && specAddress ? { loadBalancerIp: specAddress } : {}),
       ...(type === 'LoadBalancer' && props.loadBalancerClass ? { loadBalancerClass: props.loadBalancerClass } : {}),
       ...(families ? { ipFamilies: families } : {}),
       ...(families || props.ipFamilyPolicy
@@ -118,7 +159,7 @@ export class DnsService extends Construct {
           // Last: Argo CD shows a LoadBalancer Progressing until it has an address.
           wave: SYNC_WAVE.dnsService,
           labels: props.labels,
-          annotations: props.annotations,
+          ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
         }),
         spec: spec(ports),
       });
@@ -134,6 +175,46 @@ export class DnsService extends Construct {
   }
 }
 
+/** The addresses asked for, by either prop (the old loadBalancerIP is "spec"). */
+function requestedAddresses(s: DnsServiceProps): LoadBalancerProps | undefined {
+  return s.loadBalancer ?? (s.loadBalancerIP ? { addresses: [s.loadBalancerIP], implementation: 'spec' } : undefined);
+}
+
+function loadBalancerProblems(s: DnsServiceProps, path: string): string[] {
+  const lb = s.loadBalancer;
+  if (lb === undefined) return [];
+  const at = `${path}.loadBalancer`;
+  const problems = oneOf(lb.implementation, `${at}.implementation`, ['metallb', 'kube-vip', 'cilium', 'spec']);
+  if (lb.implementation === undefined)
+    problems.push(`${at}.implementation: required ("metallb", "kube-vip", "cilium" or "spec")`);
+  if (s.loadBalancerIP !== undefined)
+    problems.push(
+      `${path}.loadBalancerIP: leave it out with loadBalancer (it is the deprecated form of the same request)`,
+    );
+  if (!Array.isArray(lb.addresses) || lb.addresses.length === 0)
+    return [
+      ...problems,
+      `${at}.addresses: must list one address, or two of different IP families (got ${show(lb.addresses)})`,
+    ];
+  lb.addresses.forEach((a, i) => {
+    if (isIP(a) === 0) problems.push(`${at}.addresses[${i}]: must be an IPv4 or IPv6 address (got ${show(a)})`);
+  });
+  const families = lb.addresses.map((a) => isIP(a));
+  if (lb.addresses.length > 2 || new Set(families).size !== families.length)
+    problems.push(`${at}.addresses: at most one address per IP family (got ${show(lb.addresses)})`);
+  if (lb.implementation === 'spec' && lb.addresses.length > 1)
+    problems.push(
+      `${at}.addresses: "spec" holds one address (spec.loadBalancerIP); use an annotation's implementation for two`,
+    );
+  const annotation =
+    lb.implementation in LOAD_BALANCER_ANNOTATIONS
+      ? LOAD_BALANCER_ANNOTATIONS[lb.implementation as keyof typeof LOAD_BALANCER_ANNOTATIONS]
+      : undefined;
+  if (annotation && s.annotations && annotation in s.annotations)
+    problems.push(`${path}.annotations: leave ${show(annotation)} out, loadBalancer writes it`);
+  return problems;
+}
+
 export function dnsServiceProblems(s: DnsServiceProps | undefined, path: string): string[] {
   if (!s) return [];
   const type = s.type ?? 'LoadBalancer';
@@ -146,8 +227,9 @@ export function dnsServiceProblems(s: DnsServiceProps | undefined, path: string)
   ];
   if (s.loadBalancerIP !== undefined && isIP(s.loadBalancerIP) === 0)
     problems.push(`${path}.loadBalancerIP: must be an IPv4 or IPv6 address (got ${show(s.loadBalancerIP)})`);
+  problems.push(...loadBalancerProblems(s, path));
   if (type !== 'LoadBalancer')
-    for (const field of ['loadBalancerIP', 'loadBalancerClass'] as const)
+    for (const field of ['loadBalancer', 'loadBalancerIP', 'loadBalancerClass'] as const)
       if (s[field] !== undefined)
         problems.push(`${path}.${field}: only allowed with type "LoadBalancer" (type is ${show(type)})`);
   if (s.loadBalancerClass !== undefined && !QUALIFIED_NAME.test(s.loadBalancerClass))

@@ -27,7 +27,8 @@ export const prod: DnsStackProps = {
     replicas: 3,
     autoscaling: { maxReplicas: 6 },
     service: {
-      loadBalancerIP: '10.9.176.53',
+      // MetalLB reads the address from its annotation (spec.loadBalancerIP is deprecated).
+      loadBalancer: { addresses: ['10.9.176.53'], implementation: 'metallb' },
       annotations: { 'metallb.universe.tf/address-pool': 'dns' },
       externalTrafficPolicy: 'Local',
     },
@@ -49,7 +50,7 @@ export const prod: DnsStackProps = {
         },
       ],
       service: {
-        loadBalancerIP: '203.0.113.53',
+        loadBalancer: { addresses: ['203.0.113.53'], implementation: 'metallb' },
         annotations: { 'metallb.universe.tf/address-pool': 'public-dns' },
       },
     },

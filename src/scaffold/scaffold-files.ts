@@ -130,7 +130,8 @@ export const dev: DnsStackProps = {
 };
 `,
   prod: `// prod: a 3-member etcd (quorum survives one lost member), three DNS servers behind a fixed
-// load-balancer address, two controllers with leader election.
+// load-balancer address (in MetalLB's annotation; "kube-vip", "cilium" or "spec" for others),
+// two controllers with leader election.
 import type { DnsStackProps } from 'etcdns';
 import { shared } from './shared.ts';
 
@@ -138,7 +139,7 @@ export const prod: DnsStackProps = {
   ...shared,
   ownership: { ownerId: 'etcdns-prod', policy: 'sync' },
   etcd: { replicas: 3, antiAffinity: 'required', storage: { size: '10Gi' } },
-  server: { replicas: 3, service: { loadBalancerIP: '10.0.0.53' } },
+  server: { replicas: 3, service: { loadBalancer: { addresses: ['10.0.0.53'], implementation: 'metallb' } } },
   controller: { replicas: 2 },
 };
 `,

@@ -353,7 +353,9 @@ test('prod: 3 members, >= 2 servers with HPA, a load-balancer IP, TLS references
   assert.equal(deployment.spec.replicas, undefined, 'the HPA owns the replica count');
   assert.ok(hpa.spec.minReplicas >= 2);
   assert.equal(hpa.spec.scaleTargetRef.name, 'etcdns-server-internal');
-  assert.equal(find(prod, 'Service', 'etcdns-server-internal').spec.loadBalancerIP, '10.9.176.53');
+  const service = find(prod, 'Service', 'etcdns-server-internal');
+  assert.equal(service.metadata.annotations['metallb.universe.tf/loadBalancerIPs'], '10.9.176.53');
+  assert.equal(service.spec.loadBalancerIP, undefined, 'deprecated since Kubernetes 1.24');
   const volumes = deployment.spec.template.spec.volumes as Json[];
   assert.equal(volumes.find((v) => v.name === 'etcd-tls')!.secret.secretName, 'etcdns-etcd-client-tls');
   const config = JSON.parse(find(prod, 'ConfigMap', 'etcdns-server-internal').data['config.json']);

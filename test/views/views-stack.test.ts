@@ -57,7 +57,7 @@ test('prod: every view has its own server and Service, serving the prefix the co
     assert.equal(server.exposure === 'external', view.exposure === 'external', view.name);
     const service = list.find((o) => o.kind === 'Service' && o.metadata.name === `etcdns-server-${view.name}`)!;
     assert.equal(service.spec.selector['app.kubernetes.io/component'], `server-${view.name}`);
-    addresses.add(service.spec.loadBalancerIP);
+    addresses.add(service.metadata.annotations['metallb.universe.tf/loadBalancerIPs']);
   }
   assert.equal(addresses.size, 2, 'each view is reached at its own load-balancer address');
   const external = views.find((v) => v.name === 'external')!;
