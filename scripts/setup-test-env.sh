@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the real programs the test suite runs against, pinned, cached under .cache/.
 # Idempotent: a second run only checks stamps and prints versions (a second or two).
-#   Debian: etcd-server, bind9-dnsutils (dig), dnsperf, knot, bind9 (named, rndc: a BIND secondary)
+#   Debian: etcd-server, bind9-dnsutils (dig), dnsperf, knot, bind9 (named, rndc: a BIND secondary
+#   and a BIND resolver), unbound (a resolver in front of delegations)
 #   Go module proxy: CoreDNS, external-dns, kube-apiserver (reference peers; not part of the product)
 #   Debian: buildah, podman, runc (the image: npm run image, test/image/), ca-certificates (its CA
 #   bundle), shellcheck (run: scripts in workflows); Go module proxy: actionlint (the workflows)
@@ -19,7 +20,7 @@ ACTIONLINT_VERSION=v1.7.12
 GATEWAY_API_VERSION=v1.6.3
 # runc named explicitly: podman depends on "crun | runc" and apt would pick crun, which refuses
 # hybrid cgroups v1 machines like this one.
-APT_PACKAGES=(etcd-server etcd-client bind9-dnsutils dnsperf knot bind9 iproute2
+APT_PACKAGES=(etcd-server etcd-client bind9-dnsutils dnsperf knot bind9 unbound iproute2
   buildah podman runc ca-certificates shellcheck containernetworking-plugins iptables ipset
   prometheus chromium)
 
@@ -40,7 +41,7 @@ install_debian() {
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   # The Debian packages start system services on the standard ports; tests use their own.
-  for svc in etcd knot named prometheus; do $sudo systemctl disable --now "$svc" >/dev/null 2>&1 || true; done
+  for svc in etcd knot named unbound prometheus; do $sudo systemctl disable --now "$svc" >/dev/null 2>&1 || true; done
 }
 
 # stamp_ok NAME VERSION: .cache/bin/NAME exists and was built at VERSION.

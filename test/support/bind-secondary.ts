@@ -51,6 +51,15 @@ interface Ports {
 const zoneNames = (o: BindSecondaryOptions) =>
   (typeof o.zone === 'string' ? [o.zone] : o.zone).map((z) => z.replace(/\.$/, ''));
 
+/** The options that keep every file named writes in `dir` (never the system's). */
+export function namedFiles(dir: string): string {
+  return `    directory "${dir}";
+    pid-file "${join(dir, 'named.pid')}";
+    lock-file "${join(dir, 'named.lock')}";
+    session-keyfile "${join(dir, 'session.key')}";
+    managed-keys-directory "${dir}";`;
+}
+
 export function bindSecondaryConfig(dir: string, ports: Ports, rndcKey: TsigKeySpec, o: BindSecondaryOptions): string {
   const keyed = o.key ? ` key "${o.key.name}"` : '';
   const zones = zoneNames(o).map(
@@ -64,11 +73,7 @@ export function bindSecondaryConfig(dir: string, ports: Ports, rndcKey: TsigKeyS
 `,
   );
   return `options {
-    directory "${dir}";
-    pid-file "${join(dir, 'named.pid')}";
-    lock-file "${join(dir, 'named.lock')}";
-    session-keyfile "${join(dir, 'session.key')}";
-    managed-keys-directory "${dir}";
+${namedFiles(dir)}
     listen-on port ${ports.port} { 127.0.0.1; };
     listen-on-v6 { none; };
     // Authoritative only: nothing is resolved, so nothing is ever asked of the root servers.

@@ -13,6 +13,9 @@ export interface EtcdnsServerOptions {
   env?: Record<string, string>;
   /** The `etcdns` script to run; default this repository's bin/etcdns.js (e.g. an installed package's). */
   bin?: string;
+  /** Where it answers DNS; default 127.0.0.1 on a free port (behind resolvers: its own loopback address, port 53). */
+  address?: string;
+  port?: number;
 }
 
 export interface EtcdnsServerHandle {
@@ -32,7 +35,7 @@ export function etcdnsServerArgs(o: EtcdnsServerOptions, port: number, httpPort:
     o.etcdEndpoints.join(','),
     ...o.zones.flatMap((z) => ['--zone', z]),
     '--listen',
-    `127.0.0.1:${port}`,
+    `${o.address ?? '127.0.0.1'}:${port}`,
     '--http-listen',
     `127.0.0.1:${httpPort}`,
     ...(o.prefix ? ['--prefix', o.prefix] : []),
@@ -41,7 +44,7 @@ export function etcdnsServerArgs(o: EtcdnsServerOptions, port: number, httpPort:
 }
 
 export async function startEtcdnsServer(o: EtcdnsServerOptions, timeoutMs = 30_000): Promise<EtcdnsServerHandle> {
-  const port = await freePort();
+  const port = o.port ?? (await freePort());
   const httpPort = await freePort();
   const proc = startProcess('etcdns-server', nodeBin, etcdnsServerArgs(o, port, httpPort), { env: o.env });
   const http = async (path: string) => {

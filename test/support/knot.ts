@@ -16,6 +16,7 @@ export interface KnotZone {
 }
 
 export interface KnotHandle {
+  address: string;
   port: number;
   process: ManagedProcess;
   stop(): Promise<void>;
@@ -25,15 +26,18 @@ export interface KnotOptions {
   zones: KnotZone[];
   /** UDP worker threads; default 1 (the benchmark compares single-core servers). */
   udpWorkers?: number;
+  /** Where it listens; default 127.0.0.1 on a free port (a delegation's server: its own loopback address, port 53). */
+  address?: string;
+  port?: number;
 }
 
-export function knotConfig(dir: string, port: number, o: KnotOptions): string {
+export function knotConfig(dir: string, address: string, port: number, o: KnotOptions): string {
   const zones = o.zones
     .map((z, i) => `  - domain: ${z.name}\n    file: ${join(dir, `zone-${i}.zone`)}\n    journal-content: none\n`)
     .join('');
   return `server:
     rundir: ${dir}
-    listen: 127.0.0.1@${port}
+    listen: ${address}@${port}
     udp-workers: ${o.udpWorkers ?? 1}
     tcp-workers: 1
     background-workers: 1
@@ -49,15 +53,16 @@ ${zones}`;
 /** Ready when the first zone's SOA is answered (the zone is loaded). */
 export async function startKnot(o: KnotOptions): Promise<KnotHandle> {
   if (o.zones.length === 0) throw new Error('startKnot: at least one zone is required');
-  const port = await freePort();
+  const address = o.address ?? '127.0.0.1';
+  const port = o.port ?? (await freePort());
   const dir = tempDir('knot');
   o.zones.forEach((z, i) => writeFileSync(join(dir, `zone-${i}.zone`), z.text));
   const conf = join(dir, 'knot.conf');
-  writeFileSync(conf, knotConfig(dir, port, o));
+  writeFileSync(conf, knotConfig(dir, address, port, o));
   const proc = startProcess('knotd', tool('knotd'), ['-c', conf]);
   await waitReady(proc, 'serving its zone', async () => {
-    const r = await dig({ port, name: o.zones[0]!.name, type: 'SOA', timeoutSeconds: 1 });
+    const r = await dig({ server: address, port, name: o.zones[0]!.name, type: 'SOA', timeoutSeconds: 1 });
     return r.status === 'NOERROR' && r.answer.length > 0;
   });
-  return { port, process: proc, stop: () => proc.stop() };
+  return { address, port, process: proc, stop: () => proc.stop() };
 }

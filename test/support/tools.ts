@@ -19,6 +19,7 @@ export type Tool =
   | 'knotc'
   | 'named'
   | 'rndc'
+  | 'unbound'
   | 'openssl'
   | 'taskset'
   | 'promtool'
