@@ -23,7 +23,8 @@ import { zoneSets } from './transfer-zones.ts';
 
 after(stopAll);
 
-const TYPES = ['A', 'AAAA', 'CNAME', 'TXT', 'MX', 'SRV', 'PTR', 'NS', 'SOA'];
+/** DS: the parent's data at a zone cut (RFC 4035 3.1.4.1), a type like any other elsewhere. */
+const TYPES = ['A', 'AAAA', 'CNAME', 'TXT', 'MX', 'SRV', 'PTR', 'NS', 'SOA', 'DS'];
 const KEY = 'hmac-sha256:xfr.peers.test:' + Buffer.from('etcdns transfer peers test secret').toString('base64');
 /** A label no fixture uses. */
 const ABSENT = 'zz-absent';

@@ -20,6 +20,7 @@ const FORWARD_LABELS = [
   'm',
   'd',
   'h.d',
+  'ns2.d',
   'apex.dns',
 ];
 const REVERSE_LABELS = ['1', '2', '3', '*', '4.3'];
@@ -58,18 +59,37 @@ const entry = (zone: string, labels: string[]) =>
     .tuple(fc.constantFrom(...labels), fc.constantFrom('', 'x1', 'x2'), value)
     .map(([name, child, v]) => [`${keyOf(name, zone)}${child ? `/${child}` : ''}`, v] as const);
 
+/**
+ * The delegation of d.example.org in either form or both: an NS entry holding its server's address
+ * (its own glue), and an NS entry naming a server below the cut whose address records are the
+ * glue (as a DNSEndpoint writes them: `d NS ns2.d`, `ns2.d A`, `ns2.d AAAA`), beside one out of
+ * our zones (no glue). Random entries may land at and below the cut too, at ns2.d as well.
+ */
+const DELEGATIONS = {
+  address: { 'ns1.ns.dns.d': { host: '10.0.9.53' } },
+  'address records': {
+    'ns2.ns.dns.d': { host: 'ns2.d.example.org' },
+    'ns3.ns.dns.d': { host: 'ns.example.net' },
+    'g4.ns2.d': { host: '10.0.9.54', targetstrip: 1 },
+    'g6.ns2.d': { host: '2001:db8::954', targetstrip: 1 },
+  },
+};
+const delegation = fc
+  .subarray(['address', 'address records'] as const)
+  .map((forms) => forms.flatMap((form) => Object.entries(DELEGATIONS[form])));
+
 /** Zone content: each zone's apex NS (secondaries refuse a zone without), maybe a delegation, random entries. */
 export const randomZone = fc
   .tuple(
     fc.array(entry('example.org.', FORWARD_LABELS), { minLength: 4, maxLength: 18 }),
     fc.array(entry('example.com.', FORWARD_LABELS), { minLength: 1, maxLength: 6 }),
     fc.array(entry('2.0.192.in-addr.arpa.', REVERSE_LABELS), { minLength: 1, maxLength: 6 }),
-    fc.boolean(),
+    delegation,
   )
-  .map(([org, com, rev, delegate]) => {
+  .map(([org, com, rev, delegated]) => {
     const entries: Record<string, object> = {};
     for (const zone of RANDOM_ZONES) entries[`${keyOf('ns.dns', zone)}/ns1`] = { host: '10.0.0.53' };
-    if (delegate) entries[`${keyOf('ns.dns.d', 'example.org.')}/ns1`] = { host: '10.0.9.53' };
+    for (const [name, v] of delegated) entries[keyOf(name, 'example.org.')] = v;
     for (const [key, v] of [...org, ...com, ...rev]) {
       // Undefined fields are left out, as a writer leaves them out.
       entries[key] = Object.fromEntries(Object.entries(v).filter(([, f]) => f !== undefined));

@@ -664,6 +664,20 @@ table("the zone's answers (default mode): deviations 2, 12-18", [
     },
   },
   {
+    name: 'deviation 16: two entries giving the same record answer it once (an RRset is a set, RFC 2181 5)',
+    content: {
+      '/skydns/org/example/s/_tcp/_http/x1': { host: 'web.example.org', port: 443, ttl: 60 },
+      '/skydns/org/example/s/_tcp/_http/x2': { host: 'web.example.org', port: 443 },
+    },
+    q: ['_http._tcp.s.example.org.', 'SRV'],
+    want: {
+      rcode: 'NOERROR',
+      aa: true,
+      answer: ['_http._tcp.s.example.org. 60 SRV 10 50 443 web.example.org.'],
+      authority: [],
+    },
+  },
+  {
     name: 'deviation 17: SOA at a name below the apex: NODATA with the SOA',
     content: WWW,
     q: ['www.example.org.', 'SOA'],

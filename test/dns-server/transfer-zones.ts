@@ -39,6 +39,11 @@ const LAYOUT: ZoneSet = {
     'org/example/team/dns/ns/ns1': { host: '10.0.1.53' },
     'org/example/team/dns/ns/ns2': { host: 'ns.example.net' },
     'org/example/team/www': { host: '10.0.0.9' },
+    // The same as a DNSEndpoint writes it: an NS naming a server below the cut, its address records.
+    'org/example/ops/dns/ns/1a2b3c4d': { host: 'ns1.ops.example.org' },
+    'org/example/ops/ns1/5e6f7a8b': { host: '10.0.2.53', targetstrip: 1 },
+    'org/example/ops/ns1/9c0d1e2f': { host: '2001:db8::253', targetstrip: 1 },
+    'org/example/ops/www/3a4b5c6d': { host: '10.0.2.9', targetstrip: 1 },
     'org/example/wild/*': { host: '10.0.4.1' },
     // An alias and a type its target lacks (AAAA), a dangling alias, a chain, a target outside
     // our zones, in another of our zones, and below a delegation.

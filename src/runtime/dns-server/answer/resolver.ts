@@ -10,7 +10,7 @@
 import { canonicalName, isInZone, labelsOf } from '../../../dns/dns-name.ts';
 import type { SkyDnsEntry } from '../../../skydns/skydns-entry.ts';
 import { CLASS, RCODE, TYPE, typeName } from '../wire/dns-constants.ts';
-import type { Answer, Question, ResourceRecord } from '../wire/dns-message.ts';
+import { recordKey, type Answer, type Question, type ResourceRecord } from '../wire/dns-message.ts';
 import { findZoneCut, type ZoneCut } from './delegation.ts';
 import { givesSrv, nameHostType } from '../../../skydns/entry-types.ts';
 import { classifyHost } from '../../../skydns/host-address.ts';
@@ -520,25 +520,37 @@ function recordsAt(ctx: Ctx, name: string, owner: string, type: number, entries:
   }
 }
 
-/** RFC 2181 5.2: the records of one RRset share one TTL; the lowest, as a cache would converge to. */
-function oneTtlPerRrset(records: ResourceRecord[]): ResourceRecord[] {
+/**
+ * RFC 2181 5: an RRset is a set, each record once (two entries may give the same record, e.g. the
+ * same SRV target and port), and 5.2: its records share one TTL, the lowest, as a cache would
+ * converge to. A zone holds it so, and so do its secondaries.
+ */
+function asRrsets(records: ResourceRecord[]): ResourceRecord[] {
+  if (records.length < 2) return records;
   const lowest = new Map<string, number>();
   for (const r of records) {
     const key = `${r.name} ${r.type}`;
     lowest.set(key, Math.min(lowest.get(key) ?? r.ttl, r.ttl));
   }
-  return records.map((r) => {
+  const seen = new Set<string>();
+  const out: ResourceRecord[] = [];
+  for (const r of records) {
     const ttl = lowest.get(`${r.name} ${r.type}`)!;
-    return ttl === r.ttl ? r : { ...r, ttl };
-  });
+    const record = ttl === r.ttl ? r : { ...r, ttl };
+    const key = recordKey(record);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(record);
+  }
+  return out;
 }
 
-function withOneTtl(a: Answer): Answer {
+function withRrsets(a: Answer): Answer {
   return {
     ...a,
-    answer: oneTtlPerRrset(a.answer),
-    authority: oneTtlPerRrset(a.authority),
-    additional: oneTtlPerRrset(a.additional),
+    answer: asRrsets(a.answer),
+    authority: asRrsets(a.authority),
+    additional: asRrsets(a.additional),
   };
 }
 
@@ -603,7 +615,7 @@ export function resolve(question: Question, data: ResolverData, reading: Reading
     };
   }
   const seen: { atQuestion?: NameData } = {};
-  const answer = withOneTtl(zoneAnswer(ctx, question.name, question.type, seen));
+  const answer = withRrsets(zoneAnswer(ctx, question.name, question.type, seen));
   answer.zone = zone.name;
   // Only the default mode reads a name from its own entries (answer-scope.ts).
   const found = seen.atQuestion;
