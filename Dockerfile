@@ -1,7 +1,7 @@
 # The etcdns runtime image: node, the `etcdns` command compiled to JavaScript (lib/) and its
 # production dependencies (dns2, etcd3, js-yaml and theirs). No TypeScript, no cdk8s, no npm
 # dev or peer dependencies, no tests. DnsServer and DnsController run it as `etcdns server` and
-# `etcdns controller`, as user 1000 with a read-only root file system and a writable /tmp.
+# `etcdns controller`, as user 65532 with a read-only root file system and a writable /tmp.
 #
 # Build (README, "The image: build and publish"):
 #   npm ci && npm run build && docker build -t etcdns:dev .     (lib/ must be built first)
@@ -33,8 +33,10 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY bin ./bin
 COPY lib ./lib
-# Numeric, so Kubernetes can verify runAsNonRoot; 1000 is the "node" user of the official image
-# and of the base scripts/image.sh assembles. The files stay root-owned: read-only to it.
-USER 1000:1000
+# Numeric, so Kubernetes can verify runAsNonRoot. 65532 (distroless's "nonroot") is no login
+# user of a node, as 1000 usually is; the official node image has no entry for it, which node
+# does not need (no home directory is used). The files stay root-owned and world-readable:
+# read-only to it.
+USER 65532:65532
 ENTRYPOINT ["node", "bin/etcdns.js"]
 CMD ["--help"]

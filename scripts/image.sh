@@ -5,9 +5,9 @@
 # This machine reaches no container registry, so the script brings what `docker build` would pull:
 #   1. the base (the Dockerfile's NODE_IMAGE), assembled here with `buildah from scratch`: the
 #      pinned Node binary from node_modules (the `node` dev dependency), the shared libraries it
-#      links, copied from Debian's packages, Debian's CA bundle, an /etc/passwd with the uid 1000
-#      user, a /tmp. No shell, no npm. Tagged localhost/etcdns-base:<hash of that content>, so a
-#      rerun finds it (seconds) and a changed Node or library makes a new one.
+#      links, copied from Debian's packages, Debian's CA bundle, an /etc/passwd with the uid
+#      65532 user ("nonroot"), a /tmp. No shell, no npm. Tagged localhost/etcdns-base:<hash of
+#      that content>, so a rerun finds it (seconds) and a changed Node or library makes a new one.
 #   2. the production node_modules, installed here by the same `npm ci --omit=dev|optional|peer`
 #      the Dockerfile's deps stage runs (host npm, its cache and registry settings), kept under
 #      .cache/image/deps/<hash of package.json and package-lock.json>/app/node_modules, and given
@@ -50,12 +50,12 @@ mb() { awk -v b="$1" 'BEGIN { printf "%.1f MB", b / 1e6 }'; }
 
 # --- 1. the base ---------------------------------------------------------------------------------
 # Recipe version: bump it when the files below change in a way their content hash does not show.
-BASE_RECIPE=2
+BASE_RECIPE=3
 PASSWD='root:x:0:0:root:/root:/usr/sbin/nologin
-node:x:1000:1000:etcdns:/home/node:/usr/sbin/nologin
+nonroot:x:65532:65532:etcdns:/home/nonroot:/usr/sbin/nologin
 nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin'
 GROUP='root:x:0:
-node:x:1000:
+nonroot:x:65532:
 nogroup:x:65534:'
 # /etc/hosts first (podman and Kubernetes mount one), then DNS: what Debian images say.
 NSSWITCH='hosts: files dns'
@@ -97,7 +97,7 @@ build_base() {
   c=$(buildah from --quiet scratch)
   containers+=("$c")
   m=$(buildah mount "$c")
-  mkdir -p "$m/usr/local/bin" "$m/etc/ssl/certs" "$m/home/node" "$m/tmp" "$m/root"
+  mkdir -p "$m/usr/local/bin" "$m/etc/ssl/certs" "$m/home/nonroot" "$m/tmp" "$m/root"
   install -m 0755 "$node_bin" "$m/usr/local/bin/node"
   for lib in "${libs[@]}"; do
     mkdir -p "$m$(dirname "$lib")"
@@ -109,7 +109,7 @@ build_base() {
   printf '%s\n' "$NSSWITCH" > "$m/etc/nsswitch.conf"
   chmod 1777 "$m/tmp"
   chmod 0700 "$m/root"
-  chown 1000:1000 "$m/home/node"
+  chown 65532:65532 "$m/home/nonroot"
   buildah umount "$c" >/dev/null
   buildah config \
     --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \

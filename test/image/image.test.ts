@@ -1,6 +1,6 @@
 // The runtime image, for real: `npm run image` (scripts/image.sh: buildah builds the Dockerfile
 // on a base assembled from this machine), then podman runs it as the manifests run it (user
-// 1000, read-only root file system, a tmpfs /tmp, no capabilities, no privilege escalation):
+// 65532, read-only root file system, a tmpfs /tmp, no capabilities, no privilege escalation):
 // `etcdns server` answers dig from a real etcd on the host's loopback, `etcdns controller --help`
 // runs, and the image holds the command and its production dependencies only.
 // Skipped, naming the error, only where buildah or podman cannot run at all.
@@ -11,6 +11,7 @@ import { join, posix } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import ts from 'typescript';
+import { NONROOT_IDENTITY } from '../../src/constructs/workload.ts';
 import { answerData, dig } from '../support/dig.ts';
 import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
 import { freePort } from '../support/ports.ts';
@@ -24,6 +25,8 @@ const { version, dependencies: ownDependencies } = JSON.parse(readFileSync(join(
 };
 const IMAGE = `localhost/etcdns:${version}`;
 const MB = 1e6;
+/** The user and group the manifests run the image as, and the image's own USER. */
+const USER = `${NONROOT_IDENTITY.runAsUser}:${NONROOT_IDENTITY.runAsGroup}`;
 
 /** Why buildah or podman cannot run here (the test is then skipped), or undefined. */
 async function unavailable(): Promise<string | undefined> {
@@ -63,7 +66,7 @@ async function podmanRun(): Promise<string[]> {
     'runc',
     ...(await ulimitArgs()),
     '--user',
-    '1000:1000',
+    USER,
     '--read-only',
     // Only /tmp is writable, as the pods' emptyDir gives it (podman would add /run and /var/tmp).
     '--read-only-tmpfs=false',
@@ -195,7 +198,7 @@ describe('the runtime image', { skip }, () => {
       IMAGE,
     ]);
     const [user, entrypoint, size] = stdout.trim().split('|');
-    assert.equal(user, '1000:1000');
+    assert.equal(user, USER);
     assert.deepEqual(JSON.parse(entrypoint!), ['node', 'bin/etcdns.js']);
     t.diagnostic(`${IMAGE}: ${(Number(size) / MB).toFixed(1)} MB`);
   });
