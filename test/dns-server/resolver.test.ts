@@ -990,6 +990,32 @@ table('delegations: glue from address records (RFC 9471), DS from the parent sid
     want: PARENT_NODATA,
   },
   {
+    name: "DS at the apex of a zone whose parent zone is ours too: the parent's NODATA (its apex NS set is the parent's cut)",
+    zones: [{ name: 'example.org' }, { name: 'team.example.org' }],
+    content: { '/skydns/org/example/team/dns/ns/ns1': { host: '10.0.1.53' } },
+    q: ['team.example.org.', 'DS'],
+    want: PARENT_NODATA,
+  },
+  {
+    name: "DS at the apex of a zone whose parent zone is ours too, no NS entries: the parent's NODATA",
+    zones: [{ name: 'example.org' }, { name: 'team.example.org' }],
+    content: { '/skydns/org/example/team/www': { host: '10.0.1.1' } },
+    q: ['team.example.org.', 'DS'],
+    want: PARENT_NODATA,
+  },
+  {
+    name: "DS at the apex of a zone whose parent is not ours: the zone's own NODATA",
+    zones: [{ name: 'team.example.org' }],
+    content: { '/skydns/org/example/team/www': { host: '10.0.1.1' } },
+    q: ['team.example.org.', 'DS'],
+    want: {
+      rcode: 'NOERROR',
+      aa: true,
+      answer: [],
+      authority: ['team.example.org. 30 SOA ns.dns.team.example.org. hostmaster.team.example.org.'],
+    },
+  },
+  {
     name: 'both forms in one NS set: the address entry is its own glue, the name host gets its address records',
     content: { ...DELEGATION, '/skydns/org/example/team/dns/ns/ns2': { host: '10.0.1.53' } },
     q: ['team.example.org.', 'NS'],

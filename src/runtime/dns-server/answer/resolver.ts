@@ -598,11 +598,22 @@ function zoneAnswer(ctx: Ctx, question: string, type: number, seen: { atQuestion
 }
 
 /**
+ * The zone a question is answered from: the most specific one holding the name, but DS at a
+ * zone's apex is the parent's data (RFC 4035 3.1.4.1), answered from the parent zone when that is
+ * ours too, as BIND and Knot do.
+ */
+function answeringZone(zones: ZoneTable, name: string, type: number): Zone | undefined {
+  const zone = zones.match(name);
+  if (type !== TYPE.DS || zone?.name !== name || name === '.') return zone;
+  return zones.match(name.slice(name.indexOf('.') + 1) || '.') ?? zone;
+}
+
+/**
  * Answers one question from the records; never throws for any question. `reading` is the
  * server's (from its lookup mode) unless given: zone transfers always read as the zone.
  */
 export function resolve(question: Question, data: ResolverData, reading: Reading = readingOf(data.lookup)): Answer {
-  const zone = data.zones.match(question.name);
+  const zone = answeringZone(data.zones, question.name, question.type);
   if (!zone) return refused(true);
   if (question.class !== CLASS.IN && question.class !== CLASS.ANY) return { ...refused(false), zone: zone.name };
   if (question.type === TYPE.AXFR || question.type === TYPE.IXFR) return { ...refused(false), zone: zone.name };
