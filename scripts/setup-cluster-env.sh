@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the cluster check (npm run test:cluster, test/cluster/) runs on top of the test
-# environment of scripts/setup-test-env.sh (which calls this script last), pinned, cached under
-# .cache/. Idempotent: a second run only checks stamps.
+# environment of scripts/setup-test-env.sh (npm run setup:cluster runs both), pinned, cached under
+# .cache/. Idempotent: a second run only checks stamps. Each step that does work logs how long it
+# took.
 #   Go module proxy: kubelet, kube-proxy, kube-controller-manager, kube-scheduler from the same
 #     k8s.io/kubernetes as kube-apiserver, built in kube-apiserver's wrapper module (.cache/build/
 #     kube-apiserver: the packages they share are compiled once); containerd v2 (containerd,
@@ -10,14 +11,10 @@
 #     firewall only: it enforces NetworkPolicy beside the bridge plugin (iptables + ipset).
 #     v2.1.0 has reported security flaws: it is test infrastructure only, on the fenced test
 #     bridge, never deployed.
-#   Flux v1.9.6 (source-controller, kustomize-controller; test/cluster/flux.cluster.ts runs them
-#     as processes with a kubeconfig): each built in a wrapper module (.cache/build/<name>) with
-#     the controller's own replace directives, as kube-apiserver is. v1.10 needs Go 1.27 and a
-#     dependency the module proxy refuses. Their CRDs are copied from the modules'
-#     config/crd/bases into .cache/flux-crds/.
-#   Argo CD v3.5.7's CRDs (Application, AppProject: manifests/crds of github.com/argoproj/argo-cd/v3,
-#     downloaded, not built: its gitops-engine does not build through the module proxy) into
-#     .cache/argocd-crds/, for test/scaffold/gitops-examples.test.ts. v3.6 needs Go 1.27.
+#   Flux (source-controller, kustomize-controller; test/cluster/flux.cluster.ts runs them as
+#     processes with a kubeconfig): each built in a wrapper module (.cache/build/<name>) with the
+#     controller's own replace directives, as kube-apiserver is. setup-test-env.sh pins the
+#     version and copies their CRDs into .cache/flux-crds/.
 #   Debian (setup-test-env.sh's list): runc, containernetworking-plugins (bridge, host-local,
 #     loopback, portmap), iptables, ipset (kube-router's sets).
 #   Images (no registry is reachable): the pause image (Kubernetes' own build/pause/linux/pause.c
@@ -27,19 +24,25 @@
 #     containerd. The etcdns image comes from `npm run image` (scripts/image.sh).
 set -euo pipefail
 
-KUBERNETES_VERSION=v1.37.2
 CONTAINERD_VERSION=v2.4.2
 KUBE_ROUTER_VERSION=v2.1.0
-FLUX_VERSION=v1.9.6
 FLUX_CONTROLLERS=(source-controller kustomize-controller)
-ARGOCD_VERSION=v3.5.7
 CLUSTER_BINARIES=(kubelet kube-proxy kube-controller-manager kube-scheduler)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+# The versions shared with the test environment, pinned in one place: setup-test-env.sh.
+eval "$(grep -E '^(KUBERNETES|FLUX)_VERSION=' "$root/scripts/setup-test-env.sh")"
 cache="$root/.cache"
 bin="$cache/bin"
 mkdir -p "$bin" "$cache/build"
 log() { printf '[setup-cluster] %s\n' "$*" >&2; }
+# step FUNCTION ARGS...: runs one step; a step that took a second or more logs how long.
+step() {
+  local t=${EPOCHREALTIME/./} ms
+  "$@"
+  ms=$(((${EPOCHREALTIME/./} - t) / 1000))
+  [ "$ms" -lt 1000 ] || log "${*:1:2} took $((ms / 1000)) s"
+}
 
 stamp_ok() { [ -x "$bin/$1" ] && [ "$(cat "$bin/$1.version" 2>/dev/null)" = "$2" ]; }
 
@@ -116,7 +119,7 @@ build_kube_router() {
 # api module of the same version stands for).
 build_flux_controller() {
   local name=$1 m=github.com/fluxcd/$1
-  stamp_ok "$name" "$FLUX_VERSION" && [ -d "$cache/flux-crds/$name" ] && return
+  stamp_ok "$name" "$FLUX_VERSION" && return
   log "building Flux $name $FLUX_VERSION"
   (
     local dir="$cache/build/flux-$name" gomod
@@ -133,25 +136,11 @@ build_flux_controller() {
       go mod edit -replace=github.com/fluxcd/pkg/artifact=github.com/fluxcd/pkg/artifact@v0.18.0
     go get "$m@$FLUX_VERSION" 2> get.log || { cat get.log >&2; exit 1; }
     go build -o "$bin/$name" "$m"
-    rm -rf "$cache/flux-crds/$name" && mkdir -p "$cache/flux-crds/$name"
-    cp "$(go list -m -f '{{.Dir}}' "$m")"/config/crd/bases/*.yaml "$cache/flux-crds/$name/"
-    chmod u+w "$cache/flux-crds/$name/"*.yaml
   )
   echo "$FLUX_VERSION" > "$bin/$name.version"
 }
 
 build_flux() { local c; for c in "${FLUX_CONTROLLERS[@]}"; do build_flux_controller "$c"; done; }
-
-fetch_argocd_crds() {
-  local dir="$cache/argocd-crds" src
-  [ "$(cat "$dir/version" 2>/dev/null)" = "$ARGOCD_VERSION" ] && return
-  log "downloading Argo CD $ARGOCD_VERSION's CRDs"
-  src=$(go mod download -json "github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION" | jq -r .Dir)
-  rm -rf "$dir" && mkdir -p "$dir"
-  cp "$src/manifests/crds/application-crd.yaml" "$src/manifests/crds/appproject-crd.yaml" "$dir/"
-  chmod u+w "$dir"/*.yaml
-  echo "$ARGOCD_VERSION" > "$dir/version"
-}
 
 # image_archive NAME KEY: the archive path for an image of that content.
 image_archive() { echo "$cache/cluster-images/$1-$2.oci.tar"; }
@@ -207,19 +196,18 @@ build_images() {
     --label "io.etcdns.debian-package=etcd-server=$(dpkg-query -W -f='${Version}' etcd-server)"
 }
 
-build_kubernetes_nodes
-build_containerd
-build_kube_router
-build_flux
-fetch_argocd_crds
-build_images
+step build_kubernetes_nodes
+step build_containerd
+step build_kube_router
+step build_flux
+step build_images
 
 {
   for b in "${CLUSTER_BINARIES[@]}"; do printf '%-24s %s\n' "$b" "$("$bin/$b" --version | awk '{print $2}')"; done
   printf '%-24s %s\n' containerd "$("$bin/containerd" --version | awk '{print $3}')"
   printf '%-24s %s\n' kube-router "$(cat "$bin/kube-router.version")"
   for b in "${FLUX_CONTROLLERS[@]}"; do printf '%-24s %s\n' "$b" "$(cat "$bin/$b.version")"; done
-  printf '%-24s %s\n' argocd-crds "$(cat "$cache/argocd-crds/version")"
   printf '%-24s %s\n' images "$(cd "$cache/cluster-images" && echo *.oci.tar)"
   printf '%-24s %s\n' cni-plugins "$(dpkg-query -W -f='${Version}' containernetworking-plugins)"
 } | sed 's/^/[setup-cluster] /' >&2
+log "setup-cluster-env.sh: $SECONDS s"

@@ -10,6 +10,10 @@
 #   external-dns's DNSEndpoint CRD, copied to .cache/crds/ for the tests' kube-apiservers
 #   Debian: prometheus (promtool and Prometheus: the alerts and the dashboard, test/observability/),
 #   chromium (headless: the status page)
+#   Go module proxy (downloaded, not built): Flux's and Argo CD's CRDs into .cache/flux-crds/ and
+#   .cache/argocd-crds/ (test/scaffold/gitops-examples.test.ts; the cluster check's Flux too)
+# Only what `npm test` needs: the cluster check's programs are scripts/setup-cluster-env.sh's
+# (npm run setup:cluster). Each step that does work logs how long it took.
 set -euo pipefail
 
 COREDNS_VERSION=v1.15.0
@@ -18,6 +22,11 @@ KUBERNETES_VERSION=v1.37.2
 ACTIONLINT_VERSION=v1.7.12
 # The newest patch of the minor external-dns v0.22 builds against (v1.6.1).
 GATEWAY_API_VERSION=v1.6.3
+# Flux's and Argo CD's CRDs. setup-cluster-env.sh builds Flux at this FLUX_VERSION and its
+# Kubernetes programs at KUBERNETES_VERSION: it reads both from here.
+# Flux v1.10 needs Go 1.27 and a dependency the module proxy refuses; Argo CD v3.6 needs Go 1.27.
+FLUX_VERSION=v1.9.6
+ARGOCD_VERSION=v3.5.7
 # runc named explicitly: podman depends on "crun | runc" and apt would pick crun, which refuses
 # hybrid cgroups v1 machines like this one.
 APT_PACKAGES=(etcd-server etcd-client bind9-dnsutils dnsperf knot bind9 unbound iproute2
@@ -29,6 +38,13 @@ cache="$root/.cache"
 bin="$cache/bin"
 mkdir -p "$bin" "$cache/build"
 log() { printf '[setup] %s\n' "$*" >&2; }
+# step FUNCTION ARGS...: runs one step; a step that took a second or more logs how long.
+step() {
+  local t=${EPOCHREALTIME/./} ms
+  "$@"
+  ms=$(((${EPOCHREALTIME/./} - t) / 1000))
+  [ "$ms" -lt 1000 ] || log "${*:1:2} took $((ms / 1000)) s"
+}
 
 install_debian() {
   local missing=()
@@ -112,27 +128,58 @@ build_actionlint() {
   echo "$ACTIONLINT_VERSION" > "$bin/actionlint.version"
 }
 
+# module_dir MODULE@VERSION: the module downloaded, its folder in the module cache.
+module_dir() { go mod download -json "$1" | awk -F'"' '/"Dir":/ {print $4}'; }
+
 # copy_crds NAME MODULE@VERSION DIR...: the module's CRD folders DIR into .cache/crds/NAME.
 copy_crds() {
   local module=$2 dest="$cache/crds/$1" src d
   shift 2
   [ -f "$dest/.complete" ] && return
   log "CRDs of $module"
-  src=$(go mod download -json "$module" | awk -F'"' '/"Dir":/ {print $4}')
+  src=$(module_dir "$module")
   rm -rf "$dest" && mkdir -p "$dest"
   for d in "$@"; do cp -r "$src/$d" "$dest/$(basename "$d")"; done
   chmod -R u+w "$dest"
   touch "$dest/.complete"
 }
 
-install_debian
-copy_crds "gateway-api-$GATEWAY_API_VERSION" "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION" \
+# fetch_flux_crds: each Flux controller's config/crd/bases into .cache/flux-crds/<controller>.
+fetch_flux_crds() {
+  local c src dir
+  for c in source-controller kustomize-controller; do
+    dir="$cache/flux-crds/$c"
+    [ "$(cat "$dir/version" 2>/dev/null)" = "$FLUX_VERSION" ] && continue
+    log "downloading Flux $c $FLUX_VERSION's CRDs"
+    src=$(module_dir "github.com/fluxcd/$c@$FLUX_VERSION")
+    rm -rf "$dir" && mkdir -p "$dir"
+    cp "$src"/config/crd/bases/*.yaml "$dir/"
+    chmod u+w "$dir"/*.yaml
+    echo "$FLUX_VERSION" > "$dir/version"
+  done
+}
+
+fetch_argocd_crds() {
+  local dir="$cache/argocd-crds" src
+  [ "$(cat "$dir/version" 2>/dev/null)" = "$ARGOCD_VERSION" ] && return
+  log "downloading Argo CD $ARGOCD_VERSION's CRDs"
+  src=$(module_dir "github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION")
+  rm -rf "$dir" && mkdir -p "$dir"
+  cp "$src/manifests/crds/application-crd.yaml" "$src/manifests/crds/appproject-crd.yaml" "$dir/"
+  chmod u+w "$dir"/*.yaml
+  echo "$ARGOCD_VERSION" > "$dir/version"
+}
+
+step install_debian
+step copy_crds "gateway-api-$GATEWAY_API_VERSION" "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION" \
   config/crd/standard config/crd/experimental
-copy_crds "external-dns-$EXTERNAL_DNS_VERSION" "sigs.k8s.io/external-dns@$EXTERNAL_DNS_VERSION" config/crd/standard
-build_coredns
-build_external_dns
-build_kube_apiserver
-build_actionlint
+step copy_crds "external-dns-$EXTERNAL_DNS_VERSION" "sigs.k8s.io/external-dns@$EXTERNAL_DNS_VERSION" config/crd/standard
+step fetch_flux_crds
+step fetch_argocd_crds
+step build_coredns
+step build_external_dns
+step build_kube_apiserver
+step build_actionlint
 
 {
   echo "etcd            $(etcd --version | awk '/etcd Version/ {print $3}')"
@@ -149,5 +196,7 @@ build_actionlint
   echo "actionlint      $("$bin/actionlint" --version | head -1)"
   echo "shellcheck      $(shellcheck --version | awk '/^version:/ {print $2}')"
   echo "gateway-api     $GATEWAY_API_VERSION (CRDs)"
+  echo "flux, argo cd   $FLUX_VERSION, $ARGOCD_VERSION (CRDs)"
 } | sed 's/^/[setup] /' >&2
-bash "$root/scripts/setup-cluster-env.sh" # the cluster check (npm run test:cluster)
+log "setup-test-env.sh: $SECONDS s"
+

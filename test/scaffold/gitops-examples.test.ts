@@ -2,7 +2,7 @@
 // kube-apiserver (server-side dry run, unknown fields refused): the Argo CD Applications and the
 // Flux GitRepository/Kustomizations `etcdns init` writes, and the examples of the README's
 // "Deploy with Argo CD" and "Deploy with Flux". The CRDs come from the engines' modules
-// (scripts/setup-cluster-env.sh: Argo CD v3.5.7's manifests/crds, downloaded, not built; Flux
+// (scripts/setup-test-env.sh, downloaded, not built: Argo CD v3.5.7's manifests/crds, Flux
 // v1.9.6's config/crd/bases). Flux itself applies the scaffold in test/cluster/flux.cluster.ts;
 // Argo CD cannot run here (its gitops-engine does not build through the module proxy).
 import assert from 'node:assert/strict';

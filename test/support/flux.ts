@@ -1,5 +1,6 @@
 // A real Flux on a cluster of cluster.ts: source-controller and kustomize-controller v1.9.6
-// (built by scripts/setup-cluster-env.sh into .cache/bin, their CRDs into .cache/flux-crds/),
+// (built by scripts/setup-cluster-env.sh into .cache/bin; their CRDs, .cache/flux-crds/, come
+// from scripts/setup-test-env.sh),
 // run as processes on the host with the admin kubeconfig, as `flux install` runs them as pods.
 // Every port is on loopback: source-controller serves its artifacts on 127.0.0.1, where
 // kustomize-controller (on the same host) fetches them.
