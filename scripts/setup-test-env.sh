@@ -10,6 +10,9 @@
 #   external-dns's DNSEndpoint CRD, copied to .cache/crds/ for the tests' kube-apiservers
 #   Debian: prometheus (promtool and Prometheus: the alerts and the dashboard, test/observability/),
 #   chromium (headless: the status page)
+#   Go module proxy: kube-score, and trivy's Kubernetes configuration checks as trivy-kubernetes
+#   (scripts/trivy-kubernetes.go: trivy's own scanner and embedded checks, a fraction of trivy's
+#   build), the manifest linters of test/lint/
 #   Go module proxy (downloaded, not built): Flux's and Argo CD's CRDs into .cache/flux-crds/ and
 #   .cache/argocd-crds/ (test/scaffold/gitops-examples.test.ts; the cluster check's Flux too)
 # Only what `npm test` needs: the cluster check's programs are scripts/setup-cluster-env.sh's
@@ -22,6 +25,8 @@ KUBERNETES_VERSION=v1.37.2
 ACTIONLINT_VERSION=v1.7.12
 # The newest patch of the minor external-dns v0.22 builds against (v1.6.1).
 GATEWAY_API_VERSION=v1.6.3
+KUBE_SCORE_VERSION=v1.20.0
+TRIVY_VERSION=v0.74.0
 # Flux's and Argo CD's CRDs. setup-cluster-env.sh builds Flux at this FLUX_VERSION and its
 # Kubernetes programs at KUBERNETES_VERSION: it reads both from here.
 # Flux v1.10 needs Go 1.27 and a dependency the module proxy refuses; Argo CD v3.6 needs Go 1.27.
@@ -128,6 +133,31 @@ build_actionlint() {
   echo "$ACTIONLINT_VERSION" > "$bin/actionlint.version"
 }
 
+build_kube_score() {
+  stamp_ok kube-score "$KUBE_SCORE_VERSION" && return
+  log "building kube-score $KUBE_SCORE_VERSION"
+  GOBIN="$bin" go install -ldflags "-X main.version=$KUBE_SCORE_VERSION" \
+    "github.com/zegl/kube-score/cmd/kube-score@$KUBE_SCORE_VERSION"
+  echo "$KUBE_SCORE_VERSION" > "$bin/kube-score.version"
+}
+
+# trivy-kubernetes: scripts/trivy-kubernetes.go as the wrapper module's program (over its tools.go),
+# stamped with the trivy version and the source's hash. trivy needs GOEXPERIMENT=jsonv2.
+build_trivy_kubernetes() {
+  local source="$root/scripts/trivy-kubernetes.go" stamp
+  stamp="$TRIVY_VERSION $(sha256sum < "$source" | cut -c1-16)"
+  stamp_ok trivy-kubernetes "$stamp" && return
+  log "building trivy-kubernetes (trivy $TRIVY_VERSION's Kubernetes checks)"
+  (
+    export GOEXPERIMENT=jsonv2
+    in_wrapper_module trivy-kubernetes "github.com/aquasecurity/trivy@$TRIVY_VERSION" github.com/aquasecurity/trivy/pkg/iac/rego
+    cp "$source" tools.go
+    tidy
+    go build -o "$bin/trivy-kubernetes" .
+  )
+  echo "$stamp" > "$bin/trivy-kubernetes.version"
+}
+
 # module_dir MODULE@VERSION: the module downloaded, its folder in the module cache.
 module_dir() { go mod download -json "$1" | awk -F'"' '/"Dir":/ {print $4}'; }
 
@@ -180,6 +210,8 @@ step build_coredns
 step build_external_dns
 step build_kube_apiserver
 step build_actionlint
+step build_kube_score
+step build_trivy_kubernetes
 
 {
   echo "etcd            $(etcd --version | awk '/etcd Version/ {print $3}')"
@@ -194,6 +226,8 @@ step build_actionlint
   echo "podman          $(podman --version | awk '{print $3}')"
   echo "runc            $(runc --version | awk 'NR == 1 {print $3}')"
   echo "actionlint      $("$bin/actionlint" --version | head -1)"
+  echo "kube-score      $("$bin/kube-score" version | awk '{print $3}' | tr -d ,)"
+  echo "trivy checks    $("$bin/trivy-kubernetes" --version) (trivy-kubernetes)"
   echo "shellcheck      $(shellcheck --version | awk '/^version:/ {print $2}')"
   echo "gateway-api     $GATEWAY_API_VERSION (CRDs)"
   echo "flux, argo cd   $FLUX_VERSION, $ARGOCD_VERSION (CRDs)"
