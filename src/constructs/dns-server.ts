@@ -11,7 +11,8 @@ import {
   type RateLimitInput,
   type ServerConfigInput,
 } from '../config/server-config.ts';
-import { keyPrefix } from '../config/field-rules.ts';
+import * as v from 'valibot';
+import { keyPrefix, upstream } from '../config/field-rules.ts';
 import { problemsOf } from '../config/schema-problems.ts';
 import type { Exposure } from '../config/view-config.ts';
 import { zoneSchema, zonesSchema } from '../config/zone-config.ts';
@@ -20,6 +21,7 @@ import { DNS_PORT_NAMES, DnsService, dnsServiceProblems, mayUseIpv6, type DnsSer
 import { etcdClientMounts, type EtcdClientAccess } from './etcd-client-access.ts';
 import { DEFAULT_IMAGES, imageReference } from './image.ts';
 import { COMPONENT, podTemplateLabels, selectorLabels } from './labels.ts';
+import type { DnsPeer } from './network-policies.ts';
 import { VIEW_SERVICE_LABEL, metricsService } from './service-monitor.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 import { assertNoProblems, intProblem, settingProblems } from './kubernetes-rules.ts';
@@ -197,6 +199,8 @@ export class DnsServer extends Construct {
   readonly config: ServerConfigInput;
   /** The networks allowed to transfer some zone of it (for the NetworkPolicy), sorted. */
   readonly transferCidrs: string[];
+  /** Where it sends queries (forwarders) and NOTIFYs (secondaries), for the egress NetworkPolicy. */
+  readonly peers: DnsPeer[];
 
   constructor(scope: Construct, id: string, props: DnsServerProps) {
     super(scope, id);
@@ -226,6 +230,15 @@ export class DnsServer extends Construct {
     const snapshot = props.snapshot ?? true;
     const transfer = transferFiles(props.transfer, props.zones);
     this.transferCidrs = transfer.cidrs;
+    const address = (s: string) => v.parse(upstream, s);
+    this.peers = [
+      // An external view never forwards (its config has no forward).
+      ...(props.exposure !== 'external' && props.forward
+        ? props.forward.upstreams.map((u) => ({ ...address(u), protocols: ['UDP', 'TCP'] as ('UDP' | 'TCP')[] }))
+        : []),
+      // NOTIFY goes over UDP (zone-notifier.ts).
+      ...transfer.notify.map((n) => ({ ...address(n), protocols: ['UDP'] as ('UDP' | 'TCP')[] })),
+    ];
     this.config = {
       etcd: etcd.connection,
       prefix: props.prefix,

@@ -306,6 +306,7 @@ export class DnsStack extends Construct {
         version,
         views: views.map((v) => v.name),
         transferFrom: Object.fromEntries(views.map((v, i) => [v.name, this.servers[i]!.transferCidrs])),
+        serverPeers: Object.fromEntries(views.map((v, i) => [v.name, this.servers[i]!.peers])),
         rolesJob: roles !== undefined && roles.job !== false,
       });
     }

@@ -201,7 +201,8 @@ export const ETCD_DEFAULTS = {
   identity: NONROOT_IDENTITY,
 } as const;
 
-const PORT = { client: 2379, peer: 2380, metrics: 2381 } as const;
+/** etcd's ports in its pods (the NetworkPolicies' egress to etcd names them by number). */
+export const ETCD_PORTS = { client: 2379, peer: 2380, metrics: 2381 } as const;
 const DATA_DIR = '/var/lib/etcd';
 const SERVER_TLS_DIR = '/etc/etcd/tls/server';
 const PEER_TLS_DIR = '/etc/etcd/tls/peer';
@@ -298,7 +299,7 @@ export class EtcdCluster extends Construct {
       // The client Service by its short name: namespace-relative, only ready members (readiness is
       // a linearizable read), and one certificate name (Node's TLS check refuses a wildcard over a
       // single label such as *.etcdns-etcd-peer, so per-member URLs would need a SAN per member).
-      endpoints: [`${l.scheme}://${l.name}:${PORT.client}`],
+      endpoints: [`${l.scheme}://${l.name}:${ETCD_PORTS.client}`],
       ...(props.tls && l.tls
         ? { tls: { secretName: props.tls.clientSecret, caKey: l.tls.ca, certKey: l.tls.cert, keyKey: l.tls.key } }
         : {}),
@@ -313,16 +314,16 @@ export class EtcdCluster extends Construct {
     const { scheme, tls } = l;
     const compactionMode = props.compaction?.mode ?? 'periodic';
     const flags: Record<string, string> = {
-      'advertise-client-urls': `${scheme}://${l.memberHost('$(POD_NAME)')}:${PORT.client}`,
+      'advertise-client-urls': `${scheme}://${l.memberHost('$(POD_NAME)')}:${ETCD_PORTS.client}`,
       'auto-compaction-mode': compactionMode,
       'auto-compaction-retention': props.compaction?.retention ?? ETCD_DEFAULTS.compaction[compactionMode],
       'data-dir': `${DATA_DIR}/data`,
-      'initial-advertise-peer-urls': `${scheme}://${l.memberHost('$(POD_NAME)')}:${PORT.peer}`,
+      'initial-advertise-peer-urls': `${scheme}://${l.memberHost('$(POD_NAME)')}:${ETCD_PORTS.peer}`,
       // Fixed by the stack name: a namespace overlay cannot follow into a flag value.
       'initial-cluster-token': l.name,
-      'listen-client-urls': `${scheme}://0.0.0.0:${PORT.client}`,
-      'listen-metrics-urls': `http://0.0.0.0:${PORT.metrics}`,
-      'listen-peer-urls': `${scheme}://0.0.0.0:${PORT.peer}`,
+      'listen-client-urls': `${scheme}://0.0.0.0:${ETCD_PORTS.client}`,
+      'listen-metrics-urls': `http://0.0.0.0:${ETCD_PORTS.metrics}`,
+      'listen-peer-urls': `${scheme}://0.0.0.0:${ETCD_PORTS.peer}`,
       name: '$(POD_NAME)',
       'quota-backend-bytes': String(props.quotaBackendBytes ?? ETCD_DEFAULTS.quotaBackendBytes),
     };
@@ -390,7 +391,7 @@ export class EtcdCluster extends Construct {
       this,
       'member-helper',
       helperProps,
-      l.members.map((member) => `${member}=${l.scheme}://${l.memberHost(member)}:${PORT.peer}`).join(','),
+      l.members.map((member) => `${member}=${l.scheme}://${l.memberHost(member)}:${ETCD_PORTS.peer}`).join(','),
     );
     return helper;
   }
@@ -404,8 +405,13 @@ export class EtcdCluster extends Construct {
         publishNotReadyAddresses: true,
         selector: l.selector,
         ports: [
-          { name: 'client', port: PORT.client, targetPort: k8s.IntOrString.fromString('client'), protocol: 'TCP' },
-          { name: 'peer', port: PORT.peer, targetPort: k8s.IntOrString.fromString('peer'), protocol: 'TCP' },
+          {
+            name: 'client',
+            port: ETCD_PORTS.client,
+            targetPort: k8s.IntOrString.fromString('client'),
+            protocol: 'TCP',
+          },
+          { name: 'peer', port: ETCD_PORTS.peer, targetPort: k8s.IntOrString.fromString('peer'), protocol: 'TCP' },
         ],
       },
     });
@@ -415,7 +421,12 @@ export class EtcdCluster extends Construct {
         type: 'ClusterIP',
         selector: l.selector,
         ports: [
-          { name: 'client', port: PORT.client, targetPort: k8s.IntOrString.fromString('client'), protocol: 'TCP' },
+          {
+            name: 'client',
+            port: ETCD_PORTS.client,
+            targetPort: k8s.IntOrString.fromString('client'),
+            protocol: 'TCP',
+          },
         ],
       },
     });
@@ -463,9 +474,9 @@ export class EtcdCluster extends Construct {
               command: ['etcd'],
               args: helper.etcdArgs,
               ports: [
-                { name: 'client', containerPort: PORT.client, protocol: 'TCP' },
-                { name: 'metrics', containerPort: PORT.metrics, protocol: 'TCP' },
-                { name: 'peer', containerPort: PORT.peer, protocol: 'TCP' },
+                { name: 'client', containerPort: ETCD_PORTS.client, protocol: 'TCP' },
+                { name: 'metrics', containerPort: ETCD_PORTS.metrics, protocol: 'TCP' },
+                { name: 'peer', containerPort: ETCD_PORTS.peer, protocol: 'TCP' },
               ],
               // Liveness asks only this member (a lost quorum is not cured by restarts);
               // readiness asks for a linearizable read, so clients are sent to a working cluster.
@@ -568,7 +579,7 @@ export class EtcdCluster extends Construct {
       version: l.image.tag,
       wave: SYNC_WAVE.etcd,
       selector: l.selector,
-      port: PORT.metrics,
+      port: ETCD_PORTS.metrics,
       targetPort: 'metrics',
       labels: props.labels,
     });

@@ -3,16 +3,24 @@
 // asks the others for the member list); its peer port from members only; the HTTP ports
 // (/metrics, /healthz, /readyz) from the monitoring namespaces; DNS from the configured clients
 // and, when those are restricted, from the secondaries allowed zone transfers (their SOA queries
-// come over UDP, the transfers over TCP). Ingress only: the pods' egress (etcd, the API server,
-// forwarders, NOTIFY to the secondaries) is left to the cluster.
-// Ports are the containers' port names, so a changed port number needs no change here.
+// come over UDP, the transfers over TCP). With `egress` each pod may also connect only where it
+// needs to: every pod to the cluster DNS (names are resolved: etcd's Services, its members); etcd
+// to its members (peer and client ports) and the API server (the member helper reads its
+// StatefulSet); a DNS server to etcd's client port, the API server (EndpointSlices), its
+// forwarders (UDP and TCP) and the secondaries it NOTIFYs (UDP); the controller to etcd and the
+// API server; the roles Job to etcd. A policy cannot select the API server by pod: its addresses
+// are given (`apiServer`). Egress is opt-in: a wrong address there stops the controller.
+// Ingress ports are the containers' port names, so a changed port number needs no change here;
+// egress names etcd's ports by number (a named port of another pod is not matched everywhere).
+import { isIP } from 'node:net';
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import { network } from '../config/field-rules.ts';
 import { DNS_PORT_NAMES } from './dns-service.ts';
+import { ETCD_PORTS } from './etcd-cluster.ts';
 import { COMPONENT, selectorLabels } from './labels.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
-import { assertNoProblems, k8sName, settingProblems, show } from './kubernetes-rules.ts';
+import { assertNoProblems, intProblem, k8sName, mapProblems, settingProblems, show } from './kubernetes-rules.ts';
 
 export interface DnsClientsProps {
   /**
@@ -27,6 +35,67 @@ export interface DnsClientsProps {
    * @default - none
    */
   readonly namespaces?: string[];
+}
+
+export interface ApiServerProps {
+  /**
+   * The API server's addresses as the pods reach them once the `kubernetes` Service has been
+   * translated: its endpoints (`kubectl get endpointslices -n default -l
+   * kubernetes.io/service-name=kubernetes`), e.g. the control-plane nodes as /32s.
+   */
+  readonly cidrs: string[];
+  /**
+   * The endpoints' port (not the Service's 443, unless they are the same).
+   * @default [443, 6443] (managed control planes; kubeadm, k3s and RKE2)
+   */
+  readonly ports?: number[];
+}
+
+export interface ClusterDnsProps {
+  /**
+   * Namespace of the cluster DNS pods.
+   * @default "kube-system"
+   */
+  readonly namespace?: string;
+  /**
+   * Labels of the cluster DNS pods.
+   * @default { "k8s-app": "kube-dns" } (CoreDNS as kubeadm, k3s, RKE2 and the managed clusters label it)
+   */
+  readonly podLabels?: Record<string, string>;
+  /**
+   * Addresses also allowed, for a DNS the pods reach outside the pod network: a node-local cache
+   * (e.g. "169.254.20.10/32" and the kube-dns Service's address it takes over) or a resolver on
+   * the nodes.
+   * @default - none
+   */
+  readonly cidrs?: string[];
+  /**
+   * Port of the cluster DNS in its pods.
+   * @default 53
+   */
+  readonly port?: number;
+}
+
+export interface EgressProps {
+  /** Where the API server is (the controller, the DNS servers and etcd's member helper read it). */
+  readonly apiServer: ApiServerProps;
+  /**
+   * The cluster DNS every pod resolves names with (UDP and TCP).
+   * @default - the kube-dns pods of kube-system, port 53
+   */
+  readonly clusterDns?: ClusterDnsProps;
+}
+
+export const EGRESS_DEFAULTS = {
+  apiServerPorts: [443, 6443],
+  clusterDns: { namespace: 'kube-system', podLabels: { 'k8s-app': 'kube-dns' }, port: 53 },
+} as const;
+
+/** An address a DNS server sends to: a forwarder (UDP and TCP) or a secondary it NOTIFYs (UDP). */
+export interface DnsPeer {
+  host: string;
+  port: number;
+  protocols: ('UDP' | 'TCP')[];
 }
 
 export interface NetworkPolicyProps {
@@ -53,6 +122,12 @@ export interface NetworkPolicyProps {
    * @default - `dnsFrom` for every view
    */
   readonly dnsFromByView?: Record<string, DnsClientsProps>;
+  /**
+   * Egress policies too: each pod may connect only where it needs to (etcd, its members, the
+   * API server, the cluster DNS, the DNS servers' forwarders and the secondaries they NOTIFY).
+   * @default - none: ingress only, the pods' egress is left to the cluster
+   */
+  readonly egress?: EgressProps;
 }
 
 export const NETWORK_POLICY_DEFAULTS = { metricsNamespaces: ['monitoring'] } as const;
@@ -75,12 +150,35 @@ export interface NetworkPoliciesProps extends NetworkPolicyProps {
   readonly transferFrom?: Record<string, string[]>;
   /** Whether the etcd-roles Job runs (it needs etcd's client port). */
   readonly rolesJob: boolean;
+  /**
+   * Where each view's DNS server sends queries and NOTIFYs (DnsServer.peers), by view name: its
+   * egress allows them.
+   * @default - none
+   */
+  readonly serverPeers?: Record<string, DnsPeer[]>;
 }
 
-const port = (name: string, protocol: 'TCP' | 'UDP' = 'TCP'): k8s.NetworkPolicyPort => ({
-  port: k8s.IntOrString.fromString(name),
+const port = (name: string | number, protocol: 'TCP' | 'UDP' = 'TCP'): k8s.NetworkPolicyPort => ({
+  port: typeof name === 'number' ? k8s.IntOrString.fromNumber(name) : k8s.IntOrString.fromString(name),
   protocol,
 });
+
+const hostCidr = (host: string) => `${host}/${isIP(host) === 6 ? 128 : 32}`;
+
+/** One egress rule per address and port of a DNS server's peers, each once, in a fixed order. */
+function peerRules(peers: DnsPeer[]): k8s.NetworkPolicyEgressRule[] {
+  const byTarget = new Map<string, { cidr: string; port: number; protocols: Set<'UDP' | 'TCP'> }>();
+  for (const p of peers) {
+    const key = `${hostCidr(p.host)} ${p.port}`;
+    const target = byTarget.get(key) ?? { cidr: hostCidr(p.host), port: p.port, protocols: new Set() };
+    for (const protocol of p.protocols) target.protocols.add(protocol);
+    byTarget.set(key, target);
+  }
+  return [...byTarget.keys()].sort().map((key) => {
+    const t = byTarget.get(key)!;
+    return { to: [{ ipBlock: { cidr: t.cidr } }], ports: [...t.protocols].sort().map((p) => port(t.port, p)) };
+  });
+}
 
 function namespacePeers(namespaces: readonly string[]): k8s.NetworkPolicyPeer[] {
   if (namespaces.includes('*')) return [{ namespaceSelector: {} }];
@@ -120,7 +218,41 @@ export class NetworkPolicies extends Construct {
     const metricsFrom = namespacePeers(props.metricsNamespaces ?? NETWORK_POLICY_DEFAULTS.metricsNamespaces);
     const metricsRule = (portName: string): k8s.NetworkPolicyIngressRule[] =>
       metricsFrom.length > 0 ? [{ ports: [port(portName)], from: metricsFrom }] : [];
-    const policy = (component: string, ingress: k8s.NetworkPolicyIngressRule[]) => {
+    const egress = props.egress;
+    const dns = { ...EGRESS_DEFAULTS.clusterDns, ...egress?.clusterDns };
+    const common: k8s.NetworkPolicyEgressRule[] = egress
+      ? [
+          {
+            to: [
+              {
+                namespaceSelector: { matchLabels: { [NAMESPACE_NAME_LABEL]: dns.namespace } },
+                podSelector: { matchLabels: dns.podLabels },
+              },
+              ...[...(dns.cidrs ?? [])].sort().map((cidr) => ({ ipBlock: { cidr } })),
+            ],
+            ports: [port(dns.port, 'UDP'), port(dns.port, 'TCP')],
+          },
+        ]
+      : [];
+    const toApiServer: k8s.NetworkPolicyEgressRule[] = egress
+      ? [
+          {
+            to: [...egress.apiServer.cidrs].sort().map((cidr) => ({ ipBlock: { cidr } })),
+            ports: [...(egress.apiServer.ports ?? EGRESS_DEFAULTS.apiServerPorts)]
+              .sort((a, b) => a - b)
+              .map((p) => port(p)),
+          },
+        ]
+      : [];
+    const toEtcd = (...ports: number[]): k8s.NetworkPolicyEgressRule => ({
+      to: [pods(COMPONENT.etcd)],
+      ports: ports.map((p) => port(p)),
+    });
+    const policy = (
+      component: string,
+      ingress: k8s.NetworkPolicyIngressRule[],
+      egressRules: k8s.NetworkPolicyEgressRule[],
+    ) => {
       const name = `${stack.name}-${component}`;
       this.policies[name] = component;
       new k8s.KubeNetworkPolicy(this, component, {
@@ -134,9 +266,10 @@ export class NetworkPolicies extends Construct {
         }),
         spec: {
           podSelector: { matchLabels: selectorLabels(stack.name, component) },
-          policyTypes: ['Ingress'],
+          policyTypes: egress ? ['Ingress', 'Egress'] : ['Ingress'],
           // No rules: nothing may connect (an empty list would be dropped by the API server anyway).
           ...(ingress.length > 0 ? { ingress } : {}),
+          ...(egress ? { egress: [...common, ...egressRules] } : {}),
         },
       });
     };
@@ -147,22 +280,30 @@ export class NetworkPolicies extends Construct {
       pods(COMPONENT.etcd),
       ...(props.rolesJob ? [pods(COMPONENT.etcdRoles)] : []),
     ];
-    policy(COMPONENT.etcd, [
-      { ports: [port('client')], from: etcdClients },
-      { ports: [port('peer')], from: [pods(COMPONENT.etcd)] },
-      ...metricsRule('metrics'),
-    ]);
+    policy(
+      COMPONENT.etcd,
+      [
+        { ports: [port('client')], from: etcdClients },
+        { ports: [port('peer')], from: [pods(COMPONENT.etcd)] },
+        ...metricsRule('metrics'),
+      ],
+      [toEtcd(ETCD_PORTS.client, ETCD_PORTS.peer), ...toApiServer],
+    );
     for (const view of props.views) {
       const from = dnsPeers(props.dnsFromByView?.[view] ?? props.dnsFrom, props.transferFrom?.[view] ?? []);
-      policy(COMPONENT.server(view), [
-        // No `from`: anyone.
-        { ports: [port(DNS_PORT_NAMES.udp, 'UDP'), port(DNS_PORT_NAMES.tcp)], ...(from ? { from } : {}) },
-        ...metricsRule('http'),
-      ]);
+      policy(
+        COMPONENT.server(view),
+        [
+          // No `from`: anyone.
+          { ports: [port(DNS_PORT_NAMES.udp, 'UDP'), port(DNS_PORT_NAMES.tcp)], ...(from ? { from } : {}) },
+          ...metricsRule('http'),
+        ],
+        [toEtcd(ETCD_PORTS.client), ...toApiServer, ...peerRules(props.serverPeers?.[view] ?? [])],
+      );
     }
-    policy(COMPONENT.controller, metricsRule('http'));
+    policy(COMPONENT.controller, metricsRule('http'), [toEtcd(ETCD_PORTS.client), ...toApiServer]);
     // The Job serves nothing.
-    if (props.rolesJob) policy(COMPONENT.etcdRoles, []);
+    if (props.rolesJob) policy(COMPONENT.etcdRoles, [], [toEtcd(ETCD_PORTS.client)]);
   }
 }
 
@@ -192,6 +333,40 @@ function namespacesProblems(namespaces: unknown, path: string, wildcard: boolean
   return namespaces.flatMap((ns, i) => (wildcard && ns === '*' ? [] : k8sName(ns, `${path}[${i}]`, 'label', 63)));
 }
 
+function cidrsProblems(cidrs: unknown, path: string, required: boolean): string[] {
+  if (cidrs === undefined && !required) return [];
+  if (!Array.isArray(cidrs) || (required && cidrs.length === 0))
+    return [`${path}: must be a list of CIDRs such as "10.0.0.10/32" (got ${show(cidrs)})`];
+  return cidrs.flatMap((cidr, i) => settingProblems(network, cidr, `${path}[${i}]`));
+}
+
+function egressProblems(e: EgressProps | undefined, path: string): string[] {
+  if (e === undefined) return [];
+  const problems: string[] = [];
+  if (e.apiServer === undefined)
+    problems.push(
+      `${path}.apiServer: required with egress, the API server's endpoint addresses (kubectl get endpointslices -n default -l kubernetes.io/service-name=kubernetes)`,
+    );
+  else {
+    problems.push(...cidrsProblems(e.apiServer.cidrs, `${path}.apiServer.cidrs`, true));
+    const ports = e.apiServer.ports;
+    if (ports !== undefined && (!Array.isArray(ports) || ports.length === 0))
+      problems.push(`${path}.apiServer.ports: must be a list of ports (got ${show(ports)})`);
+    else
+      (ports ?? []).forEach((p, i) =>
+        problems.push(...intProblem(p, `${path}.apiServer.ports[${i}]`, 1, 65535, 'a port')),
+      );
+  }
+  const dns = e.clusterDns;
+  problems.push(
+    ...k8sName(dns?.namespace, `${path}.clusterDns.namespace`, 'label', 63),
+    ...mapProblems(dns?.podLabels, `${path}.clusterDns.podLabels`, true),
+    ...cidrsProblems(dns?.cidrs, `${path}.clusterDns.cidrs`, false),
+    ...intProblem(dns?.port, `${path}.clusterDns.port`, 1, 65535, 'a port'),
+  );
+  return problems;
+}
+
 export function networkPolicyProblems(p: NetworkPolicyProps | undefined, views: string[], path: string): string[] {
   if (p === undefined) return [];
   const problems: string[] = [];
@@ -204,5 +379,6 @@ export function networkPolicyProblems(p: NetworkPolicyProps | undefined, views: 
       problems.push(`${path}.dnsFromByView.${view}: no such view (views: ${views.map(show).join(', ')})`);
     problems.push(...clientsProblems(clients, `${path}.dnsFromByView.${view}`));
   }
+  problems.push(...egressProblems(p.egress, `${path}.egress`));
   return problems;
 }

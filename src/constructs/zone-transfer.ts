@@ -67,6 +67,8 @@ export interface TransferFiles {
   mounts: k8s.VolumeMount[];
   /** Every network allowed to transfer some zone of the server, sorted, each once. */
   cidrs: string[];
+  /** Every secondary NOTIFYed for some zone of the server ("ip" or "ip:port"), sorted, each once. */
+  notify: string[];
 }
 
 const keyOf = (secret: TransferKeySecretProps) => secret.key ?? DEFAULT_TSIG_KEY;
@@ -87,6 +89,7 @@ export function transferFiles(server: TransferProps | undefined, zones: readonly
   });
   // A zone with its own settings never uses the server's: only the networks that apply are opened.
   const cidrs = zones.flatMap((z) => (z.transfer ?? server)?.allowCidrs ?? []);
+  const notify = zones.flatMap((z) => (z.transfer ?? server)?.notify ?? []);
   return {
     ...(server ? { transfer: config(server) } : {}),
     zones: zones.map(({ transfer, ...zone }) => (transfer ? { ...zone, transfer: config(transfer) } : zone)),
@@ -104,6 +107,7 @@ export function transferFiles(server: TransferProps | undefined, zones: readonly
       readOnly: true,
     })),
     cidrs: [...new Set(cidrs)].sort(),
+    notify: [...new Set(notify)].sort(),
   };
 }
 

@@ -1,6 +1,7 @@
 // prod: a 3-member etcd with TLS from existing Secrets (e.g. issued by cert-manager), members
 // required on distinct nodes, three DNS servers (autoscaled up to six) behind a MetalLB address,
-// two controllers with leader election, Prometheus Operator scraping with alerts and a Grafana
+// two controllers with leader election, egress NetworkPolicies (the API server at the
+// control-plane nodes' addresses), Prometheus Operator scraping with alerts and a Grafana
 // dashboard, and Argo CD sync waves.
 // Split horizon: inside clients ask the internal view (10.9.176.53); the world asks the external
 // view (203.0.113.53), which has only opted-in names, with the load balancers' 10.9.176.0/24
@@ -56,6 +57,9 @@ export const prod: DnsStackProps = {
     },
   ],
   controller: { replicas: 2 },
+  networkPolicy: {
+    egress: { apiServer: { cidrs: ['10.9.0.10/32', '10.9.0.11/32', '10.9.0.12/32'], ports: [6443] } },
+  },
   observability: {
     serviceMonitor: { enabled: true, labels: { release: 'prometheus' } },
     alerts: { enabled: true, labels: { release: 'prometheus' } },

@@ -54,6 +54,27 @@ const STACKS: Record<string, DnsStackProps> = {
     },
   },
   transfersOpen: { zones, server: { transfer: { allowCidrs: ['192.0.2.53/32'] } } },
+  // Egress: the API server's endpoints given, the cluster DNS the default kube-dns pods plus a
+  // node-local cache; the internal view forwards and NOTIFYs, the external one only NOTIFYs.
+  egress: {
+    zones: [
+      {
+        name: 'example.org',
+        transfer: { allowCidrs: ['192.0.2.0/24'], notify: ['192.0.2.53', '[2001:db8::53]:5300'] },
+      },
+    ],
+    server: {
+      forward: { upstreams: ['198.51.100.1', '198.51.100.2:5353', '192.0.2.53'], clientCidrs: ['10.0.0.0/8'] },
+    },
+    views: [{ name: 'internal' }, { name: 'external', prefix: '/skydns-external', exposure: 'external' }],
+    etcdRoles: { passwordSecret: 'etcdns-etcd-users' },
+    networkPolicy: {
+      egress: {
+        apiServer: { cidrs: ['10.0.0.12/32', '10.0.0.10/32'], ports: [6443] },
+        clusterDns: { cidrs: ['169.254.20.10/32'] },
+      },
+    },
+  },
 };
 const synthesized = Object.fromEntries(
   Object.entries(STACKS).map(([name, props]) => [name, synthObjects(props) as Json[]]),
@@ -128,6 +149,99 @@ for (const [stack, name, port, expected] of ROWS)
     assert.deepEqual(policy.spec.policyTypes, ['Ingress']);
     assert.deepEqual(admitted(policy, port), expected);
   });
+
+/** Where a policy lets its pods connect, as "<peer> <port>/<protocol>" ("pods:<component>", "dns:<ns>", "cidr:<net>"). */
+function reached(policy: Json): string[] {
+  const out: string[] = [];
+  for (const rule of (policy.spec.egress ?? []) as Json[])
+    for (const peer of rule.to as Json[]) {
+      const who = peer.ipBlock
+        ? `cidr:${peer.ipBlock.cidr}`
+        : peer.namespaceSelector
+          ? `dns:${peer.namespaceSelector.matchLabels['kubernetes.io/metadata.name']}/${Object.entries(
+              peer.podSelector.matchLabels as Json,
+            )
+              .map(([k, v]) => `${k}=${v}`)
+              .join(',')}`
+          : `pods:${peer.podSelector.matchLabels['app.kubernetes.io/component']}`;
+      for (const p of rule.ports as Json[]) out.push(`${who} ${p.port}/${p.protocol}`);
+    }
+  return out.sort();
+}
+
+const DNS = ['dns:kube-system/k8s-app=kube-dns', 'cidr:169.254.20.10/32'].flatMap((d) => [
+  `${d} 53/TCP`,
+  `${d} 53/UDP`,
+]);
+const API = ['cidr:10.0.0.10/32 6443/TCP', 'cidr:10.0.0.12/32 6443/TCP'];
+// [policy, where its pods may connect]
+const EGRESS_ROWS: [string, string[]][] = [
+  ['etcdns-etcd', [...DNS, ...API, 'pods:etcd 2379/TCP', 'pods:etcd 2380/TCP']],
+  [
+    'etcdns-server-internal',
+    [
+      ...DNS,
+      ...API,
+      'pods:etcd 2379/TCP',
+      // Forwarders over UDP and TCP; 192.0.2.53 is also NOTIFYed (UDP): one rule.
+      'cidr:198.51.100.1/32 53/TCP',
+      'cidr:198.51.100.1/32 53/UDP',
+      'cidr:198.51.100.2/32 5353/TCP',
+      'cidr:198.51.100.2/32 5353/UDP',
+      'cidr:192.0.2.53/32 53/TCP',
+      'cidr:192.0.2.53/32 53/UDP',
+      'cidr:2001:db8::53/128 5300/UDP',
+    ],
+  ],
+  // An external view never forwards: only its NOTIFYs.
+  [
+    'etcdns-server-external',
+    [...DNS, ...API, 'pods:etcd 2379/TCP', 'cidr:192.0.2.53/32 53/UDP', 'cidr:2001:db8::53/128 5300/UDP'],
+  ],
+  ['etcdns-controller', [...DNS, ...API, 'pods:etcd 2379/TCP']],
+  // The Job talks to etcd only.
+  ['etcdns-etcd-roles', [...DNS, 'pods:etcd 2379/TCP']],
+];
+for (const [name, expected] of EGRESS_ROWS)
+  test(`egress: ${name} may connect to ${expected.length} peer ports, nothing else`, () => {
+    const policy = policies('egress').find((p) => p.metadata.name === name)!;
+    assert.deepEqual(policy.spec.policyTypes, ['Ingress', 'Egress']);
+    assert.deepEqual(reached(policy), [...expected].sort());
+  });
+
+test('egress: the ingress rules stay as they are without egress', () => {
+  const withEgress = policies('egress');
+  const without = synthObjects({ ...STACKS.egress!, networkPolicy: {} }) as Json[];
+  for (const p of without.filter((o) => o.kind === 'NetworkPolicy')) {
+    assert.equal(p.spec.egress, undefined);
+    assert.deepEqual(withEgress.find((q) => q.metadata.name === p.metadata.name)!.spec.ingress, p.spec.ingress);
+  }
+});
+
+test("egress: the cluster DNS's own namespace, labels and port", () => {
+  const policy = (
+    synthObjects({
+      zones,
+      networkPolicy: {
+        egress: {
+          apiServer: { cidrs: ['10.0.0.10/32'] },
+          clusterDns: {
+            namespace: 'openshift-dns',
+            podLabels: { 'dns.operator.openshift.io/daemonset-dns': 'default' },
+            port: 5353,
+          },
+        },
+      },
+    }) as Json[]
+  ).find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'etcdns-controller')!;
+  assert.deepEqual(reached(policy), [
+    'cidr:10.0.0.10/32 443/TCP',
+    'cidr:10.0.0.10/32 6443/TCP',
+    'dns:openshift-dns/dns.operator.openshift.io/daemonset-dns=default 5353/TCP',
+    'dns:openshift-dns/dns.operator.openshift.io/daemonset-dns=default 5353/UDP',
+    'pods:etcd 2379/TCP',
+  ]);
+});
 
 /** Pod templates of the stack: workloads and Jobs. */
 const pods = (objects: Json[]) =>
@@ -252,6 +366,34 @@ const BAD: [string, DnsStackProps, string][] = [
   ],
   ['etcdRoles without a Secret', { zones, etcdRoles: {} as never }, 'etcdRoles.passwordSecret: required'],
   [
+    'egress without the API server',
+    { zones, networkPolicy: { egress: {} as never } },
+    'networkPolicy.egress.apiServer: required with egress',
+  ],
+  [
+    'egress with no API server address',
+    { zones, networkPolicy: { egress: { apiServer: { cidrs: [] } } } },
+    'networkPolicy.egress.apiServer.cidrs: must be a list of CIDRs',
+  ],
+  [
+    'egress with an API server host name',
+    { zones, networkPolicy: { egress: { apiServer: { cidrs: ['api.example.org'] } } } },
+    'networkPolicy.egress.apiServer.cidrs[0]',
+  ],
+  [
+    'egress with port 0',
+    { zones, networkPolicy: { egress: { apiServer: { cidrs: ['10.0.0.10/32'], ports: [0] } } } },
+    'networkPolicy.egress.apiServer.ports[0]: must be a port from 1 to 65535',
+  ],
+  [
+    'egress with a bad DNS namespace',
+    {
+      zones,
+      networkPolicy: { egress: { apiServer: { cidrs: ['10.0.0.10/32'] }, clusterDns: { namespace: 'Kube_System' } } },
+    },
+    'networkPolicy.egress.clusterDns.namespace',
+  ],
+  [
     'etcdRoles with a bad Secret name',
     { zones, etcdRoles: { passwordSecret: 'Users' } },
     'etcdRoles.passwordSecret: must be 253 or fewer',
@@ -321,6 +463,6 @@ test('the policies and the Job pass server-side dry-run apply on the real kube-a
       assert.deepEqual(notKept(object, stored), [], `${stack}: ${object.kind}/${object.metadata.name}`);
       applied += 1;
     }
-  // defaults 3 policies, views 5 and the Job, closed 3, transfers 5, transfersOpen 3.
-  assert.equal(applied, 20);
+  // defaults 3 policies, views 5 and the Job, closed 3, transfers 5, transfersOpen 3, egress 5 and the Job.
+  assert.equal(applied, 26);
 });
