@@ -7,7 +7,8 @@
 #   Debian: buildah, podman, runc (the image: npm run image, test/image/), ca-certificates (its CA
 #   bundle), shellcheck (run: scripts in workflows); Go module proxy: actionlint (the workflows)
 #   Go module proxy (downloaded, not built): the Gateway API CRDs (sigs.k8s.io/gateway-api) and
-#   external-dns's DNSEndpoint CRD, copied to .cache/crds/ for the tests' kube-apiservers
+#   external-dns's DNSEndpoint CRD, copied to .cache/crds/ for the tests' kube-apiservers; the
+#   CRDs of the edges external-dns reads (Traefik, Istio, Contour, OpenShift Route) likewise
 #   Debian: prometheus (promtool and Prometheus: the alerts and the dashboard, test/observability/),
 #   chromium (headless: the status page)
 #   Go module proxy: kube-score, and trivy's Kubernetes configuration checks as trivy-kubernetes
@@ -25,6 +26,11 @@ KUBERNETES_VERSION=v1.37.2
 ACTIONLINT_VERSION=v1.7.12
 # The newest patch of the minor external-dns v0.22 builds against (v1.6.1).
 GATEWAY_API_VERSION=v1.6.3
+# The edges' CRDs (external-dns v0.22's sources read them): Istio at external-dns v0.22's istio.io/api.
+TRAEFIK_VERSION=v3.7.13
+ISTIO_API_VERSION=v1.30.3
+CONTOUR_VERSION=v1.33.6
+OPENSHIFT_API_VERSION=v0.0.0-20251015095338-264e80a2b6e7
 KUBE_SCORE_VERSION=v1.20.0
 TRIVY_VERSION=v0.74.0
 # Flux's and Argo CD's CRDs. setup-cluster-env.sh builds Flux at this FLUX_VERSION and its
@@ -161,7 +167,8 @@ build_trivy_kubernetes() {
 # module_dir MODULE@VERSION: the module downloaded, its folder in the module cache.
 module_dir() { go mod download -json "$1" | awk -F'"' '/"Dir":/ {print $4}'; }
 
-# copy_crds NAME MODULE@VERSION DIR...: the module's CRD folders DIR into .cache/crds/NAME.
+# copy_crds NAME MODULE@VERSION PATH...: the module's CRD folders or files PATH (globs allowed)
+# into .cache/crds/NAME.
 copy_crds() {
   local module=$2 dest="$cache/crds/$1" src d
   shift 2
@@ -169,7 +176,8 @@ copy_crds() {
   log "CRDs of $module"
   src=$(module_dir "$module")
   rm -rf "$dest" && mkdir -p "$dest"
-  for d in "$@"; do cp -r "$src/$d" "$dest/$(basename "$d")"; done
+  # shellcheck disable=SC2086 # PATH may be a glob
+  for d in "$@"; do cp -r "$src"/$d "$dest/"; done
   chmod -R u+w "$dest"
   touch "$dest/.complete"
 }
@@ -204,6 +212,13 @@ step install_debian
 step copy_crds "gateway-api-$GATEWAY_API_VERSION" "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION" \
   config/crd/standard config/crd/experimental
 step copy_crds "external-dns-$EXTERNAL_DNS_VERSION" "sigs.k8s.io/external-dns@$EXTERNAL_DNS_VERSION" config/crd/standard
+step copy_crds "traefik-$TRAEFIK_VERSION" "github.com/traefik/traefik/v3@$TRAEFIK_VERSION" \
+  'docs/content/reference/dynamic-configuration/traefik.io_*.yaml'
+step copy_crds "istio-$ISTIO_API_VERSION" "istio.io/api@$ISTIO_API_VERSION" kubernetes/customresourcedefinitions.gen.yaml
+step copy_crds "contour-$CONTOUR_VERSION" "github.com/projectcontour/contour@$CONTOUR_VERSION" \
+  examples/contour/01-crds.yaml
+step copy_crds "openshift-api-$OPENSHIFT_API_VERSION" "github.com/openshift/api@$OPENSHIFT_API_VERSION" \
+  route/v1/zz_generated.crd-manifests/routes.crd.yaml
 step fetch_flux_crds
 step fetch_argocd_crds
 step build_coredns
@@ -231,6 +246,10 @@ step build_trivy_kubernetes
   echo "shellcheck      $(shellcheck --version | awk '/^version:/ {print $2}')"
   echo "gateway-api     $GATEWAY_API_VERSION (CRDs)"
   echo "flux, argo cd   $FLUX_VERSION, $ARGOCD_VERSION (CRDs)"
+  echo "traefik         $TRAEFIK_VERSION (CRDs)"
+  echo "istio api       $ISTIO_API_VERSION (CRDs)"
+  echo "contour         $CONTOUR_VERSION (CRDs)"
+  echo "openshift api   $OPENSHIFT_API_VERSION (Route CRD)"
 } | sed 's/^/[setup] /' >&2
 log "setup-test-env.sh: $SECONDS s"
 

@@ -19,7 +19,7 @@ export { controllerClusterRules, leaderElectionRules } from './constructs/contro
 export { DnsEndpointCrd, dnsEndpointCrd } from './constructs/dns-endpoint-crd.ts';
 export { StaticRecords, recordObjectName } from './constructs/static-records.ts';
 export type { StaticRecordProps } from './constructs/static-records.ts';
-export type { SourceKind } from './config/source-kinds.ts';
+export type { SourceKind, SourceSwitches } from './config/source-kinds.ts';
 export type { RecordType } from './dns/record-types.ts';
 export { NetworkPolicies, NETWORK_POLICY_DEFAULTS } from './constructs/network-policies.ts';
 export type { DnsClientsProps, NetworkPoliciesProps, NetworkPolicyProps } from './constructs/network-policies.ts';

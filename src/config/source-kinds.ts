@@ -1,23 +1,11 @@
-// The sources the controller can read, declared once: each by external-dns's source name (so a
-// team's --source flags carry over), the Kubernetes kind it turns into records, where the API
-// serves it, and the resource id its records carry (external-dns's, so adoption keeps matching).
-// The controller's informers, the RBAC of the constructs and the config's allowed values all come
-// from this table.
-
-export const SOURCE_KINDS = [
-  'service',
-  'ingress',
-  'gateway-httproute',
-  'gateway-grpcroute',
-  'gateway-tlsroute',
-  'gateway-tcproute',
-  'gateway-udproute',
-  'crd',
-] as const;
-export type SourceKind = (typeof SOURCE_KINDS)[number];
-
-export type ObjectKind =
-  'Service' | 'Ingress' | 'HTTPRoute' | 'GRPCRoute' | 'TLSRoute' | 'TCPRoute' | 'UDPRoute' | 'DNSEndpoint';
+// The sources the controller can read, declared once, one row each: by external-dns's source
+// name (so a team's --source flags carry over), the objects it turns into records (their kind,
+// where the API serves them, and the first part of the resource id their records carry:
+// external-dns's, so adoption keeps matching), what else it reads (informers), and what it writes
+// besides Events. The config's allowed values, the views' rule kinds, the constructs' RBAC and
+// the controller's informers all come from this table; the runtime half of each source (its
+// records and index keys) is its row in src/runtime/controller/sources/source-registry.ts.
+// Declarative only: this module imports nothing of src/runtime/.
 
 /** A collection in the Kubernetes API. */
 export interface ApiResource {
@@ -30,82 +18,156 @@ export interface ApiResource {
   namespaced: boolean;
 }
 
-export interface SourceSpec {
-  source: SourceKind;
-  kind: ObjectKind;
+/** The controller's settings that change what a source reads (fields of its config, by the same names). */
+export interface SourceSwitches {
+  /** --gateway-listener-sets: routes may attach to ListenerSets. */
+  gatewayListenerSets?: boolean;
+}
+
+/** An object a source turns into records. */
+export interface ObjectSpec {
+  /** The Kubernetes kind; also how the informers, the status page and the metrics name it. */
+  kind: string;
   api: ApiResource;
   /** First part of the resource id ("httproute/<ns>/<name>"), as external-dns names the resource. */
   resourcePrefix: string;
 }
 
+/** Something a source reads besides its objects: one of READ_KINDS. */
+export interface ReadSpec {
+  kind: ReadKind;
+  /** Read only when this switch is on. */
+  when?: keyof SourceSwitches;
+  /** Without it (not served) the source's records cannot be computed: they are kept as they are. */
+  essential?: boolean;
+}
+
+export interface SourceSpec {
+  objects: readonly ObjectSpec[];
+  reads: readonly ReadSpec[];
+  /** Subresources written besides Events (the DNSEndpoint status). */
+  writesStatus?: boolean;
+}
+
 export const GATEWAY_GROUP = 'gateway.networking.k8s.io';
 
-const route = (source: SourceKind, kind: ObjectKind, resource: string, versions: string[]): SourceSpec => ({
-  source,
-  kind,
-  api: { group: GATEWAY_GROUP, versions, resource, namespaced: true },
-  resourcePrefix: kind.toLowerCase(),
+const core = (resource: string, namespaced: boolean): ApiResource => ({
+  group: '',
+  versions: ['v1'],
+  resource,
+  namespaced,
+});
+const gatewayApi = (resource: string, versions: string[] = ['v1']): ApiResource => ({
+  group: GATEWAY_GROUP,
+  versions,
+  resource,
+  namespaced: true,
+});
+
+/** What sources read besides their own objects, by kind. */
+export const READ_KINDS = {
+  EndpointSlice: { group: 'discovery.k8s.io', versions: ['v1'], resource: 'endpointslices', namespaced: true },
+  Node: core('nodes', false),
+  Gateway: gatewayApi('gateways'),
+  ListenerSet: gatewayApi('listenersets'),
+  Namespace: core('namespaces', false),
+} as const satisfies Record<string, ApiResource>;
+export type ReadKind = keyof typeof READ_KINDS;
+
+/** What the Gateway API route sources read besides the routes: Gateways, ListenerSets, Namespaces. */
+const ROUTE_READS: readonly ReadSpec[] = [
+  { kind: 'Gateway', essential: true },
+  { kind: 'ListenerSet', when: 'gatewayListenerSets', essential: true },
+  { kind: 'Namespace' },
+];
+const route = <K extends string>(kind: K, resource: string, versions: string[]) => ({
+  objects: [{ kind, api: gatewayApi(resource, versions), resourcePrefix: kind.toLowerCase() }],
+  reads: ROUTE_READS,
 });
 
 /**
- * Route versions: external-dns v0.22 reads TCP and UDP routes at v1alpha2 only, which Gateway API
- * v1.6's standard channel no longer serves; v1 first, then the older versions clusters still run.
+ * The registry, in --help's order. Route versions: external-dns v0.22 reads TCP and UDP routes at
+ * v1alpha2 only, which Gateway API v1.6's standard channel no longer serves; v1 first, then the
+ * older versions clusters still run.
  */
-export const SOURCES: Readonly<Record<SourceKind, SourceSpec>> = {
+export const SOURCES = {
   service: {
-    source: 'service',
-    kind: 'Service',
-    api: { group: '', versions: ['v1'], resource: 'services', namespaced: true },
-    resourcePrefix: 'service',
+    objects: [{ kind: 'Service', api: core('services', true), resourcePrefix: 'service' }],
+    // EndpointSlices and Nodes turn headless and NodePort Services into addresses.
+    reads: [{ kind: 'EndpointSlice' }, { kind: 'Node' }],
   },
   ingress: {
-    source: 'ingress',
-    kind: 'Ingress',
-    api: { group: 'networking.k8s.io', versions: ['v1'], resource: 'ingresses', namespaced: true },
-    resourcePrefix: 'ingress',
+    objects: [
+      {
+        kind: 'Ingress',
+        api: { group: 'networking.k8s.io', versions: ['v1'], resource: 'ingresses', namespaced: true },
+        resourcePrefix: 'ingress',
+      },
+    ],
+    reads: [],
   },
-  'gateway-httproute': route('gateway-httproute', 'HTTPRoute', 'httproutes', ['v1']),
-  'gateway-grpcroute': route('gateway-grpcroute', 'GRPCRoute', 'grpcroutes', ['v1']),
-  'gateway-tlsroute': route('gateway-tlsroute', 'TLSRoute', 'tlsroutes', ['v1', 'v1alpha3', 'v1alpha2']),
-  'gateway-tcproute': route('gateway-tcproute', 'TCPRoute', 'tcproutes', ['v1', 'v1alpha2']),
-  'gateway-udproute': route('gateway-udproute', 'UDPRoute', 'udproutes', ['v1', 'v1alpha2']),
+  'gateway-httproute': route('HTTPRoute', 'httproutes', ['v1']),
+  'gateway-grpcroute': route('GRPCRoute', 'grpcroutes', ['v1']),
+  'gateway-tlsroute': route('TLSRoute', 'tlsroutes', ['v1', 'v1alpha3', 'v1alpha2']),
+  'gateway-tcproute': route('TCPRoute', 'tcproutes', ['v1', 'v1alpha2']),
+  'gateway-udproute': route('UDPRoute', 'udproutes', ['v1', 'v1alpha2']),
   crd: {
-    source: 'crd',
-    kind: 'DNSEndpoint',
-    api: { group: 'externaldns.k8s.io', versions: ['v1alpha1'], resource: 'dnsendpoints', namespaced: true },
-    resourcePrefix: 'crd',
+    objects: [
+      {
+        kind: 'DNSEndpoint',
+        api: { group: 'externaldns.k8s.io', versions: ['v1alpha1'], resource: 'dnsendpoints', namespaced: true },
+        resourcePrefix: 'crd',
+      },
+    ],
+    reads: [],
+    writesStatus: true,
   },
-};
+} as const satisfies Record<string, SourceSpec>;
 
-/** What the route sources read besides the routes: the Gateways, their ListenerSets, Namespaces. */
-export const GATEWAYS: ApiResource = { group: GATEWAY_GROUP, versions: ['v1'], resource: 'gateways', namespaced: true };
-export const LISTENER_SETS: ApiResource = {
-  group: GATEWAY_GROUP,
-  versions: ['v1'],
-  resource: 'listenersets',
-  namespaced: true,
-};
-export const NAMESPACES: ApiResource = { group: '', versions: ['v1'], resource: 'namespaces', namespaced: false };
-/** What the Service source reads besides Services. */
-export const ENDPOINT_SLICES: ApiResource = {
-  group: 'discovery.k8s.io',
-  versions: ['v1'],
-  resource: 'endpointslices',
-  namespaced: true,
-};
-export const NODES: ApiResource = { group: '', versions: ['v1'], resource: 'nodes', namespaced: false };
+export type SourceKind = keyof typeof SOURCES;
+export const SOURCE_KINDS = Object.keys(SOURCES) as readonly SourceKind[] as readonly [SourceKind, ...SourceKind[]];
 
-/** The kinds as view rules name them ("service", "httproute", "dnsendpoint"). */
-export const RULE_KINDS: readonly string[] = Object.values(SOURCES).map((s) => s.kind.toLowerCase());
-
-export const ROUTE_SOURCES: readonly SourceKind[] = SOURCE_KINDS.filter((s) => s.startsWith('gateway-'));
-
-export function isRouteSource(source: SourceKind): boolean {
-  return ROUTE_SOURCES.includes(source);
+/** A source's row, as the SourceSpec type has it. */
+export function sourceSpec(source: SourceKind): SourceSpec {
+  return SOURCES[source];
 }
 
-export function sourceOfKind(kind: ObjectKind): SourceSpec {
-  return Object.values(SOURCES).find((s) => s.kind === kind)!;
+/** A kind of object some source turns into records. */
+export type ObjectKind = (typeof SOURCES)[SourceKind]['objects'][number]['kind'];
+/** Every kind the controller may keep an informer of. */
+export type ClusterKind = ObjectKind | ReadKind;
+
+/** Each object kind with the source that reads it. */
+const OBJECT_KINDS = new Map<string, ObjectSpec & { source: SourceKind }>(
+  SOURCE_KINDS.flatMap((source) => SOURCES[source].objects.map((o) => [o.kind, { ...o, source }] as const)),
+);
+
+/** The object spec of a kind, and its source. */
+export function objectSpec(kind: ObjectKind): ObjectSpec & { source: SourceKind } {
+  return OBJECT_KINDS.get(kind)!;
+}
+
+export function isObjectKind(kind: string): kind is ObjectKind {
+  return OBJECT_KINDS.has(kind);
+}
+
+/** The kinds as view rules name them ("service", "httproute", "dnsendpoint"). */
+export const RULE_KINDS: readonly string[] = [...new Set([...OBJECT_KINDS.keys()].map((k) => k.toLowerCase()))];
+
+/** What a source reads besides its objects, with the switches given. */
+export function readsOf(source: SourceKind, switches: SourceSwitches): ReadKind[] {
+  return sourceSpec(source)
+    .reads.filter((r) => !r.when || switches[r.when])
+    .map((r) => r.kind);
+}
+
+/** Every API resource the enabled sources read, once each: their objects, then what else they read (READ_KINDS' order). */
+export function readApis(sources: readonly SourceKind[], switches: SourceSwitches): Map<ClusterKind, ApiResource> {
+  const apis = new Map<ClusterKind, ApiResource>();
+  for (const source of sources) for (const o of SOURCES[source].objects) apis.set(o.kind, o.api);
+  const reads = new Set(sources.flatMap((source) => readsOf(source, switches)));
+  for (const kind of Object.keys(READ_KINDS) as ReadKind[]) if (reads.has(kind)) apis.set(kind, READ_KINDS[kind]);
+  return apis;
 }
 
 /** "gateway.networking.k8s.io/v1", or "v1" for the core group. */
@@ -118,3 +180,6 @@ export function collectionPath(api: ApiResource, version: string, namespace?: st
   const base = api.group ? `/apis/${api.group}/${version}` : `/api/${version}`;
   return `${base}${api.namespaced && namespace ? `/namespaces/${namespace}` : ''}/${api.resource}`;
 }
+
+/** The DNSEndpoint collection (the crd source's objects; the constructs install its CRD). */
+export const DNS_ENDPOINTS: ApiResource = SOURCES.crd.objects[0].api;

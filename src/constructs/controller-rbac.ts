@@ -4,15 +4,11 @@
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import {
-  GATEWAYS,
-  LISTENER_SETS,
-  NAMESPACES,
-  ENDPOINT_SLICES,
-  NODES,
-  SOURCES,
-  isRouteSource,
+  readApis,
+  sourceSpec,
   type ApiResource,
   type SourceKind,
+  type SourceSwitches,
 } from '../config/source-kinds.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 
@@ -20,16 +16,15 @@ const READ = ['get', 'list', 'watch'];
 
 /**
  * ClusterRole rules for the enabled sources (src/config/source-kinds.ts): read what each source
- * lists, nothing else; write Events, and the status of DNSEndpoints. One rule per API group and
- * verb set, sorted.
+ * lists and reads, nothing else; write Events, and the status of the objects whose source writes
+ * it (DNSEndpoints). One rule per API group and verb set, sorted.
  */
-export function controllerClusterRules(sources: readonly SourceKind[], listenerSets = false): k8s.PolicyRule[] {
-  const read = new Set<ApiResource>(sources.map((s) => SOURCES[s].api));
-  // EndpointSlices and Nodes turn headless and NodePort Services into addresses.
-  if (sources.includes('service')) [ENDPOINT_SLICES, NODES].forEach((r) => read.add(r));
-  // Routes attach to Gateways (and ListenerSets); Namespace labels decide Selector listeners.
-  if (sources.some(isRouteSource))
-    [GATEWAYS, NAMESPACES, ...(listenerSets ? [LISTENER_SETS] : [])].forEach((r) => read.add(r));
+export function controllerClusterRules(
+  sources: readonly SourceKind[],
+  switches: SourceSwitches = {},
+): k8s.PolicyRule[] {
+  const read = new Set<ApiResource>(readApis(sources, switches).values());
+  const status = sources.map(sourceSpec).flatMap((s) => (s.writesStatus ? s.objects.map((o) => o.api) : []));
   const groups = new Map<string, Set<string>>([['', new Set()]]);
   for (const api of read) {
     if (!groups.has(api.group)) groups.set(api.group, new Set());
@@ -38,8 +33,8 @@ export function controllerClusterRules(sources: readonly SourceKind[], listenerS
   const rules: k8s.PolicyRule[] = [{ apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] }];
   for (const [group, resources] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
     if (resources.size > 0) rules.push({ apiGroups: [group], resources: [...resources].sort(), verbs: READ });
-    if (group === SOURCES.crd.api.group && sources.includes('crd'))
-      rules.push({ apiGroups: [group], resources: [`${SOURCES.crd.api.resource}/status`], verbs: ['patch'] });
+    for (const api of status.filter((a) => a.group === group))
+      rules.push({ apiGroups: [group], resources: [`${api.resource}/status`], verbs: ['patch'] });
   }
   return rules;
 }
@@ -65,8 +60,8 @@ export interface ControllerRbacProps {
   readonly serviceAccountName: string;
   /** Enabled sources: what the controller reads. */
   readonly sources: SourceKind[];
-  /** Routes may attach to ListenerSets: read them too. */
-  readonly listenerSets: boolean;
+  /** The controller's settings that change what the sources read (gatewayListenerSets). */
+  readonly switches: SourceSwitches;
   /**
    * The Lease the Role allows, when leader election is on.
    * @default - no Role
@@ -101,7 +96,7 @@ export class ControllerRbac extends Construct {
 
     new k8s.KubeClusterRole(this, 'cluster-role', {
       metadata: meta(false),
-      rules: controllerClusterRules(props.sources, props.listenerSets),
+      rules: controllerClusterRules(props.sources, props.switches),
     });
     new k8s.KubeClusterRoleBinding(this, 'cluster-role-binding', {
       metadata: meta(false),

@@ -290,7 +290,7 @@ export class DnsController extends Construct {
       version: image.tag,
       serviceAccountName: name,
       sources: kinds,
-      listenerSets: sources.gatewayListenerSets ?? false,
+      switches: this.config,
       ...(leaderElection ? { leaseName: name } : {}),
       labels: props.labels,
     });

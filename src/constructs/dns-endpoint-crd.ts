@@ -7,10 +7,10 @@
 // same, only the columns stay empty.
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { SOURCES } from '../config/source-kinds.ts';
+import { DNS_ENDPOINTS } from '../config/source-kinds.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 
-const { group, resource, versions } = SOURCES.crd.api;
+const { group, resource, versions } = DNS_ENDPOINTS;
 export const DNS_ENDPOINT_CRD_NAME = `${resource}.${group}`;
 
 const string = (description: string) => ({ type: 'string', description });

@@ -34,7 +34,7 @@ export async function controllerKubeconfig(
   );
   const meta = { name: CONTROLLER_NAME };
   const subjects = [{ kind: 'ServiceAccount', name: CONTROLLER_NAME, namespace: CONTROLLER_NAMESPACE }];
-  const rules = controllerClusterRules(sources, listenerSets);
+  const rules = controllerClusterRules(sources, { gatewayListenerSets: listenerSets });
   if (!firstTime) {
     await rbac.replaceClusterRole({ name: CONTROLLER_NAME, body: { metadata: meta, rules } });
     return kube.writeKubeconfig(await kube.asServiceAccount(CONTROLLER_NAMESPACE, CONTROLLER_NAME));

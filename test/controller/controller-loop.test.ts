@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import type { KubernetesObject, V1Service } from '@kubernetes/client-node';
 import { controllerConfigSchema, type ControllerConfigInput } from '../../src/config/controller-config.ts';
 import { parseConfig } from '../../src/config/schema-problems.ts';
-import type { ObjectKind } from '../../src/config/source-kinds.ts';
+import type { ClusterKind } from '../../src/config/source-kinds.ts';
 import { createLogger } from '../../src/runtime/shared/log.ts';
 import { Controller, type SyncOutcome } from '../../src/runtime/controller/controller.ts';
 import { controllerMetrics } from '../../src/runtime/controller/controller-metrics.ts';
@@ -42,26 +42,14 @@ function service(name: string, host: string, ip: string): V1Service {
 /** The cluster as a list of Services, always synced. */
 class Cluster implements ClusterObjects {
   readonly services = new Map<string, V1Service>();
-  objects(kind: ObjectKind): Iterable<KubernetesObject> {
+  objects(kind: ClusterKind): Iterable<KubernetesObject> {
     return kind === 'Service' ? this.services.values() : [];
   }
-  object(kind: ObjectKind, _namespace: string, name: string) {
+  object(kind: ClusterKind, _namespace: string | undefined, name: string) {
     return kind === 'Service' ? this.services.get(name) : undefined;
   }
   endpointSlices() {
     return [];
-  }
-  nodes() {
-    return [];
-  }
-  gateway() {
-    return undefined;
-  }
-  listenerSet() {
-    return undefined;
-  }
-  namespaceLabels() {
-    return undefined;
   }
   unseenResources() {
     return new Set<string>();

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SourceKind } from '../../src/config/source-kinds.ts';
-import type { ClusterSnapshot } from '../../src/runtime/controller/sources/cluster-snapshot.ts';
+import type { ClusterSnapshot } from '../support/cluster-snapshot.ts';
 import type {
   Gateway,
   Listener,

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import type { V1EndpointSlice, V1Ingress, V1Node, V1Service } from '@kubernetes/client-node';
+import type { KubernetesObject, V1EndpointSlice, V1Ingress, V1Node, V1Service } from '@kubernetes/client-node';
+import type { ClusterKind } from '../../src/config/source-kinds.ts';
 import type { Policy } from '../../src/config/controller-config.ts';
 import { canonicalName } from '../../src/dns/dns-name.ts';
 import type { ViewInput } from '../../src/config/view-config.ts';
@@ -18,7 +19,7 @@ import { isEmptyPlan, planPrefix, type Plan } from '../../src/runtime/controller
 import { desiredRecords } from '../support/full-pipeline.ts';
 import { sourceOptions } from '../../src/runtime/controller/sources/source-options.ts';
 import { controllerViews } from '../../src/runtime/controller/views/controller-views.ts';
-import { sourceObjects } from '../../src/runtime/controller/views/source-object.ts';
+import { sourceObjects } from '../support/cluster-snapshot.ts';
 import { compileViews, viewRecords, type CompiledView } from '../../src/runtime/controller/views/view-records.ts';
 
 const OWNER = 'me';
@@ -68,26 +69,15 @@ class Cluster implements ClusterObjects {
   readonly ings = new Map<string, V1Ingress>();
   readonly slices = new Map<string, V1EndpointSlice>();
 
-  objects(kind: ObjectKey['kind']) {
+  objects(kind: ClusterKind): Iterable<KubernetesObject> {
+    if (kind === 'Node') return NODES;
     return kind === 'Service' ? this.svcs.values() : kind === 'Ingress' ? this.ings.values() : [];
   }
-  object(kind: ObjectKey['kind'], _ns: string, name: string) {
+  object(kind: ClusterKind, _ns: string | undefined, name: string) {
     return kind === 'Service' ? this.svcs.get(name) : kind === 'Ingress' ? this.ings.get(name) : undefined;
-  }
-  gateway() {
-    return undefined;
-  }
-  listenerSet() {
-    return undefined;
-  }
-  namespaceLabels() {
-    return undefined;
   }
   endpointSlices(_ns: string, service: string) {
     return [...this.slices.values()].filter((s) => s.metadata?.labels?.[LABEL] === service);
-  }
-  nodes() {
-    return NODES;
   }
   unseenResources() {
     return new Set<string>();

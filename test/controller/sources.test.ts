@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1EndpointSlice, V1Ingress, V1Node, V1Service } from '@kubernetes/client-node';
 import { resourceId } from '../../src/runtime/controller/desired-record.ts';
-import type { ClusterSnapshot } from '../../src/runtime/controller/sources/cluster-snapshot.ts';
+import type { ClusterSnapshot } from '../support/cluster-snapshot.ts';
 import { desiredRecords } from '../support/full-pipeline.ts';
 import { sourceOptions } from '../../src/runtime/controller/sources/source-options.ts';
 import { parseTtl } from '../../src/runtime/controller/sources/annotations.ts';

@@ -7,7 +7,7 @@ import { encodeEntry } from '../../src/skydns/skydns-entry.ts';
 import { planPrefix } from '../../src/runtime/controller/plan/plan.ts';
 import { sourceOptions } from '../../src/runtime/controller/sources/source-options.ts';
 import { controllerViews } from '../../src/runtime/controller/views/controller-views.ts';
-import { sourceObjects } from '../../src/runtime/controller/views/source-object.ts';
+import { sourceObjects } from '../support/cluster-snapshot.ts';
 import { compileViews, viewRecords } from '../../src/runtime/controller/views/view-records.ts';
 import { desiredRecords } from '../support/full-pipeline.ts';
 import * as interop from './interop-records.ts';

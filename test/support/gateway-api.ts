@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { loadAll } from 'js-yaml';
 import { dnsEndpointCrd } from '../../src/constructs/dns-endpoint-crd.ts';
-import { waitFor } from './process.ts';
+import { crdsIn, installCrds } from './crds.ts';
 import { repoRoot } from './tools.ts';
 
 export const GATEWAY_API_VERSION = 'v1.6.3';
@@ -25,31 +25,22 @@ function gatewayApiCrds(): Json[] {
   const experimental = ['tlsroutes', 'tcproutes', 'udproutes'];
   const files = (channel: string) =>
     readdirSync(join(crdDir, channel)).filter((f) => f.startsWith(`${GATEWAY_GROUP}_`) && f.endsWith('.yaml'));
+  // The channels also ship a ValidatingAdmissionPolicy against mixing them: crdsIn leaves it out.
   const pick = (channel: string, keep: (resource: string) => boolean) =>
-    files(channel)
-      .filter((f) => keep(f.slice(GATEWAY_GROUP.length + 1, -'.yaml'.length)))
-      .flatMap((f) => loadAll(readFileSync(join(crdDir, channel, f), 'utf8')) as Json[])
-      // The channels also ship a ValidatingAdmissionPolicy against mixing them; not a CRD.
-      .filter((o) => o?.kind === 'CustomResourceDefinition');
+    crdsIn(
+      files(channel)
+        .filter((f) => keep(f.slice(GATEWAY_GROUP.length + 1, -'.yaml'.length)))
+        .map((f) => join(crdDir, channel, f)),
+    );
   return [
     ...pick('standard', (r) => !experimental.includes(r)),
     ...pick('experimental', (r) => experimental.includes(r)),
   ];
 }
 
-async function install(kc: k8s.KubeConfig, crds: Json[]): Promise<void> {
-  const api = kc.makeApiClient(k8s.ApiextensionsV1Api);
-  for (const crd of crds) await api.createCustomResourceDefinition({ body: crd as k8s.V1CustomResourceDefinition });
-  for (const crd of crds)
-    await waitFor(`CRD ${crd.metadata.name} established`, async () => {
-      const status = (await api.readCustomResourceDefinition({ name: crd.metadata.name })).status;
-      return status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
-    });
-}
-
 /** Installs the Gateway API CRDs (see gatewayApiCrds) and waits until each is served. */
 export async function installGatewayApiCrds(kc: k8s.KubeConfig): Promise<void> {
-  await install(kc, gatewayApiCrds());
+  await installCrds(kc, gatewayApiCrds());
 }
 
 /** Installs the DNSEndpoint CRD etcdns synthesizes (or external-dns's own, with `ours: false`). */
@@ -62,7 +53,7 @@ export async function installDnsEndpointCrd(kc: k8s.KubeConfig, ours = true): Pr
           'utf8',
         ),
       )[0] as Json);
-  await install(kc, [crd]);
+  await installCrds(kc, [crd]);
 }
 
 const ACCEPTED = [

@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { withViewDefaults, type ViewInput } from '../../src/config/view-config.ts';
-import type { ClusterSnapshot } from '../../src/runtime/controller/sources/cluster-snapshot.ts';
+import type { ClusterSnapshot } from '../support/cluster-snapshot.ts';
 import { sourceOptions } from '../../src/runtime/controller/sources/source-options.ts';
-import { sourceObjects } from '../../src/runtime/controller/views/source-object.ts';
+import { sourceObjects } from '../support/cluster-snapshot.ts';
 import { compileViews, viewRecords } from '../../src/runtime/controller/views/view-records.ts';
 import { desiredRecords } from '../support/full-pipeline.ts';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { V1Ingress, V1Service } from '@kubernetes/client-node';
 import type { DesiredRecord } from '../../src/runtime/controller/desired-record.ts';
 import { ref } from '../controller/object-ref.ts';
-import { sourceObjects } from '../../src/runtime/controller/views/source-object.ts';
+import { sourceObjects } from '../support/cluster-snapshot.ts';
 import { compileViews, viewRecords } from '../../src/runtime/controller/views/view-records.ts';
 import { withViewDefaults, type ViewInput } from '../../src/config/view-config.ts';
 

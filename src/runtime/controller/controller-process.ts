@@ -44,7 +44,7 @@ export function assembleController(
     ...(config.namespace ? { namespace: config.namespace } : {}),
     sources: config.sources ?? ['service', 'ingress'],
     ...(config.gatewayNamespace ? { gatewayNamespace: config.gatewayNamespace } : {}),
-    listenerSets: config.gatewayListenerSets ?? false,
+    switches: config,
     // Callbacks run only after start, when `controller` below exists.
     onChange: (change) => controller.changed(change),
     log,

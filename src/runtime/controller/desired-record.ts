@@ -1,7 +1,7 @@
 // What the sources produce and the planner consumes: one DNS record a Kubernetes object asks
 // for, and a problem found on the way (which becomes a log line and a Kubernetes Event). The
 // record types and problem reasons are declared once here; metrics and status derive from them.
-import { sourceOfKind, type ObjectKind } from '../../config/source-kinds.ts';
+import { objectSpec, type ObjectKind } from '../../config/source-kinds.ts';
 import type { RecordType } from '../../dns/record-types.ts';
 
 export { RECORD_TYPES, type RecordType } from '../../dns/record-types.ts';
@@ -70,7 +70,7 @@ export interface Problem {
  * A DNSEndpoint is "crd/<ns>/<name>", a route "httproute/<ns>/<name>", as external-dns names them.
  */
 export function resourceId(ref: Pick<ObjectRef, 'kind' | 'namespace' | 'name'>): string {
-  return `${sourceOfKind(ref.kind).resourcePrefix}/${ref.namespace}/${ref.name}`;
+  return `${objectSpec(ref.kind).resourcePrefix}/${ref.namespace}/${ref.name}`;
 }
 
 /** "httproute" of "httproute/apps/web": the source a resource id names. */

@@ -1,28 +1,29 @@
-// What the incremental planner reads of the cluster: the source objects by kind and name, and
-// what their records also depend on (a Service's EndpointSlices and the Nodes; a route's Gateways,
-// ListenerSets and Namespaces). kube/cluster-cache.ts provides it from its informers; tests from
-// plain lists.
-import type { KubernetesObject, V1EndpointSlice, V1Node } from '@kubernetes/client-node';
-import type { ObjectKind } from '../../../config/source-kinds.ts';
+// What the incremental planner reads of the cluster: the objects of every kind read, by kind and
+// name (the sources' own objects and what their records also depend on: a Service's
+// EndpointSlices and the Nodes; a route's Gateways, ListenerSets and Namespaces).
+// kube/cluster-cache.ts provides it from its informers; tests from plain lists.
+import type { KubernetesObject, V1EndpointSlice } from '@kubernetes/client-node';
+import type { ClusterKind, ObjectKind } from '../../../config/source-kinds.ts';
 import { resourceId } from '../desired-record.ts';
-import type { GatewayContext } from '../sources/gateway/route-parents.ts';
+import type { ObjectKey } from '../sources/source-runtime.ts';
 
-export interface ClusterObjects extends GatewayContext {
-  /** Every object of a kind the sources read (none for a kind not read). */
-  objects(kind: ObjectKind): Iterable<KubernetesObject>;
-  object(kind: ObjectKind, namespace: string, name: string): KubernetesObject | undefined;
+export type { ObjectKey } from '../sources/source-runtime.ts';
+
+export interface ClusterObjects {
+  /** Every object of a kind read (none for a kind not read). */
+  objects(kind: ClusterKind): Iterable<KubernetesObject>;
+  /** One object; `namespace` undefined for a cluster-scoped kind. */
+  object(kind: ClusterKind, namespace: string | undefined, name: string): KubernetesObject | undefined;
   /** EndpointSlices of a Service (by their kubernetes.io/service-name label). */
   endpointSlices(namespace: string, service: string): readonly V1EndpointSlice[];
-  nodes(): readonly V1Node[];
   /** Resource id prefixes ("httproute") whose objects cannot be read now: their records are kept as they are. */
   unseenResources(): ReadonlySet<string>;
 }
 
-/** A source object that changed (added, updated, deleted, or something its records depend on did). */
-export interface ObjectKey {
+/** A source object with its kind. */
+export interface ClusterObject {
   kind: ObjectKind;
-  namespace: string;
-  name: string;
+  object: KubernetesObject;
 }
 
 /** "service/default/nginx": the resource id its records carry (desired-record.ts resourceId). */

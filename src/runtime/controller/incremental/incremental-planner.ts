@@ -12,29 +12,35 @@ import type { CurrentEntry } from '../plan/current-entries.ts';
 import type { Conflict } from '../plan/merge.ts';
 import { planPrefix, type Plan } from '../plan/plan.ts';
 import { SOURCES } from '../../../config/source-kinds.ts';
-import type { ClusterObject } from '../sources/cluster-snapshot.ts';
+import type { SourceContext } from '../sources/source-runtime.ts';
 import { objectSelected, type SourceOptions } from '../sources/source-options.ts';
 import type { ViewOfName } from '../views/controller-views.ts';
 import type { CompiledView, Decision } from '../views/view-records.ts';
-import { objectId, type ClusterObjects, type ObjectKey } from './cluster-objects.ts';
+import { objectId, type ClusterObject, type ClusterObjects, type ObjectKey } from './cluster-objects.ts';
 import { DesiredIndex } from './desired-index.ts';
 import { planNames } from './name-plan.ts';
-import { objectRecords, type SourceContext } from './object-records.ts';
+import { objectRecords } from './object-records.ts';
 
 function clusterObject(key: ObjectKey, cluster: ClusterObjects): ClusterObject | undefined {
   const object = cluster.object(key.kind, key.namespace, key.name);
-  return object && ({ kind: key.kind, object } as ClusterObject);
+  return object && { kind: key.kind, object };
 }
 
 /** The Nodes read once per sync, not once per Service. */
-function sourceContext(cluster: ClusterObjects): SourceContext {
-  const nodes = cluster.nodes();
+export function sourceContext(cluster: ClusterObjects): SourceContext {
+  const nodes = [...cluster.objects('Node')] as SourceContext['nodes'];
   return {
     nodes,
     endpointSlices: (namespace, service) => cluster.endpointSlices(namespace, service),
-    gateway: (namespace, name) => cluster.gateway(namespace, name),
-    listenerSet: (namespace, name) => cluster.listenerSet(namespace, name),
-    namespaceLabels: (name) => cluster.namespaceLabels(name),
+    gateway: (namespace, name) => cluster.object('Gateway', namespace, name) as ReturnType<SourceContext['gateway']>,
+    listenerSet: (namespace, name) =>
+      cluster.object('ListenerSet', namespace, name) as ReturnType<SourceContext['listenerSet']>,
+    namespaceLabels: (name) => {
+      const ns = cluster.object('Namespace', undefined, name);
+      return ns && (ns.metadata?.labels ?? {});
+    },
+    object: (kind, namespace, name) => cluster.object(kind, namespace, name),
+    objects: (kind) => cluster.objects(kind),
   };
 }
 
@@ -90,10 +96,9 @@ export class IncrementalPlanner {
     this.index.clear();
     this.unseen = cluster.unseenResources();
     const context = sourceContext(cluster);
-    for (const source of this.options.sources) {
-      const kind = SOURCES[source].kind;
-      for (const object of cluster.objects(kind)) this.setObject({ kind, object } as ClusterObject, context);
-    }
+    for (const source of this.options.sources)
+      for (const { kind } of SOURCES[source].objects)
+        for (const object of cluster.objects(kind)) this.setObject({ kind, object }, context);
   }
 
   /** Recomputes the records of changed objects; returns per view the names to plan again. */

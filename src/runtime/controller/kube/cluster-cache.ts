@@ -1,34 +1,32 @@
 // The controller's view of the cluster: one list+watch informer per kind it reads, as the
-// enabled sources need them (src/config/source-kinds.ts): the source objects themselves, and what
-// their records depend on (EndpointSlices and Nodes for Services; Gateways, ListenerSets and
-// Namespaces for routes). `onChange` fires on every add, update and delete once that kind's first
-// list succeeded, naming the source objects whose records may have changed: the object itself;
-// an EndpointSlice's Service (before and after); the routes attached to a Gateway or ListenerSet
-// (by their spec.parentRefs, indexed here); the routes in a Namespace and in its ListenerSets'
-// namespace. A list, and any Node change, says 'all' (Nodes feed every NodePort Service).
+// enabled sources declare them (src/config/source-kinds.ts): the source objects themselves, and
+// what their records depend on (their rows' `reads`). `onChange` fires on every add, update and
+// delete once that kind's first list succeeded, naming the source objects whose records may have
+// changed: the object itself, and what each source's runtime (sources/source-registry.ts) says a
+// change of a kind it reads touches: source objects directly (an EndpointSlice's Service, before
+// and after), index keys its objects gave (a route's parents and Namespace, indexed here), or
+// 'all' (any Node change: Nodes feed every NodePort Service). A list says 'all'.
 // A kind the API server does not serve (a CRD not installed) is empty; the records of the sources
 // that need it cannot be computed then, and are kept as they are (unseenResources()).
-import type { KubernetesObject, V1EndpointSlice, V1Node } from '@kubernetes/client-node';
+import type { KubernetesObject, V1EndpointSlice } from '@kubernetes/client-node';
 import {
   collectionPath,
-  ENDPOINT_SLICES,
-  GATEWAY_GROUP,
-  GATEWAYS,
-  isRouteSource,
-  LISTENER_SETS,
-  NAMESPACES,
-  NODES,
-  ROUTE_SOURCES,
-  SOURCES,
-  sourceOfKind,
+  isObjectKind,
+  objectSpec,
+  readApis,
+  sourceSpec,
   type ApiResource,
+  type ClusterKind,
   type ObjectKind,
   type SourceKind,
+  type SourceSwitches,
 } from '../../../config/source-kinds.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { ClusterObjects, ObjectKey } from '../incremental/cluster-objects.ts';
 import { objectId } from '../incremental/cluster-objects.ts';
-import type { Gateway, ListenerSet, Namespace, Route } from '../sources/gateway/gateway-api.ts';
+import { SOURCE_RUNTIMES } from '../sources/source-registry.ts';
+import type { SourceRuntime } from '../sources/source-runtime.ts';
+import { sliceService } from '../sources/service-source.ts';
 import { Informer, type ObjectChange } from './informer.ts';
 import type { KubeClient } from './kube-client.ts';
 
@@ -40,81 +38,55 @@ export interface ClusterCacheOptions {
   sources: readonly SourceKind[];
   /** Gateways of this namespace only (--gateway-namespace). */
   gatewayNamespace?: string;
-  /** Read ListenerSets (--gateway-listener-sets). */
-  listenerSets?: boolean;
+  /** Settings that change what the sources read (--gateway-listener-sets). */
+  switches: SourceSwitches;
   onChange: (change: ClusterChange) => void;
   log: Logger;
 }
 
-type Dependency = 'EndpointSlice' | 'Node' | 'Gateway' | 'ListenerSet' | 'Namespace';
-type Kind = ObjectKind | Dependency;
-
-const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
-
-/** What each dependency's informer lists, and what the controller says when it is not served. */
-const DEPENDENCIES: Record<Dependency, ApiResource> = {
-  EndpointSlice: ENDPOINT_SLICES,
-  Node: NODES,
-  Gateway: GATEWAYS,
-  ListenerSet: LISTENER_SETS,
-  Namespace: NAMESPACES,
-};
-
-/** "Gateway/<ns>/<name>" or "ListenerSet/<ns>/<name>": a route's parent, as the index keys it. */
-const parentKey = (kind: string, namespace: string, name: string) => `${kind}/${namespace}/${name}`;
+/** Where each kind is listed: cluster-scoped kinds everywhere, Gateways in --gateway-namespace. */
+function namespaceOf(kind: ClusterKind, options: ClusterCacheOptions): string | undefined {
+  if (kind === 'Gateway') return options.gatewayNamespace;
+  if (kind === 'ListenerSet') return undefined;
+  return options.namespace;
+}
 
 export class ClusterCache implements ClusterObjects {
-  private readonly informers = new Map<Kind, Informer>();
+  private readonly informers = new Map<ClusterKind, Informer>();
   /** EndpointSlices by "namespace/service", kept as they change. */
   private readonly slicesByService = new Map<string, Map<string, V1EndpointSlice>>();
-  /** Routes by the parents their spec.parentRefs name, kept as they change. */
-  private readonly routesByParent = new Map<string, Map<string, ObjectKey>>();
+  /** Source objects by the index keys their source gave them, kept as they change. */
+  private readonly byIndexKey = new Map<string, Map<string, ObjectKey>>();
   private readonly sources: readonly SourceKind[];
+  /** The enabled sources' runtimes, once each. */
+  private readonly runtimes: readonly SourceRuntime[];
 
   constructor(client: KubeClient, options: ClusterCacheOptions) {
     this.sources = options.sources;
-    const add = (
-      kind: Kind,
-      api: ApiResource,
-      namespace: string | undefined,
-      onChange: (change: ObjectChange<KubernetesObject> | undefined) => ClusterChange | undefined,
-    ) => {
-      const group = api.group || 'core';
-      this.informers.set(
-        kind,
-        new Informer(client, {
-          path: api.versions.map((v) => collectionPath(api, v, namespace)),
-          notServed: `no ${api.resource}.${group} at ${api.versions.join(' or ')}; install its CRD${
-            kind in DEPENDENCIES ? '' : `, or take ${sourceOfKind(kind as ObjectKind).source} out of the sources`
-          }`,
-          onChange: (change) => {
-            const changed = onChange(change);
-            if (changed) options.onChange(changed);
-          },
-          log: options.log.with({ kind }),
-        }),
-      );
-    };
-    const objectOf = (kind: ObjectKind) => (change: ObjectChange<KubernetesObject> | undefined) => {
-      const meta = (change?.after ?? change?.before)?.metadata;
-      if (!change || !meta?.name) return 'all' as const;
-      return { objects: [{ kind, namespace: meta.namespace ?? 'default', name: meta.name }] };
-    };
-    for (const source of options.sources) {
-      const { kind, api } = SOURCES[source];
-      const routes = isRouteSource(source);
-      add(kind, api, options.namespace, routes ? (change) => this.routeChanged(kind, change) : objectOf(kind));
-    }
-    if (options.sources.includes('service')) {
-      add('EndpointSlice', ENDPOINT_SLICES, options.namespace, (change) => this.sliceChanged(change));
-      add('Node', NODES, undefined, () => 'all');
-    }
-    if (options.sources.some(isRouteSource)) {
-      add('Gateway', GATEWAYS, options.gatewayNamespace, (change) => this.gatewayChanged(change));
-      if (options.listenerSets)
-        add('ListenerSet', LISTENER_SETS, undefined, (change) => this.listenerSetChanged(change));
-      add('Namespace', NAMESPACES, undefined, (change) => this.namespaceChanged(change));
-    }
+    this.runtimes = [...new Set(options.sources.map((s) => SOURCE_RUNTIMES[s]))];
+    for (const [kind, api] of readApis(options.sources, options.switches))
+      this.informers.set(kind, this.informer(client, kind, api, namespaceOf(kind, options), options));
+  }
+
+  private informer(
+    client: KubeClient,
+    kind: ClusterKind,
+    api: ApiResource,
+    namespace: string | undefined,
+    options: ClusterCacheOptions,
+  ): Informer {
+    const group = api.group || 'core';
+    return new Informer(client, {
+      path: api.versions.map((v) => collectionPath(api, v, namespace)),
+      notServed: `no ${api.resource}.${group} at ${api.versions.join(' or ')}; install its CRD${
+        isObjectKind(kind) ? `, or take ${objectSpec(kind).source} out of the sources` : ''
+      }`,
+      onChange: (change) => {
+        const changed = this.changed(kind, change);
+        if (changed) options.onChange(changed);
+      },
+      log: options.log.with({ kind }),
+    });
   }
 
   /** Starts every informer; resolves once each has tried its first list (synced() tells success). */
@@ -146,22 +118,18 @@ export class ClusterCache implements ClusterObjects {
     const unseen = new Set<string>();
     for (const [kind, informer] of this.informers) {
       if (!informer.notServed()) continue;
-      const sources =
-        kind === 'Gateway' || kind === 'ListenerSet'
-          ? this.sources.filter(isRouteSource)
-          : kind in DEPENDENCIES
-            ? []
-            : [sourceOfKind(kind as ObjectKind).source];
-      for (const source of sources) unseen.add(SOURCES[source].resourcePrefix);
+      if (isObjectKind(kind)) unseen.add(objectSpec(kind).resourcePrefix);
+      for (const { reads, objects } of this.sources.map(sourceSpec))
+        if (reads.some((r) => r.kind === kind && r.essential)) for (const o of objects) unseen.add(o.resourcePrefix);
     }
     return unseen;
   }
 
-  objects(kind: ObjectKind): Iterable<KubernetesObject> {
+  objects(kind: ClusterKind): Iterable<KubernetesObject> {
     return this.informers.get(kind)?.list() ?? [];
   }
 
-  object(kind: ObjectKind, namespace: string, name: string): KubernetesObject | undefined {
+  object(kind: ClusterKind, namespace: string | undefined, name: string): KubernetesObject | undefined {
     return this.informers.get(kind)?.get(namespace, name);
   }
 
@@ -169,50 +137,59 @@ export class ClusterCache implements ClusterObjects {
     return [...(this.slicesByService.get(`${namespace}/${service}`)?.values() ?? [])];
   }
 
-  nodes(): readonly V1Node[] {
-    return (this.informers.get('Node')?.list() ?? []) as V1Node[];
-  }
-
-  gateway(namespace: string, name: string): Gateway | undefined {
-    return this.informers.get('Gateway')?.get(namespace, name) as Gateway | undefined;
-  }
-
-  listenerSet(namespace: string, name: string): ListenerSet | undefined {
-    return this.informers.get('ListenerSet')?.get(namespace, name) as ListenerSet | undefined;
-  }
-
-  namespaceLabels(name: string): Record<string, string> | undefined {
-    const ns = this.informers.get('Namespace')?.get(undefined, name) as Namespace | undefined;
-    return ns && (ns.metadata?.labels ?? {});
-  }
-
   stop(): void {
     for (const i of this.informers.values()) i.stop();
   }
 
-  /** Keeps the slices-by-Service index; names the Services of the slice before and after. */
-  private sliceChanged(change: ObjectChange<KubernetesObject> | undefined): ClusterChange {
+  /** The source objects a change of `kind` touches; a list (no change) re-indexes that kind and says 'all'. */
+  private changed(kind: ClusterKind, change: ObjectChange<KubernetesObject> | undefined): ClusterChange {
     if (!change) {
-      this.slicesByService.clear();
-      for (const slice of this.informers.get('EndpointSlice')!.list()) this.indexSlice(slice as V1EndpointSlice, true);
+      this.reindex(kind);
       return 'all';
     }
-    const services = new Map<string, ObjectKey>();
-    for (const [slice, present] of [
-      [change.before, false],
-      [change.after, true],
-    ] as const) {
-      const key = slice && this.indexSlice(slice as V1EndpointSlice, present);
-      if (key) services.set(objectId(key), key);
+    if (kind === 'EndpointSlice') {
+      this.indexSlice(change.before as V1EndpointSlice | undefined, false);
+      this.indexSlice(change.after as V1EndpointSlice | undefined, true);
     }
-    return { objects: [...services.values()] };
+    const objects = new Map<string, ObjectKey>();
+    if (isObjectKind(kind)) {
+      this.indexObject(kind, change.before, false);
+      this.indexObject(kind, change.after, true);
+      const meta = (change.after ?? change.before)?.metadata;
+      if (!meta?.name) return 'all';
+      const key: ObjectKey = { kind, namespace: meta.namespace ?? 'default', name: meta.name };
+      objects.set(objectId(key), key);
+    }
+    for (const runtime of this.runtimes) {
+      const touches = runtime.changes?.[kind as keyof typeof runtime.changes];
+      if (!touches) continue;
+      for (const object of [change.before, change.after]) {
+        if (!object) continue;
+        const touched = touches(object, this);
+        if (touched === 'all') return 'all';
+        for (const key of touched.objects ?? []) objects.set(objectId(key), key);
+        for (const indexKey of touched.keys ?? [])
+          for (const [id, key] of this.byIndexKey.get(indexKey) ?? []) objects.set(id, key);
+      }
+    }
+    return { objects: [...objects.values()] };
   }
 
-  private indexSlice(slice: V1EndpointSlice, present: boolean): ObjectKey | undefined {
-    const service = slice.metadata?.labels?.[SERVICE_NAME_LABEL];
-    if (!service) return undefined;
-    const namespace = slice.metadata?.namespace ?? 'default';
-    const id = `${namespace}/${service}`;
+  private reindex(kind: ClusterKind): void {
+    if (kind === 'EndpointSlice') {
+      this.slicesByService.clear();
+      for (const slice of this.objects(kind)) this.indexSlice(slice as V1EndpointSlice, true);
+    }
+    if (!isObjectKind(kind)) return;
+    for (const objects of this.byIndexKey.values())
+      for (const [id, key] of objects) if (key.kind === kind) objects.delete(id);
+    for (const object of this.objects(kind)) this.indexObject(kind, object, true);
+  }
+
+  private indexSlice(slice: V1EndpointSlice | undefined, present: boolean): void {
+    const service = slice && sliceService(slice);
+    if (!service) return;
+    const id = `${service.namespace}/${service.name}`;
     const sliceName = slice.metadata?.name ?? '';
     let slices = this.slicesByService.get(id);
     if (present) {
@@ -222,81 +199,24 @@ export class ClusterCache implements ClusterObjects {
       slices.delete(sliceName);
       if (slices.size === 0) this.slicesByService.delete(id);
     }
-    return { kind: 'Service', namespace, name: service };
   }
 
-  /** Keeps the routes-by-parent index; names the route. A list re-indexes that kind and says 'all'. */
-  private routeChanged(kind: ObjectKind, change: ObjectChange<KubernetesObject> | undefined): ClusterChange {
-    if (!change) {
-      for (const routes of this.routesByParent.values())
-        for (const [id, key] of routes) if (key.kind === kind) routes.delete(id);
-      for (const route of this.objects(kind)) this.indexRoute(kind, route as Route, true);
-      return 'all';
-    }
-    this.indexRoute(kind, change.before as Route | undefined, false);
-    this.indexRoute(kind, change.after as Route | undefined, true);
-    const meta = (change.after ?? change.before)?.metadata;
-    return { objects: meta?.name ? [{ kind, namespace: meta.namespace ?? 'default', name: meta.name }] : [] };
-  }
-
-  private indexRoute(kind: ObjectKind, route: Route | undefined, present: boolean): void {
-    const meta = route?.metadata;
-    if (!meta?.name) return;
-    const namespace = meta.namespace ?? 'default';
-    const key: ObjectKey = { kind, namespace, name: meta.name };
+  /** Keeps the index keys its source gives a source object. */
+  private indexObject(kind: ObjectKind, object: KubernetesObject | undefined, present: boolean): void {
+    const meta = object?.metadata;
+    const indexKeys = SOURCE_RUNTIMES[objectSpec(kind).source].indexKeys;
+    if (!meta?.name || !indexKeys) return;
+    const key: ObjectKey = { kind, namespace: meta.namespace ?? 'default', name: meta.name };
     const id = objectId(key);
-    for (const ref of route!.spec?.parentRefs ?? []) {
-      if ((ref.group || GATEWAY_GROUP) !== GATEWAY_GROUP) continue;
-      const parent = parentKey(ref.kind || 'Gateway', ref.namespace || namespace, ref.name);
-      let routes = this.routesByParent.get(parent);
+    for (const indexKey of indexKeys(object!, kind)) {
+      let objects = this.byIndexKey.get(indexKey);
       if (present) {
-        if (!routes) this.routesByParent.set(parent, (routes = new Map()));
-        routes.set(id, key);
-      } else if (routes) {
-        routes.delete(id);
-        if (routes.size === 0) this.routesByParent.delete(parent);
+        if (!objects) this.byIndexKey.set(indexKey, (objects = new Map()));
+        objects.set(id, key);
+      } else if (objects) {
+        objects.delete(id);
+        if (objects.size === 0) this.byIndexKey.delete(indexKey);
       }
     }
-  }
-
-  private routesOf(parent: string): ObjectKey[] {
-    return [...(this.routesByParent.get(parent)?.values() ?? [])];
-  }
-
-  /** The routes attached to a ListenerSet, and to the Gateway of each ListenerSet `gateway` names. */
-  private gatewayChanged(change: ObjectChange<KubernetesObject> | undefined): ClusterChange {
-    const meta = (change?.after ?? change?.before)?.metadata;
-    if (!change || !meta?.name) return 'all';
-    const namespace = meta.namespace ?? 'default';
-    const routes = this.routesOf(parentKey('Gateway', namespace, meta.name));
-    for (const set of (this.informers.get('ListenerSet')?.list() ?? []) as ListenerSet[]) {
-      const parent = set.spec?.parentRef;
-      const setNamespace = set.metadata?.namespace ?? 'default';
-      if (parent?.name === meta.name && (parent.namespace || setNamespace) === namespace)
-        routes.push(...this.routesOf(parentKey('ListenerSet', setNamespace, set.metadata?.name ?? '')));
-    }
-    return { objects: routes };
-  }
-
-  private listenerSetChanged(change: ObjectChange<KubernetesObject> | undefined): ClusterChange {
-    const meta = (change?.after ?? change?.before)?.metadata;
-    if (!change || !meta?.name) return 'all';
-    return { objects: this.routesOf(parentKey('ListenerSet', meta.namespace ?? 'default', meta.name)) };
-  }
-
-  /** A Namespace's labels decide Selector listeners: its routes, and the routes of its ListenerSets. */
-  private namespaceChanged(change: ObjectChange<KubernetesObject> | undefined): ClusterChange {
-    const name = (change?.after ?? change?.before)?.metadata?.name;
-    if (!change || !name) return 'all';
-    const objects: ObjectKey[] = [];
-    for (const { kind } of ROUTE_SOURCES.map((s) => SOURCES[s])) {
-      for (const route of this.objects(kind))
-        if ((route.metadata?.namespace ?? 'default') === name)
-          objects.push({ kind, namespace: name, name: route.metadata!.name! });
-    }
-    for (const set of (this.informers.get('ListenerSet')?.list() ?? []) as ListenerSet[])
-      if ((set.metadata?.namespace ?? 'default') === name)
-        objects.push(...this.routesOf(parentKey('ListenerSet', name, set.metadata?.name ?? '')));
-    return { objects };
   }
 }

@@ -1,7 +1,7 @@
 // Writes DNSEndpoint status (dns-endpoint-status.ts) through the status subresource, as a merge
 // patch of `status` alone: only the leader writes, only what changed, and a failure is logged,
 // never fatal (the next sync tries again). Without a client (dry runs) nothing is written.
-import { SOURCES, collectionPath } from '../../../config/source-kinds.ts';
+import { DNS_ENDPOINTS, collectionPath } from '../../../config/source-kinds.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { DnsEndpoint, DnsEndpointStatus } from '../sources/dns-endpoint/dns-endpoint.ts';
 import { sameStatus } from '../sources/dns-endpoint/dns-endpoint-status.ts';
@@ -59,7 +59,7 @@ export class StatusWriter {
 
   private async patch({ object, status }: StatusUpdate): Promise<boolean> {
     const meta = object.metadata ?? {};
-    const api = SOURCES.crd.api;
+    const api = DNS_ENDPOINTS;
     const version = object.apiVersion?.split('/')[1] ?? api.versions[0]!;
     const path = `${collectionPath(api, version, meta.namespace ?? 'default')}/${meta.name}/status`;
     try {

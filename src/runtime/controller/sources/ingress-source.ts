@@ -8,6 +8,7 @@ import { readAnnotation, splitList, type Annotations } from './annotations.ts';
 import { RecordBuilder, type SourceResult } from './record-builder.ts';
 import { loadBalancerTargets } from './service-source.ts';
 import { objectSelected, type SourceOptions } from './source-options.ts';
+import type { SourceRuntime } from './source-runtime.ts';
 
 export const LEGACY_INGRESS_CLASS_ANNOTATION = 'kubernetes.io/ingress.class';
 
@@ -56,3 +57,8 @@ function hostnameSources(annotations: Annotations, b: RecordBuilder): { definedH
   );
   return { definedHosts: false, annotation: false };
 }
+
+export const ingressSource: SourceRuntime = {
+  records: (object, _kind, _context, options, out) => ingressRecords(object as V1Ingress, options, out),
+  ingressClass: (object) => ingressClassOf(object as V1Ingress),
+};

@@ -10,12 +10,33 @@ import { RecordBuilder, type SourceResult } from './record-builder.ts';
 import { objectSelected, type SourceOptions } from './source-options.ts';
 import { serviceSrvRecords, srvWanted, type SrvTarget } from './service-srv.ts';
 import type { Target } from './targets.ts';
+import type { ObjectKey, SourceRuntime } from './source-runtime.ts';
 
 export interface ServiceContext {
   nodes: readonly V1Node[];
   /** EndpointSlices of a Service (by their kubernetes.io/service-name label). */
   endpointSlices(namespace: string, service: string): readonly V1EndpointSlice[];
 }
+
+const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+
+/** The Service an EndpointSlice belongs to (its kubernetes.io/service-name label). */
+export function sliceService(slice: V1EndpointSlice): ObjectKey | undefined {
+  const name = slice.metadata?.labels?.[SERVICE_NAME_LABEL];
+  return name ? { kind: 'Service', namespace: slice.metadata?.namespace ?? 'default', name } : undefined;
+}
+
+/** Services: an EndpointSlice re-plans its Service; a Node every Service (NodePort addresses). */
+export const serviceSource: SourceRuntime = {
+  records: (object, _kind, context, options, out) => serviceRecords(object as V1Service, context, options, out),
+  changes: {
+    EndpointSlice: (slice) => {
+      const service = sliceService(slice as V1EndpointSlice);
+      return { objects: service ? [service] : [] };
+    },
+    Node: () => 'all',
+  },
+};
 
 export function serviceRecords(svc: V1Service, ctx: ServiceContext, options: SourceOptions, out: SourceResult): void {
   const meta = svc.metadata;

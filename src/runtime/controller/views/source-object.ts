@@ -1,9 +1,9 @@
 // What views know about the object a record came from: its kind, namespace, ingress class,
 // labels and annotations, found by the record's object.
-import { apiVersionOf, sourceOfKind } from '../../../config/source-kinds.ts';
+import { apiVersionOf, objectSpec } from '../../../config/source-kinds.ts';
 import { resourceId, type ObjectRef } from '../desired-record.ts';
-import { snapshotObjects, type ClusterObject, type ClusterSnapshot } from '../sources/cluster-snapshot.ts';
-import { ingressClassOf } from '../sources/ingress-source.ts';
+import type { ClusterObject } from '../incremental/cluster-objects.ts';
+import { SOURCE_RUNTIMES } from '../sources/source-registry.ts';
 
 export interface SourceObject {
   ref: ObjectRef;
@@ -19,14 +19,15 @@ export interface SourceObject {
 export function sourceObjectOf(o: ClusterObject): { id: string; source: SourceObject } | undefined {
   const meta = o.object.metadata;
   if (!meta?.name) return undefined;
+  const spec = objectSpec(o.kind);
   const ref: ObjectRef = {
     kind: o.kind,
-    apiVersion: o.object.apiVersion ?? apiVersionOf(sourceOfKind(o.kind).api),
+    apiVersion: o.object.apiVersion ?? apiVersionOf(spec.api),
     namespace: meta.namespace ?? 'default',
     name: meta.name,
     ...(meta.uid ? { uid: meta.uid } : {}),
   };
-  const ingressClass = o.kind === 'Ingress' ? ingressClassOf(o.object) : undefined;
+  const ingressClass = SOURCE_RUNTIMES[spec.source].ingressClass?.(o.object);
   return {
     id: resourceId(ref),
     source: {
@@ -40,17 +41,7 @@ export function sourceObjectOf(o: ClusterObject): { id: string; source: SourceOb
   };
 }
 
-/** Every source object of the snapshot by resource id. */
-export function sourceObjects(snapshot: Partial<ClusterSnapshot>): Map<string, SourceObject> {
-  const out = new Map<string, SourceObject>();
-  for (const o of snapshotObjects(snapshot)) {
-    const view = sourceObjectOf(o);
-    if (view) out.set(view.id, view.source);
-  }
-  return out;
-}
-
-/** The record's object as the snapshot has it, or a stand-in known only by its reference. */
+/** The record's object as `sources` has it, or a stand-in known only by its reference. */
 export function sourceOf(sources: ReadonlyMap<string, SourceObject>, ref: ObjectRef): SourceObject {
   return (
     sources.get(resourceId(ref)) ?? {

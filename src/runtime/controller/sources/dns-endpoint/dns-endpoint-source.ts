@@ -5,6 +5,7 @@
 import type { ObjectRef } from '../../desired-record.ts';
 import { RecordBuilder, type SourceResult } from '../record-builder.ts';
 import { objectSelected, type SourceOptions } from '../source-options.ts';
+import type { SourceRuntime } from '../source-runtime.ts';
 import { DNS_ENDPOINT_API_VERSION, type DnsEndpoint } from './dns-endpoint.ts';
 import { endpointRecords } from './endpoint-records.ts';
 
@@ -44,3 +45,7 @@ export function dnsEndpointRecords(object: DnsEndpoint, options: SourceOptions, 
     for (const record of result.records) b.push({ name, ...record }, result.ttl);
   }
 }
+
+export const dnsEndpointSource: SourceRuntime = {
+  records: (object, _kind, _context, options, out) => dnsEndpointRecords(object as DnsEndpoint, options, out),
+};

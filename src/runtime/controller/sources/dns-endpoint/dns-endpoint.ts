@@ -2,9 +2,9 @@
 // objects users already keep in Git work as they are. The status is where etcdns says whether
 // each object is live (dns-endpoint-status.ts); external-dns writes only observedGeneration there.
 
-import { apiVersionOf, SOURCES } from '../../../../config/source-kinds.ts';
+import { apiVersionOf, DNS_ENDPOINTS } from '../../../../config/source-kinds.ts';
 
-export const DNS_ENDPOINT_API_VERSION = apiVersionOf(SOURCES.crd.api);
+export const DNS_ENDPOINT_API_VERSION = apiVersionOf(DNS_ENDPOINTS);
 
 export interface Endpoint {
   dnsName?: string;

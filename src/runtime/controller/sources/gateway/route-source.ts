@@ -11,6 +11,8 @@ import { objectSelected, type SourceOptions } from '../source-options.ts';
 import type { Route } from './gateway-api.ts';
 import { listenerAdmits, protocolMatches, ROUTE_PROTOCOLS, type RouteKind } from './listener-attachment.ts';
 import { matchingHost } from './listener-hostname.ts';
+import type { SourceRuntime } from '../source-runtime.ts';
+import { routeChanges, routeIndexKeys } from './route-index.ts';
 import { attachedParents, type GatewayContext } from './route-parents.ts';
 
 const HOSTNAMELESS: ReadonlySet<RouteKind> = new Set(['TCPRoute', 'UDPRoute']);
@@ -82,3 +84,11 @@ function hostnames(route: Route, kind: RouteKind, b: RecordBuilder): string[] {
     );
   return [...own, ...(own.length === 0 ? [''] : []), ...annotated()];
 }
+
+/** The route sources' runtime: records, and the index of the Gateways, ListenerSets and Namespaces they read. */
+export const routeSource: SourceRuntime = {
+  records: (object, kind, context, options, out) =>
+    routeRecords(object as Route, kind as RouteKind, context, options, out),
+  indexKeys: routeIndexKeys,
+  changes: routeChanges,
+};

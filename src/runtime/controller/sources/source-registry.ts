@@ -1,0 +1,19 @@
+// Every source's runtime half, by its name in src/config/source-kinds.ts (its declaration: objects,
+// what it reads, RBAC). A source added there and missing here is a type error.
+import type { SourceKind } from '../../../config/source-kinds.ts';
+import { dnsEndpointSource } from './dns-endpoint/dns-endpoint-source.ts';
+import { routeSource } from './gateway/route-source.ts';
+import { ingressSource } from './ingress-source.ts';
+import { serviceSource } from './service-source.ts';
+import type { SourceRuntime } from './source-runtime.ts';
+
+export const SOURCE_RUNTIMES: Readonly<Record<SourceKind, SourceRuntime>> = {
+  service: serviceSource,
+  ingress: ingressSource,
+  'gateway-httproute': routeSource,
+  'gateway-grpcroute': routeSource,
+  'gateway-tlsroute': routeSource,
+  'gateway-tcproute': routeSource,
+  'gateway-udproute': routeSource,
+  crd: dnsEndpointSource,
+};

@@ -1,0 +1,70 @@
+// CRDs into a real kube-apiserver: read from the files setup downloads (.cache/crds/) or the
+// repository keeps (crds/), created, and waited for until each is served. The edges external-dns
+// reads (Traefik, Istio, Contour, OpenShift) by name; the Gateway API's in gateway-api.ts.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { loadAll } from 'js-yaml';
+import { waitFor } from './process.ts';
+import { repoRoot } from './tools.ts';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Versions as scripts/setup-test-env.sh downloads them. */
+export const TRAEFIK_VERSION = 'v3.7.13';
+export const ISTIO_API_VERSION = 'v1.30.3';
+export const CONTOUR_VERSION = 'v1.33.6';
+export const OPENSHIFT_API_VERSION = 'v0.0.0-20251015095338-264e80a2b6e7';
+
+const downloaded = (...path: string[]) => join(repoRoot, '.cache', 'crds', ...path);
+
+/** The CustomResourceDefinitions of YAML files (other documents in them are left out). */
+export function crdsIn(files: readonly string[]): Json[] {
+  return files
+    .flatMap((f) => loadAll(readFileSync(f, 'utf8')) as Json[])
+    .filter((o) => o?.kind === 'CustomResourceDefinition');
+}
+
+/** Creates the CRDs and waits until the API server serves each. */
+export async function installCrds(kc: k8s.KubeConfig, crds: readonly Json[]): Promise<void> {
+  const api = kc.makeApiClient(k8s.ApiextensionsV1Api);
+  for (const crd of crds) await api.createCustomResourceDefinition({ body: crd as k8s.V1CustomResourceDefinition });
+  for (const crd of crds)
+    await waitFor(`CRD ${crd.metadata.name} established`, async () => {
+      const status = (await api.readCustomResourceDefinition({ name: crd.metadata.name })).status;
+      return status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
+    });
+}
+
+const yamlFiles = (dir: string, prefix: string) =>
+  readdirSync(dir)
+    .filter((f) => f.startsWith(prefix) && f.endsWith('.yaml'))
+    .map((f) => join(dir, f));
+
+/** The CRDs of each edge, only the resources its external-dns source reads. */
+const EDGES = {
+  /** Traefik v3's traefik.io group. */
+  traefik: () => crdsIn(yamlFiles(downloaded(`traefik-${TRAEFIK_VERSION}`), 'traefik.io_ingressroute')),
+  /** Traefik v2's traefik.containo.us group (kept in test/support/crds/: no served module has it). */
+  'traefik-legacy': () =>
+    crdsIn(yamlFiles(join(repoRoot, 'test', 'support', 'crds', 'traefik-v2.11'), 'traefik.containo.us_ingressroute')),
+  istio: () =>
+    crdsIn([downloaded(`istio-${ISTIO_API_VERSION}`, 'customresourcedefinitions.gen.yaml')]).filter((c) =>
+      ['gateways.networking.istio.io', 'virtualservices.networking.istio.io'].includes(c.metadata.name),
+    ),
+  contour: () =>
+    crdsIn([downloaded(`contour-${CONTOUR_VERSION}`, '01-crds.yaml')]).filter(
+      (c) => c.metadata.name === 'httpproxies.projectcontour.io',
+    ),
+  openshift: () => crdsIn([downloaded(`openshift-api-${OPENSHIFT_API_VERSION}`, 'routes.crd.yaml')]),
+} satisfies Record<string, () => Json[]>;
+
+export type Edge = keyof typeof EDGES;
+
+/** Installs the CRDs external-dns's source of each edge reads, and waits until they are served. */
+export async function installEdgeCrds(kc: k8s.KubeConfig, ...edges: Edge[]): Promise<void> {
+  await installCrds(
+    kc,
+    edges.flatMap((e) => EDGES[e]()),
+  );
+}
