@@ -1,8 +1,8 @@
 // prod: a 3-member etcd with TLS from existing Secrets (e.g. issued by cert-manager), members
-// required on distinct nodes, three DNS servers (autoscaled up to six) behind a MetalLB address,
-// two controllers with leader election, egress NetworkPolicies (the API server at the
-// control-plane nodes' addresses), Prometheus Operator scraping with alerts and a Grafana
-// dashboard, and Argo CD sync waves.
+// required on distinct nodes, its image pinned by digest, three DNS servers (autoscaled up to
+// six) behind a MetalLB address, two controllers with leader election, egress NetworkPolicies
+// (the API server at the control-plane nodes' addresses), Prometheus Operator scraping with
+// alerts and a Grafana dashboard, and Argo CD sync waves.
 // Split horizon: inside clients ask the internal view (10.9.176.53); the world asks the external
 // view (203.0.113.53), which has only opted-in names, with the load balancers' 10.9.176.0/24
 // addresses mapped 1:1 onto the public 203.0.113.0/24.
@@ -15,6 +15,12 @@ export const prod: DnsStackProps = {
   ownership: { ownerId: 'etcdns-prod', policy: 'sync' },
   etcd: {
     replicas: 3,
+    // The digest decides what runs (README, "The image: build and publish": how to get one).
+    image: {
+      repository: 'registry.k8s.io/etcd',
+      tag: '3.5.21-0',
+      digest: 'sha256:d58c035df557080a27387d687092e3fc2b64c6d0e3162dc51453a115f847d121',
+    },
     antiAffinity: 'required',
     storage: { size: '10Gi' },
     resources: { requests: { cpu: '200m', memory: '512Mi' }, limits: { memory: '2Gi' } },

@@ -1,7 +1,12 @@
 // Image references: the container-spec form, and the rules for pinning (table).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { DnsStackProps } from '../../src/constructs/dns-stack.ts';
 import { DEFAULT_IMAGES, imageProblems, imageReference, type ImageRef } from '../../src/constructs/image.ts';
+import { synthObjects } from '../../src/constructs/synth-stack.ts';
+import { ENVIRONMENTS } from '../../src/environments/index.ts';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const digest = `sha256:${'0123456789abcdef'.repeat(4)}`;
 
@@ -37,3 +42,36 @@ test('the default images are pinned, valid, and not Bitnami', () => {
   }
   assert.match(DEFAULT_IMAGES.etcd.repository, /^(registry\.k8s\.io\/etcd|quay\.io\/coreos\/etcd)$/);
 });
+
+// Pinned by digest through the prop, every container of the component runs "repo:tag@sha256:…":
+// [what, props, pod, container names]
+const PINNED: [string, DnsStackProps, string, string[]][] = [
+  ['prod: etcd', ENVIRONMENTS.prod!, 'StatefulSet/etcdns-etcd', ['etcd']],
+  [
+    'the etcdns image of the servers, also in etcd-member (one setting, one image)',
+    {
+      zones: [{ name: 'example.org' }],
+      server: { image: { repository: 'registry.example.org/etcdns', tag: '0.1.0', digest } },
+    },
+    'StatefulSet/etcdns-etcd',
+    ['etcd-member', 'etcd-member-leave'],
+  ],
+  [
+    'the controller',
+    {
+      zones: [{ name: 'example.org' }],
+      controller: { image: { repository: 'registry.example.org/etcdns', tag: '0.1.0', digest } },
+    },
+    'Deployment/etcdns-controller',
+    ['controller'],
+  ],
+];
+for (const [what, props, podId, names] of PINNED)
+  test(`pinned by digest: ${what}`, () => {
+    const pod = (synthObjects(props) as Json[]).find((o) => `${o.kind}/${o.metadata.name}` === podId)!.spec.template
+      .spec;
+    for (const name of names) {
+      const c = [...(pod.initContainers ?? []), ...pod.containers].find((x: Json) => x.name === name);
+      assert.match(c.image, /^[a-z0-9./-]+:[\w.-]+@sha256:[0-9a-f]{64}$/, `${podId} ${name}`);
+    }
+  });
