@@ -3,7 +3,7 @@
 // - 'zone' (the default mode, and every zone transfer): the answers of the zone etcdns transfers,
 //   as RFC 1034 4.3.2 gives them: each entry gives the types entry-types.ts decides, an alias
 //   gives its CNAME whatever the type asked, followed by the chase's records or the target's
-//   negative result (RFC 6604), and each RRset has one TTL (RFC 2181 5.2);
+//   negative result (RFC 6604), and each RRset has each record once and one TTL (RFC 2181 5);
 // - 'coredns' (`lookup: subtree`): record by record as CoreDNS's etcd plugin
 //   (plugin/backend_lookup.go).
 // Both keep the deviations of docs/skydns-layout.md that hold in their mode.
@@ -569,7 +569,7 @@ function zoneAnswer(ctx: Ctx, question: string, type: number, seen: { atQuestion
     const cut = findZoneCut(ctx.data.index, ctx.zone, name);
     if (cut) {
       const there = atCut(ctx, cut, name, type);
-      // Reached through an alias: the CNAMEs are our authoritative data, the referral follows.
+      // Reached through an alias: the CNAMEs are our authoritative data, the referral (or DS NODATA) follows.
       return chain.length === 0 ? there : { ...there, authoritative: true, answer: [...chain, ...there.answer] };
     }
     const found = lookup(ctx, name, 'other');
