@@ -36,9 +36,13 @@ export async function freePort(): Promise<number> {
 }
 
 async function freeAt(address: string, port: number): Promise<boolean> {
-  const tcp = await new Promise<boolean>((resolve) => {
+  const tcp = await new Promise<boolean>((resolve, reject) => {
     const server = createServer();
-    server.once('error', () => resolve(false));
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      e.code === 'EACCES'
+        ? reject(new Error(`binding port ${port} needs root (CAP_NET_BIND_SERVICE)`))
+        : resolve(false),
+    );
     server.listen(port, address, () => server.close(() => resolve(true)));
   });
   if (!tcp) return false;
