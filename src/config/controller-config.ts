@@ -15,6 +15,7 @@ import {
   oneOf,
   ownerId,
   path,
+  text,
 } from './field-rules.ts';
 import { reverseZonesSchema } from './reverse-zone-config.ts';
 import { DEFAULT_VIEW, viewsSchema } from './view-config.ts';
@@ -94,6 +95,19 @@ export const controllerEntries = {
   gatewayLabelFilter: v.optional(labelSelector),
   /** Routes may attach to ListenerSets (--gateway-listener-sets); default false. */
   gatewayListenerSets: v.optional(v.boolean('must be true or false')),
+  /** traefik-proxy also reads Traefik v2's traefik.containo.us group (--traefik-enable-legacy); default false. */
+  traefikEnableLegacy: v.optional(v.boolean('must be true or false')),
+  /** traefik-proxy does not read the traefik.io group (--traefik-disable-new); default false. */
+  traefikDisableNew: v.optional(v.boolean('must be true or false')),
+  /**
+   * etcdns extension: Traefik routes without a target annotation take this Service's load-balancer
+   * addresses ("NAMESPACE/NAME"; a route's etcdns.io/traefik-service annotation names another).
+   */
+  traefikService: v.optional(
+    text('NAMESPACE/NAME of a Service', (s) =>
+      /^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(s),
+    ),
+  ),
   /** Only these record types are published (--managed-record-types); default every type. */
   managedRecordTypes: v.optional(recordTypes),
   /** Only Ingresses of these classes; default all. */

@@ -18,16 +18,39 @@ export interface ApiResource {
   namespaced: boolean;
 }
 
-/** The controller's settings that change what a source reads (fields of its config, by the same names). */
+/**
+ * The controller's settings that change what a source reads (fields of its config, by the same
+ * names); a switch is on when its value is set and not false.
+ */
 export interface SourceSwitches {
   /** --gateway-listener-sets: routes may attach to ListenerSets. */
   gatewayListenerSets?: boolean;
+  /** --traefik-enable-legacy: also the traefik.containo.us group. */
+  traefikEnableLegacy?: boolean;
+  /** --traefik-disable-new: not the traefik.io group. */
+  traefikDisableNew?: boolean;
+  /** --traefik-service NAMESPACE/NAME: routes without targets take this Service's addresses. */
+  traefikService?: string;
+}
+
+/** Whether a spec with `when` and `unless` switches applies. */
+function switchedOn(spec: { when?: keyof SourceSwitches; unless?: keyof SourceSwitches }, switches: SourceSwitches) {
+  const on = (k: keyof SourceSwitches) => switches[k] !== undefined && switches[k] !== false;
+  return (!spec.when || on(spec.when)) && (!spec.unless || !on(spec.unless));
 }
 
 /** An object a source turns into records. */
 export interface ObjectSpec {
   /** The Kubernetes kind; also how the informers, the status page and the metrics name it. */
   kind: string;
+  /**
+   * The Kubernetes kind when `kind` must differ from it, being taken by the same kind of another
+   * group ("IngressRoute.traefik.containo.us"); its records, Events and view rules say this one.
+   */
+  kubernetesKind?: string;
+  /** Read only when this switch is on, or `unless` it is. */
+  when?: keyof SourceSwitches;
+  unless?: keyof SourceSwitches;
   api: ApiResource;
   /** First part of the resource id ("httproute/<ns>/<name>"), as external-dns names the resource. */
   resourcePrefix: string;
@@ -36,8 +59,9 @@ export interface ObjectSpec {
 /** Something a source reads besides its objects: one of READ_KINDS. */
 export interface ReadSpec {
   kind: ReadKind;
-  /** Read only when this switch is on. */
+  /** Read only when this switch is on, or `unless` it is. */
   when?: keyof SourceSwitches;
+  unless?: keyof SourceSwitches;
   /** Without it (not served) the source's records cannot be computed: they are kept as they are. */
   essential?: boolean;
 }
@@ -71,6 +95,7 @@ export const READ_KINDS = {
   Gateway: gatewayApi('gateways'),
   ListenerSet: gatewayApi('listenersets'),
   Namespace: core('namespaces', false),
+  Service: core('services', true),
 } as const satisfies Record<string, ApiResource>;
 export type ReadKind = keyof typeof READ_KINDS;
 
@@ -85,14 +110,36 @@ const route = <K extends string>(kind: K, resource: string, versions: string[]) 
   reads: ROUTE_READS,
 });
 
+const TRAEFIK_KINDS = [
+  ['IngressRoute', 'ingressroutes'],
+  ['IngressRouteTCP', 'ingressroutetcps'],
+  ['IngressRouteUDP', 'ingressrouteudps'],
+] as const;
+/** Traefik's routes: traefik.io unless --traefik-disable-new, Traefik v2's group with --traefik-enable-legacy. */
+function traefik<K extends string, G extends 'traefik.io' | 'traefik.containo.us'>(
+  kind: K,
+  resource: string,
+  group: G,
+) {
+  const legacy = group === 'traefik.containo.us';
+  return {
+    kind: (legacy ? `${kind}.${group}` : kind) as G extends 'traefik.io' ? K : `${K}.${G}`,
+    ...(legacy
+      ? { kubernetesKind: kind, when: 'traefikEnableLegacy' as const }
+      : { unless: 'traefikDisableNew' as const }),
+    api: { group, versions: ['v1alpha1'], resource, namespaced: true },
+    resourcePrefix: kind.toLowerCase(),
+  };
+}
+
 /**
- * The registry, in --help's order. Route versions: external-dns v0.22 reads TCP and UDP routes at
+ * The registry, in --help's order (new rows at the end: error messages list them in this order). Route versions: external-dns v0.22 reads TCP and UDP routes at
  * v1alpha2 only, which Gateway API v1.6's standard channel no longer serves; v1 first, then the
  * older versions clusters still run.
  */
 export const SOURCES = {
   service: {
-    objects: [{ kind: 'Service', api: core('services', true), resourcePrefix: 'service' }],
+    objects: [{ kind: 'Service', api: READ_KINDS.Service, resourcePrefix: 'service' }],
     // EndpointSlices and Nodes turn headless and NodePort Services into addresses.
     reads: [{ kind: 'EndpointSlice' }, { kind: 'Node' }],
   },
@@ -121,6 +168,14 @@ export const SOURCES = {
     ],
     reads: [],
     writesStatus: true,
+  },
+  'traefik-proxy': {
+    objects: [
+      ...TRAEFIK_KINDS.map(([kind, resource]) => traefik(kind, resource, 'traefik.io')),
+      ...TRAEFIK_KINDS.map(([kind, resource]) => traefik(kind, resource, 'traefik.containo.us')),
+    ],
+    // The Service whose addresses routes without a target annotation take (an etcdns extension).
+    reads: [{ kind: 'Service', when: 'traefikService' }],
   },
 } as const satisfies Record<string, SourceSpec>;
 
@@ -151,20 +206,33 @@ export function isObjectKind(kind: string): kind is ObjectKind {
   return OBJECT_KINDS.has(kind);
 }
 
+/** Whether the switches have the controller read objects of this kind. */
+export function objectEnabled(kind: ObjectKind, switches: SourceSwitches): boolean {
+  return switchedOn(objectSpec(kind), switches);
+}
+
+/** The Kubernetes kind of an object kind ("IngressRoute" for both of Traefik's groups). */
+export function kubernetesKind(kind: ObjectKind): string {
+  return objectSpec(kind).kubernetesKind ?? kind;
+}
+
 /** The kinds as view rules name them ("service", "httproute", "dnsendpoint"). */
-export const RULE_KINDS: readonly string[] = [...new Set([...OBJECT_KINDS.keys()].map((k) => k.toLowerCase()))];
+export const RULE_KINDS: readonly string[] = [
+  ...new Set([...OBJECT_KINDS.values()].map((o) => (o.kubernetesKind ?? o.kind).toLowerCase())),
+];
 
 /** What a source reads besides its objects, with the switches given. */
 export function readsOf(source: SourceKind, switches: SourceSwitches): ReadKind[] {
   return sourceSpec(source)
-    .reads.filter((r) => !r.when || switches[r.when])
+    .reads.filter((r) => switchedOn(r, switches))
     .map((r) => r.kind);
 }
 
 /** Every API resource the enabled sources read, once each: their objects, then what else they read (READ_KINDS' order). */
 export function readApis(sources: readonly SourceKind[], switches: SourceSwitches): Map<ClusterKind, ApiResource> {
   const apis = new Map<ClusterKind, ApiResource>();
-  for (const source of sources) for (const o of SOURCES[source].objects) apis.set(o.kind, o.api);
+  for (const source of sources)
+    for (const o of sourceSpec(source).objects) if (switchedOn(o, switches)) apis.set(o.kind as ObjectKind, o.api);
   const reads = new Set(sources.flatMap((source) => readsOf(source, switches)));
   for (const kind of Object.keys(READ_KINDS) as ReadKind[]) if (reads.has(kind)) apis.set(kind, READ_KINDS[kind]);
   return apis;

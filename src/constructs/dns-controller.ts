@@ -116,6 +116,23 @@ export interface SourcesProps {
    */
   readonly gatewayListenerSets?: boolean;
   /**
+   * traefik-proxy also reads Traefik v2's traefik.containo.us group (--traefik-enable-legacy).
+   * @default false
+   */
+  readonly traefikEnableLegacy?: boolean;
+  /**
+   * traefik-proxy does not read the traefik.io group (--traefik-disable-new).
+   * @default false
+   */
+  readonly traefikDisableNew?: boolean;
+  /**
+   * etcdns extension (--traefik-service): Traefik routes without a target annotation take the
+   * load-balancer addresses of this Service, "NAMESPACE/NAME" (a route's etcdns.io/traefik-service
+   * annotation names another). The ClusterRole then reads Services.
+   * @default - such routes publish nothing, as with external-dns
+   */
+  readonly traefikService?: string;
+  /**
    * Only records of these types are published (--managed-record-types).
    * @default - every type etcdns publishes
    */
@@ -271,6 +288,9 @@ export class DnsController extends Construct {
       ...(sources.gatewayNamespace ? { gatewayNamespace: sources.gatewayNamespace } : {}),
       ...(sources.gatewayLabelFilter ? { gatewayLabelFilter: sources.gatewayLabelFilter } : {}),
       ...(sources.gatewayListenerSets ? { gatewayListenerSets: true } : {}),
+      ...(sources.traefikEnableLegacy ? { traefikEnableLegacy: true } : {}),
+      ...(sources.traefikDisableNew ? { traefikDisableNew: true } : {}),
+      ...(sources.traefikService ? { traefikService: sources.traefikService } : {}),
       ...(sources.managedRecordTypes ? { managedRecordTypes: [...sources.managedRecordTypes].sort() } : {}),
       policy: props.ownership?.policy ?? CONTROLLER_DEFAULTS.policy,
       resyncSeconds: props.resyncSeconds ?? CONTROLLER_DEFAULTS.resyncSeconds,
@@ -382,6 +402,9 @@ function sourcesProblems(s: SourcesProps | undefined, path: string): string[] {
   return [
     ...settingProblems(c.sources, s?.kinds, `${path}.kinds`),
     ...settingProblems(c.namespace, s?.namespace, `${path}.namespace`),
+    ...settingProblems(c.traefikEnableLegacy, s?.traefikEnableLegacy, `${path}.traefikEnableLegacy`),
+    ...settingProblems(c.traefikDisableNew, s?.traefikDisableNew, `${path}.traefikDisableNew`),
+    ...settingProblems(c.traefikService, s?.traefikService, `${path}.traefikService`),
     ...settingProblems(c.ingressClasses, s?.ingressClasses, `${path}.ingressClasses`),
     ...settingProblems(c.labelSelector, s?.labelSelector, `${path}.labelSelector`),
     ...settingProblems(c.annotationFilter, s?.annotationFilter, `${path}.annotationFilter`),

@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { SOURCE_KINDS } from '../../src/config/source-kinds.ts';
 import { controllerUsage, parseControllerOptions } from '../../src/runtime/controller/controller-options.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { etcdnsBin, nodeBin } from '../support/tools.ts';
@@ -130,9 +131,12 @@ const bad: [string, string[], Record<string, string>, RegExp][] = [
   ],
   [
     'source',
-    [...base, '--source', 'pod'],
+    // A name no source will take; the allowed values are the registry's, in its order.
+    [...base, '--source', 'no-such-source'],
     {},
-    /^sources\[0\] \(--source\): must be one of "service", "ingress", "gateway-httproute", "gateway-grpcroute", "gateway-tlsroute", "gateway-tcproute", "gateway-udproute", "crd" \(got "pod"\)$/,
+    new RegExp(
+      `^sources\\[0\\] \\(--source\\): must be one of ${SOURCE_KINDS.map((k) => `"${k}"`).join(', ')} \\(got "no-such-source"\\)$`,
+    ),
   ],
   [
     'domain',

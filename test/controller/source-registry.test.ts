@@ -28,8 +28,13 @@ import { createLogger } from '../../src/runtime/shared/log.ts';
 import { SOURCE_RUNTIMES } from '../../src/runtime/controller/sources/source-registry.ts';
 import { sourceOptions } from '../../src/runtime/controller/sources/source-options.ts';
 
-/** Every switch on: each source at its widest. */
-const ALL_ON: Required<SourceSwitches> = { gatewayListenerSets: true };
+/** Each source at its widest. */
+const ALL_ON: Required<SourceSwitches> = {
+  gatewayListenerSets: true,
+  traefikEnableLegacy: true,
+  traefikDisableNew: false,
+  traefikService: 'kube-system/traefik',
+};
 
 const api = (r: ApiResource) => `${r.resource}.${r.group || 'core'}`;
 
@@ -105,7 +110,8 @@ for (const source of SOURCE_KINDS) {
   test(`${source}: views' rules and the config accept it, --help names it`, () => {
     assert.ok(v.safeParse(sourceKinds, [source]).success, 'config accepts the source name');
     assert.match(controllerUsage('controller'), new RegExp(`\\b${source}\\b`));
-    for (const { kind } of sourceSpec(source).objects) {
+    for (const o of sourceSpec(source).objects) {
+      const kind = o.kubernetesKind ?? o.kind;
       assert.ok(RULE_KINDS.includes(kind.toLowerCase()));
       const views = [
         {

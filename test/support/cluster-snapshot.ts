@@ -2,7 +2,7 @@
 // (full-pipeline.ts) and to views. The product reads the cluster through informers, object by
 // object (src/runtime/controller/kube/cluster-cache.ts), and never needs this form.
 import type { KubernetesObject, V1EndpointSlice, V1Ingress, V1Node, V1Service } from '@kubernetes/client-node';
-import type { ClusterKind } from '../../src/config/source-kinds.ts';
+import { isObjectKind, type ClusterKind } from '../../src/config/source-kinds.ts';
 import type { ClusterObject, ClusterObjects } from '../../src/runtime/controller/incremental/cluster-objects.ts';
 import type { DnsEndpoint } from '../../src/runtime/controller/sources/dns-endpoint/dns-endpoint.ts';
 import type {
@@ -36,13 +36,14 @@ export function snapshotObjects(snapshot: Partial<ClusterSnapshot>): ClusterObje
     ...(snapshot.ingresses ?? []).map((object) => ({ kind: 'Ingress' as const, object })),
     ...(snapshot.routes ?? []),
     ...(snapshot.dnsEndpoints ?? []).map((object) => ({ kind: 'DNSEndpoint' as const, object })),
+    ...(snapshot.others ?? []).flatMap((o) => (isObjectKind(o.kind) ? [{ kind: o.kind, object: o.object }] : [])),
   ];
 }
 
 /** Every object of a snapshot (source objects and what sources read), with its kind. */
 function allObjects(snapshot: Partial<ClusterSnapshot>): { kind: ClusterKind; object: KubernetesObject }[] {
   return [
-    ...snapshotObjects(snapshot),
+    ...snapshotObjects(snapshot).filter((o) => !(snapshot.others ?? []).some((x) => x.object === o.object)),
     ...(snapshot.endpointSlices ?? []).map((object) => ({ kind: 'EndpointSlice' as const, object })),
     ...(snapshot.nodes ?? []).map((object) => ({ kind: 'Node' as const, object })),
     ...(snapshot.gateways ?? []).map((object) => ({ kind: 'Gateway' as const, object })),

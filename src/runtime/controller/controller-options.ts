@@ -80,6 +80,25 @@ const SHARED: OptionSpec[] = [
     help: 'routes may attach to ListenerSets of the Gateways',
   },
   {
+    flag: 'traefik-enable-legacy',
+    kind: 'bool',
+    field: 'traefikEnableLegacy',
+    help: 'traefik-proxy: also the traefik.containo.us group (Traefik v2)',
+  },
+  {
+    flag: 'traefik-disable-new',
+    kind: 'bool',
+    field: 'traefikDisableNew',
+    help: 'traefik-proxy: not the traefik.io group',
+  },
+  {
+    flag: 'traefik-service',
+    kind: 'string',
+    field: 'traefikService',
+    value: 'NAMESPACE/NAME',
+    help: "traefik-proxy: routes without a target annotation take this Service's addresses (etcdns extension)",
+  },
+  {
     flag: 'managed-record-types',
     kind: 'list',
     field: 'managedRecordTypes',

@@ -3,7 +3,7 @@
 // EndpointSlices and the Nodes; a route's Gateways, ListenerSets and Namespaces).
 // kube/cluster-cache.ts provides it from its informers; tests from plain lists.
 import type { KubernetesObject, V1EndpointSlice } from '@kubernetes/client-node';
-import type { ClusterKind, ObjectKind } from '../../../config/source-kinds.ts';
+import { objectSpec, type ClusterKind, type ObjectKind } from '../../../config/source-kinds.ts';
 import { resourceId } from '../desired-record.ts';
 import type { ObjectKey } from '../sources/source-runtime.ts';
 
@@ -26,7 +26,11 @@ export interface ClusterObject {
   object: KubernetesObject;
 }
 
-/** "service/default/nginx": the resource id its records carry (desired-record.ts resourceId). */
+/**
+ * "service/default/nginx": the resource id its records carry (desired-record.ts resourceId); a
+ * kind whose Kubernetes kind another group has too ("IngressRoute.traefik.containo.us/ns/name"),
+ * which shares external-dns's resource ids, is told apart by its full kind.
+ */
 export function objectId(key: ObjectKey): string {
-  return resourceId(key);
+  return objectSpec(key.kind).kubernetesKind ? `${key.kind}/${key.namespace}/${key.name}` : resourceId(key);
 }

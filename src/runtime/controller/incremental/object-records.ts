@@ -3,7 +3,7 @@
 // full pipeline (sources/, views/view-records.ts) works object by object, so the records of all
 // objects are the union of these (test/controller/incremental-plan.test.ts checks it against the
 // full pipeline).
-import { objectSpec } from '../../../config/source-kinds.ts';
+import { objectEnabled, objectSpec } from '../../../config/source-kinds.ts';
 import type { DesiredRecord, Problem } from '../desired-record.ts';
 import type { SourceResult } from '../sources/record-builder.ts';
 import { SOURCE_RUNTIMES } from '../sources/source-registry.ts';
@@ -24,7 +24,7 @@ export interface ObjectRecords {
 export function sourceRecords(source: ClusterObject, context: SourceContext, options: SourceOptions): SourceResult {
   const out: SourceResult = { records: [], problems: [] };
   const { source: name } = objectSpec(source.kind);
-  if (!options.sources.includes(name)) return out;
+  if (!options.sources.includes(name) || !objectEnabled(source.kind, options.switches)) return out;
   SOURCE_RUNTIMES[name].records(source.object, source.kind, context, options, out);
   const managed = options.managedRecordTypes;
   if (managed.length > 0) out.records = out.records.filter((r) => managed.includes(r.type));

@@ -58,11 +58,13 @@ export class ClusterCache implements ClusterObjects {
   /** Source objects by the index keys their source gave them, kept as they change. */
   private readonly byIndexKey = new Map<string, Map<string, ObjectKey>>();
   private readonly sources: readonly SourceKind[];
+  private readonly switches: SourceSwitches;
   /** The enabled sources' runtimes, once each. */
   private readonly runtimes: readonly SourceRuntime[];
 
   constructor(client: KubeClient, options: ClusterCacheOptions) {
     this.sources = options.sources;
+    this.switches = options.switches;
     this.runtimes = [...new Set(options.sources.map((s) => SOURCE_RUNTIMES[s]))];
     for (const [kind, api] of readApis(options.sources, options.switches))
       this.informers.set(kind, this.informer(client, kind, api, namespaceOf(kind, options), options));
@@ -165,7 +167,7 @@ export class ClusterCache implements ClusterObjects {
       if (!touches) continue;
       for (const object of [change.before, change.after]) {
         if (!object) continue;
-        const touched = touches(object, this);
+        const touched = touches(object, this, this.switches);
         if (touched === 'all') return 'all';
         for (const key of touched.objects ?? []) objects.set(objectId(key), key);
         for (const indexKey of touched.keys ?? [])
@@ -208,7 +210,7 @@ export class ClusterCache implements ClusterObjects {
     if (!meta?.name || !indexKeys) return;
     const key: ObjectKey = { kind, namespace: meta.namespace ?? 'default', name: meta.name };
     const id = objectId(key);
-    for (const indexKey of indexKeys(object!, kind)) {
+    for (const indexKey of indexKeys(object!, kind, this.switches)) {
       let objects = this.byIndexKey.get(indexKey);
       if (present) {
         if (!objects) this.byIndexKey.set(indexKey, (objects = new Map()));

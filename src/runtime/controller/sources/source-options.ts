@@ -1,6 +1,6 @@
 // Which objects and names the sources consider: the filters of the command line, parsed once.
 import { canonicalName, isInZone } from '../../../dns/dns-name.ts';
-import type { SourceKind } from '../../../config/source-kinds.ts';
+import type { SourceKind, SourceSwitches } from '../../../config/source-kinds.ts';
 import type { RecordType } from '../../../dns/record-types.ts';
 import { readAnnotation, type Annotations } from './annotations.ts';
 import { matchesSelector, parseSelector, type Selector } from '../../../config/label-selector.ts';
@@ -27,6 +27,8 @@ export interface SourceOptions {
   gateway: GatewayFilters;
   /** Only records of these types are published (external-dns's --managed-record-types); empty: all. */
   managedRecordTypes: RecordType[];
+  /** What the sources read (--gateway-listener-sets, the traefik-proxy flags). */
+  switches: SourceSwitches;
 }
 
 /** A Service's SRV records stop here unless configured otherwise (srvMaxPerService). */
@@ -51,6 +53,9 @@ export function sourceOptions(input: {
   gatewayLabelFilter?: string;
   gatewayListenerSets?: boolean;
   managedRecordTypes?: RecordType[];
+  traefikEnableLegacy?: boolean;
+  traefikDisableNew?: boolean;
+  traefikService?: string;
 }): SourceOptions {
   return {
     sources: input.sources ?? ['service', 'ingress'],
@@ -70,6 +75,12 @@ export function sourceOptions(input: {
       listenerSets: input.gatewayListenerSets ?? false,
     },
     managedRecordTypes: input.managedRecordTypes ?? [],
+    switches: {
+      gatewayListenerSets: input.gatewayListenerSets ?? false,
+      traefikEnableLegacy: input.traefikEnableLegacy ?? false,
+      traefikDisableNew: input.traefikDisableNew ?? false,
+      ...(input.traefikService ? { traefikService: input.traefikService } : {}),
+    },
   };
 }
 

@@ -5,6 +5,7 @@ import { dnsEndpointSource } from './dns-endpoint/dns-endpoint-source.ts';
 import { routeSource } from './gateway/route-source.ts';
 import { ingressSource } from './ingress-source.ts';
 import { serviceSource } from './service-source.ts';
+import { traefikSource } from './traefik/traefik-source.ts';
 import type { SourceRuntime } from './source-runtime.ts';
 
 export const SOURCE_RUNTIMES: Readonly<Record<SourceKind, SourceRuntime>> = {
@@ -16,4 +17,5 @@ export const SOURCE_RUNTIMES: Readonly<Record<SourceKind, SourceRuntime>> = {
   'gateway-tcproute': routeSource,
   'gateway-udproute': routeSource,
   crd: dnsEndpointSource,
+  'traefik-proxy': traefikSource,
 };

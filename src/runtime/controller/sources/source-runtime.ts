@@ -3,7 +3,7 @@
 // SourceRuntime beside its record function; sources/source-registry.ts maps every source name to
 // it. Pure: the cluster is read through the context and the reader given.
 import type { KubernetesObject, V1EndpointSlice, V1Node } from '@kubernetes/client-node';
-import type { ClusterKind, ObjectKind, ReadKind } from '../../../config/source-kinds.ts';
+import type { ClusterKind, ObjectKind, ReadKind, SourceSwitches } from '../../../config/source-kinds.ts';
 import type { Gateway, ListenerSet } from './gateway/gateway-api.ts';
 import type { SourceResult } from './record-builder.ts';
 import type { SourceOptions } from './source-options.ts';
@@ -53,9 +53,11 @@ export interface SourceRuntime {
    * The index keys of what the object's records read besides itself ("Gateway/<ns>/<name>"): a
    * change that touches one of them (`changes`) re-plans the object.
    */
-  indexKeys?(object: KubernetesObject, kind: ObjectKind): string[];
+  indexKeys?(object: KubernetesObject, kind: ObjectKind, switches: SourceSwitches): string[];
   /** For each kind of the row's `reads`: what a change of one such object (before or after) touches. */
-  changes?: Partial<Record<ReadKind, (object: KubernetesObject, cluster: ClusterReader) => Touched>>;
+  changes?: Partial<
+    Record<ReadKind, (object: KubernetesObject, cluster: ClusterReader, switches: SourceSwitches) => Touched>
+  >;
   /** The class views match (`ingressClasses`), for sources whose objects have one. */
   ingressClass?(object: KubernetesObject): string | undefined;
 }

@@ -1,6 +1,6 @@
 // What views know about the object a record came from: its kind, namespace, ingress class,
 // labels and annotations, found by the record's object.
-import { apiVersionOf, objectSpec } from '../../../config/source-kinds.ts';
+import { apiVersionOf, kubernetesKind, objectSpec, type ObjectKind } from '../../../config/source-kinds.ts';
 import { resourceId, type ObjectRef } from '../desired-record.ts';
 import type { ClusterObject } from '../incremental/cluster-objects.ts';
 import { SOURCE_RUNTIMES } from '../sources/source-registry.ts';
@@ -21,7 +21,7 @@ export function sourceObjectOf(o: ClusterObject): { id: string; source: SourceOb
   if (!meta?.name) return undefined;
   const spec = objectSpec(o.kind);
   const ref: ObjectRef = {
-    kind: o.kind,
+    kind: kubernetesKind(o.kind) as ObjectKind,
     apiVersion: o.object.apiVersion ?? apiVersionOf(spec.api),
     namespace: meta.namespace ?? 'default',
     name: meta.name,
@@ -32,7 +32,7 @@ export function sourceObjectOf(o: ClusterObject): { id: string; source: SourceOb
     id: resourceId(ref),
     source: {
       ref,
-      kind: o.kind.toLowerCase(),
+      kind: ref.kind.toLowerCase(),
       namespace: ref.namespace,
       ...(ingressClass !== undefined ? { ingressClass } : {}),
       labels: meta.labels ?? {},
