@@ -9,8 +9,11 @@ import type { SourceOf } from './schema-problems.ts';
 
 export interface OptionSpec {
   flag: string;
-  /** string: the last one given; list: every one given, each split at commas; bool: a flag alone is true. */
-  kind: 'string' | 'list' | 'bool' | 'int';
+  /**
+   * string: the last one given; list: every one given, each split at commas; repeated: every one
+   * given, as given (a template may hold commas); bool: a flag alone is true.
+   */
+  kind: 'string' | 'list' | 'repeated' | 'bool' | 'int';
   /** The config field it sets ("etcd.endpoints"); none: a command switch such as --once. */
   field?: string;
   /** Placeholder in --help ("URL[,URL]"). */
@@ -61,6 +64,8 @@ function convert(spec: OptionSpec, given: string[]): unknown {
         .flatMap((g) => g.split(','))
         .map((s) => s.trim())
         .filter((s) => s.length > 0);
+    case 'repeated':
+      return given;
     case 'bool':
       return last === 'true' || last === '1' ? true : last === 'false' || last === '0' ? false : last;
     case 'int':

@@ -21,6 +21,13 @@ import { reverseZonesSchema } from './reverse-zone-config.ts';
 import { DEFAULT_VIEW, viewsSchema } from './view-config.ts';
 
 import { SOURCE_KINDS } from './source-kinds.ts';
+import {
+  FqdnTemplates,
+  NO_TEMPLATES,
+  TemplateConfigError,
+  type TemplateFlags,
+} from '../runtime/controller/fqdn/fqdn-templates.ts';
+import { parseUnstructuredResource } from './unstructured-resource.ts';
 import { RECORD_TYPES } from '../dns/record-types.ts';
 
 export type { SourceKind } from './source-kinds.ts';
@@ -54,6 +61,32 @@ export const resyncSeconds = integer(1, 86400, 'a number of seconds');
 export const CONTROLLER_CONFIG_DEFAULTS = { policy: 'sync', resyncSeconds: 300, debounceMs: 5 } as const;
 export const domains = v.array(dnsName, 'must be a list of domain names');
 export const ingressClasses = v.array(objectName, 'must be a list of class names');
+
+/** A template flag's values: each must parse (fqdn/), the error naming the value's index. */
+const templates = (flag: keyof TemplateFlags) =>
+  v.pipe(
+    v.array(v.string(), 'must be a list of Go templates'),
+    v.rawCheck(({ dataset, addIssue }) => {
+      if (!dataset.typed) return;
+      try {
+        FqdnTemplates.parse({ ...NO_TEMPLATES, [flag]: dataset.value });
+      } catch (e) {
+        if (!(e instanceof TemplateConfigError)) throw e;
+        addIssue({ message: e.message });
+      }
+    }),
+  );
+export const unstructuredResources = v.pipe(
+  v.array(v.string(), 'must be a list of resource.version.group'),
+  v.check((r) => new Set(r).size === r.length, 'must list each resource once'),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    for (const r of dataset.value) {
+      const parsed = parseUnstructuredResource(r);
+      if (!parsed.ok) addIssue({ message: parsed.error });
+    }
+  }),
+);
 
 const leaderElectionSchema = v.object({
   enabled: v.optional(v.boolean('must be true or false'), false),
@@ -116,6 +149,16 @@ export const controllerEntries = {
   labelSelector: v.optional(labelSelector),
   /** Annotation filter in label-selector syntax (external-dns's --annotation-filter). */
   annotationFilter: v.optional(labelSelector),
+  /** external-dns's --fqdn-template: names for objects that give none (fqdn/README.md). */
+  fqdnTemplate: v.optional(templates('fqdnTemplate')),
+  /** --target-template: the targets of the unstructured source's template names. */
+  targetTemplate: v.optional(templates('targetTemplate')),
+  /** --fqdn-target-template: "host:target" pairs (unstructured source). */
+  fqdnTargetTemplate: v.optional(templates('fqdnTargetTemplate')),
+  /** --combine-fqdn-annotation: the template's names are added to the object's own; default false. */
+  combineFqdnAnnotation: v.optional(v.boolean('must be true or false')),
+  /** --unstructured-resource: what the unstructured source reads ("configmaps.v1", "virtualmachineinstances.v1.kubevirt.io"). */
+  unstructuredResources: v.optional(unstructuredResources),
   /** Publish ClusterIP Services without internal-hostname; default false. */
   publishClusterIp: v.optional(v.boolean('must be true or false')),
   /** SRV records per named port of every non-headless Service (annotation etcdns.io/srv per Service); default false. */
@@ -147,6 +190,13 @@ export const controllerConfigSchema = v.pipe(
       "not together with views: set each view's prefix there",
     ),
     ['prefix'],
+  ),
+  v.forward(
+    v.check(
+      (c) => !c.sources?.includes('unstructured') || (c.unstructuredResources?.length ?? 0) > 0,
+      'the unstructured source reads only what this names: required with it',
+    ),
+    ['unstructuredResources'],
   ),
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;

@@ -6,6 +6,7 @@
 // the controller's informers all come from this table; the runtime half of each source (its
 // records and index keys) is its row in src/runtime/controller/sources/source-registry.ts.
 // Declarative only: this module imports nothing of src/runtime/.
+import { parseUnstructuredResource } from './unstructured-resource.ts';
 
 /** A collection in the Kubernetes API. */
 export interface ApiResource {
@@ -31,6 +32,8 @@ export interface SourceSwitches {
   traefikDisableNew?: boolean;
   /** --traefik-service NAMESPACE/NAME: routes without targets take this Service's addresses. */
   traefikService?: string;
+  /** --unstructured-resource: the unstructured source's objects ("configmaps.v1"). */
+  unstructuredResources?: readonly string[];
 }
 
 /** Whether a spec with `when` and `unless` switches applies. */
@@ -68,6 +71,8 @@ export interface ReadSpec {
 
 export interface SourceSpec {
   objects: readonly ObjectSpec[];
+  /** Objects named by a switch instead (the unstructured source's --unstructured-resource). */
+  objectsFrom?: 'unstructuredResources';
   reads: readonly ReadSpec[];
   /** Subresources written besides Events (the DNSEndpoint status). */
   writesStatus?: boolean;
@@ -177,6 +182,8 @@ export const SOURCES = {
     // The Service whose addresses routes without a target annotation take (an etcdns extension).
     reads: [{ kind: 'Service', when: 'traefikService' }],
   },
+  // Any kind, named by --unstructured-resource; its kinds are the API server's (discovery at start-up).
+  unstructured: { objects: [], objectsFrom: 'unstructuredResources', reads: [] },
 } as const satisfies Record<string, SourceSpec>;
 
 export type SourceKind = keyof typeof SOURCES;
@@ -187,8 +194,12 @@ export function sourceSpec(source: SourceKind): SourceSpec {
   return SOURCES[source];
 }
 
-/** A kind of object some source turns into records. */
-export type ObjectKind = (typeof SOURCES)[SourceKind]['objects'][number]['kind'];
+/**
+ * A kind of object some source turns into records: a row's, or (at run time) one the unstructured
+ * source was given and discovery named (addDiscoveredKinds).
+ */
+export type ObjectKind = (typeof SOURCES)[SourceKind]['objects'][number]['kind'] | DiscoveredKind;
+export type DiscoveredKind = string & { readonly discovered: unique symbol };
 /** Every kind the controller may keep an informer of. */
 export type ClusterKind = ObjectKind | ReadKind;
 
@@ -196,6 +207,46 @@ export type ClusterKind = ObjectKind | ReadKind;
 const OBJECT_KINDS = new Map<string, ObjectSpec & { source: SourceKind }>(
   SOURCE_KINDS.flatMap((source) => SOURCES[source].objects.map((o) => [o.kind, { ...o, source }] as const)),
 );
+
+/** The unstructured source's objects by --unstructured-resource value, as discovery named them. */
+const DISCOVERED = new Map<string, ObjectSpec & { kind: DiscoveredKind }>();
+
+/**
+ * Registers the kinds discovery found for a source's switch-named objects (once, at start-up,
+ * before any object is read). A kind another source reads already is refused.
+ */
+export function addDiscoveredKinds(
+  source: SourceKind,
+  found: readonly { value: string; kind: string; api: ApiResource }[],
+): string[] {
+  const problems: string[] = [];
+  for (const { value, kind, api } of found) {
+    const taken = OBJECT_KINDS.get(kind) ?? (kind in READ_KINDS ? { source: 'the other sources' } : undefined);
+    if (taken) {
+      problems.push(`--unstructured-resource ${value}: kind ${kind} is read by ${taken.source} already`);
+      continue;
+    }
+    const spec = { kind: kind as DiscoveredKind, api, resourcePrefix: kind.toLowerCase() };
+    DISCOVERED.set(value, spec);
+    OBJECT_KINDS.set(kind, { ...spec, source });
+  }
+  return problems;
+}
+
+/**
+ * A source's objects with the switches given: its row's, or those its switch names (by their
+ * discovered kind; before discovery, as at synth, by the value: enough for RBAC).
+ */
+export function objectsOf(source: SourceKind, switches: SourceSwitches): readonly ObjectSpec[] {
+  const spec = sourceSpec(source);
+  if (!spec.objectsFrom) return spec.objects.filter((o) => switchedOn(o, switches));
+  return (switches[spec.objectsFrom] ?? []).flatMap((value) => {
+    const found = DISCOVERED.get(value);
+    if (found) return [found];
+    const parsed = parseUnstructuredResource(value);
+    return parsed.ok ? [{ kind: value as DiscoveredKind, api: parsed.api, resourcePrefix: value }] : [];
+  });
+}
 
 /** The object spec of a kind, and its source. */
 export function objectSpec(kind: ObjectKind): ObjectSpec & { source: SourceKind } {
@@ -231,8 +282,7 @@ export function readsOf(source: SourceKind, switches: SourceSwitches): ReadKind[
 /** Every API resource the enabled sources read, once each: their objects, then what else they read (READ_KINDS' order). */
 export function readApis(sources: readonly SourceKind[], switches: SourceSwitches): Map<ClusterKind, ApiResource> {
   const apis = new Map<ClusterKind, ApiResource>();
-  for (const source of sources)
-    for (const o of sourceSpec(source).objects) if (switchedOn(o, switches)) apis.set(o.kind as ObjectKind, o.api);
+  for (const source of sources) for (const o of objectsOf(source, switches)) apis.set(o.kind as ObjectKind, o.api);
   const reads = new Set(sources.flatMap((source) => readsOf(source, switches)));
   for (const kind of Object.keys(READ_KINDS) as ReadKind[]) if (reads.has(kind)) apis.set(kind, READ_KINDS[kind]);
   return apis;

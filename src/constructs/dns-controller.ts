@@ -133,6 +133,33 @@ export interface SourcesProps {
    */
   readonly traefikService?: string;
   /**
+   * external-dns's --fqdn-template: Go templates of names for objects that give none
+   * (src/runtime/controller/fqdn/README.md says what runs and what is refused at synth).
+   * @default - none
+   */
+  readonly fqdnTemplate?: string[];
+  /**
+   * --combine-fqdn-annotation: the template's names are added to the object's own.
+   * @default false
+   */
+  readonly combineFqdnAnnotation?: boolean;
+  /**
+   * --target-template: Go templates of the unstructured source's targets.
+   * @default - none
+   */
+  readonly targetTemplate?: string[];
+  /**
+   * --fqdn-target-template: Go templates of "host:target" pairs (unstructured source).
+   * @default - none
+   */
+  readonly fqdnTargetTemplate?: string[];
+  /**
+   * --unstructured-resource: what the unstructured source reads, as resource.version.group
+   * ("configmaps.v1", "virtualmachineinstances.v1.kubevirt.io"); the ClusterRole reads exactly these.
+   * @default - none
+   */
+  readonly unstructuredResources?: string[];
+  /**
    * Only records of these types are published (--managed-record-types).
    * @default - every type etcdns publishes
    */
@@ -292,6 +319,11 @@ export class DnsController extends Construct {
       ...(sources.traefikDisableNew ? { traefikDisableNew: true } : {}),
       ...(sources.traefikService ? { traefikService: sources.traefikService } : {}),
       ...(sources.managedRecordTypes ? { managedRecordTypes: [...sources.managedRecordTypes].sort() } : {}),
+      ...(sources.fqdnTemplate ? { fqdnTemplate: [...sources.fqdnTemplate] } : {}),
+      ...(sources.combineFqdnAnnotation ? { combineFqdnAnnotation: true } : {}),
+      ...(sources.targetTemplate ? { targetTemplate: [...sources.targetTemplate] } : {}),
+      ...(sources.fqdnTargetTemplate ? { fqdnTargetTemplate: [...sources.fqdnTargetTemplate] } : {}),
+      ...(sources.unstructuredResources ? { unstructuredResources: [...sources.unstructuredResources].sort() } : {}),
       policy: props.ownership?.policy ?? CONTROLLER_DEFAULTS.policy,
       resyncSeconds: props.resyncSeconds ?? CONTROLLER_DEFAULTS.resyncSeconds,
       // No namespace: the controller takes its pod's ($POD_NAMESPACE), wherever an overlay puts it.
@@ -418,6 +450,11 @@ function sourcesProblems(s: SourcesProps | undefined, path: string): string[] {
     ...settingProblems(c.gatewayLabelFilter, s?.gatewayLabelFilter, `${path}.gatewayLabelFilter`),
     ...settingProblems(c.gatewayListenerSets, s?.gatewayListenerSets, `${path}.gatewayListenerSets`),
     ...settingProblems(c.managedRecordTypes, s?.managedRecordTypes, `${path}.managedRecordTypes`),
+    ...settingProblems(c.fqdnTemplate, s?.fqdnTemplate, `${path}.fqdnTemplate`),
+    ...settingProblems(c.combineFqdnAnnotation, s?.combineFqdnAnnotation, `${path}.combineFqdnAnnotation`),
+    ...settingProblems(c.targetTemplate, s?.targetTemplate, `${path}.targetTemplate`),
+    ...settingProblems(c.fqdnTargetTemplate, s?.fqdnTargetTemplate, `${path}.fqdnTargetTemplate`),
+    ...settingProblems(c.unstructuredResources, s?.unstructuredResources, `${path}.unstructuredResources`),
     ...(s?.dnsEndpointCrd !== undefined && typeof s.dnsEndpointCrd !== 'boolean'
       ? [`${path}.dnsEndpointCrd: must be true or false (got ${JSON.stringify(s.dnsEndpointCrd)})`]
       : []),

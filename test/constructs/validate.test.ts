@@ -339,6 +339,18 @@ const cases: [string, DnsStackProps, string, string][] = [
     '"A", "AAAA", "CNAME", "TXT", "MX", "SRV", "PTR", "NS"',
   ],
   [
+    'an fqdn template construct etcdns does not run',
+    { ...valid, sources: { fqdnTemplate: ['{{ .Name }}.example.org', '{{ template "x" }}'] } },
+    'sources.fqdnTemplate',
+    `--fqdn-template[1] "{{ template \\"x\\" }}": 'template' is not supported`,
+  ],
+  [
+    'an unstructured resource without a version',
+    { ...valid, sources: { unstructuredResources: ['configmaps'] } },
+    'sources.unstructuredResources',
+    'expected resource.version.group',
+  ],
+  [
     'records without the crd source',
     { ...valid, records: [{ name: 'a.example.org', type: 'A', targets: ['192.0.2.1'] }] },
     'records',

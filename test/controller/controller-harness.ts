@@ -15,13 +15,14 @@ export const CONTROLLER_NAMESPACE = 'etcdns';
 export const CONTROLLER_NAME = 'etcdns-controller';
 
 /**
- * Creates the namespace, ServiceAccount and the construct's RBAC for these sources (a second call
+ * Creates the namespace, ServiceAccount and the construct's RBAC for these sources (and unstructured resources) (a second call
  * in one API server sets the ClusterRole's rules to its sources); returns a kubeconfig file for it.
  */
 export async function controllerKubeconfig(
   kube: KubeHandle,
   sources: SourceKind[] = ['ingress', 'service'],
   listenerSets = false,
+  unstructuredResources: string[] = [],
 ): Promise<string> {
   const core = kube.admin.makeApiClient(k8s.CoreV1Api);
   const rbac = kube.admin.makeApiClient(k8s.RbacAuthorizationV1Api);
@@ -34,7 +35,7 @@ export async function controllerKubeconfig(
   );
   const meta = { name: CONTROLLER_NAME };
   const subjects = [{ kind: 'ServiceAccount', name: CONTROLLER_NAME, namespace: CONTROLLER_NAMESPACE }];
-  const rules = controllerClusterRules(sources, { gatewayListenerSets: listenerSets });
+  const rules = controllerClusterRules(sources, { gatewayListenerSets: listenerSets, unstructuredResources });
   if (!firstTime) {
     await rbac.replaceClusterRole({ name: CONTROLLER_NAME, body: { metadata: meta, rules } });
     return kube.writeKubeconfig(await kube.asServiceAccount(CONTROLLER_NAMESPACE, CONTROLLER_NAME));

@@ -67,6 +67,38 @@ test("external-dns's source flags carry over unchanged", () => {
   );
 });
 
+test("the template flags repeat and keep their commas, as external-dns's do", () => {
+  const { config } = parseControllerOptions(
+    [
+      ...base,
+      '--fqdn-template={{ range $k, $v := .Labels }}{{ $v }}.a.example,{{ end }}',
+      '--fqdn-template',
+      '{{ .Name }}.b.example',
+      '--target-template={{ index .Object.data "target" }}',
+      '--fqdn-target-template={{ .Name }}.c.example:10.0.0.1',
+      '--combine-fqdn-annotation',
+      '--unstructured-resource=configmaps.v1,virtualmachineinstances.v1.kubevirt.io',
+    ],
+    {},
+  );
+  assert.deepEqual(
+    [
+      config.fqdnTemplate,
+      config.targetTemplate,
+      config.fqdnTargetTemplate,
+      config.combineFqdnAnnotation,
+      config.unstructuredResources,
+    ],
+    [
+      ['{{ range $k, $v := .Labels }}{{ $v }}.a.example,{{ end }}', '{{ .Name }}.b.example'],
+      ['{{ index .Object.data "target" }}'],
+      ['{{ .Name }}.c.example:10.0.0.1'],
+      true,
+      ['configmaps.v1', 'virtualmachineinstances.v1.kubevirt.io'],
+    ],
+  );
+});
+
 test('flags beat environment, environment beats the file; lists repeat and split on commas', () => {
   const file = join(tmpdir(), `controller-config-${process.pid}.json`);
   writeFileSync(
@@ -196,6 +228,24 @@ const bad: [string, string[], Record<string, string>, RegExp][] = [
     [...base, '--managed-record-types', 'A,NAPTR'],
     {},
     /^managedRecordTypes\[1\] \(--managed-record-types\): must be one of "A", "AAAA", "CNAME", "TXT", "MX", "SRV", "PTR", "NS" \(got "NAPTR"\)$/,
+  ],
+  [
+    'a template that does not parse, by the index of its value',
+    [...base, '--fqdn-template', '{{ .Name }}.a.example', '--fqdn-template', '{{ .Name'],
+    {},
+    /^fqdnTemplate \(--fqdn-template\): --fqdn-template\[1\] "\{\{ \.Name": unclosed action$/,
+  ],
+  [
+    'a template construct etcdns does not run',
+    [...base, '--target-template', '{{ define "x" }}y{{ end }}'],
+    {},
+    /^targetTemplate \(--target-template\): --target-template\[0\] .*'define' is not supported$/,
+  ],
+  [
+    'an unstructured resource without a version',
+    [...base, '--unstructured-resource', 'configmaps'],
+    {},
+    /^unstructuredResources \(--unstructured-resource\): "configmaps" has no version/,
   ],
   [
     'drift: plan has no controller-only flags',

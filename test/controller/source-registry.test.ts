@@ -11,6 +11,7 @@ import {
   READ_KINDS,
   RULE_KINDS,
   SOURCE_KINDS,
+  objectsOf,
   readsOf,
   sourceSpec,
   type ApiResource,
@@ -34,15 +35,15 @@ const ALL_ON: Required<SourceSwitches> = {
   traefikEnableLegacy: true,
   traefikDisableNew: false,
   traefikService: 'kube-system/traefik',
+  unstructuredResources: ['configmaps.v1'],
 };
 
 const api = (r: ApiResource) => `${r.resource}.${r.group || 'core'}`;
 
 /** What a source lists: its objects, then what it reads (as the row says, every switch on). */
 function rowKinds(source: (typeof SOURCE_KINDS)[number]): Map<ClusterKind, ApiResource> {
-  const spec = sourceSpec(source);
   return new Map<ClusterKind, ApiResource>([
-    ...spec.objects.map((o) => [o.kind as ClusterKind, o.api] as const),
+    ...objectsOf(source, ALL_ON).map((o) => [o.kind as ClusterKind, o.api] as const),
     ...readsOf(source, ALL_ON).map((k) => [k, READ_KINDS[k]] as const),
   ]);
 }
@@ -97,14 +98,18 @@ for (const source of SOURCE_KINDS) {
 
   test(`${source}: the planner reads each of its object kinds`, () => {
     const asked = new Set<string>();
-    const planner = new IncrementalPlanner([], sourceOptions({ sources: [source] }), { ownerId: 'me', policy: 'sync' });
+    const planner = new IncrementalPlanner(
+      [],
+      sourceOptions({ sources: [source], ...ALL_ON, unstructuredResources: [...ALL_ON.unstructuredResources] }),
+      { ownerId: 'me', policy: 'sync' },
+    );
     planner.rebuild({
       objects: (kind) => (asked.add(kind), [] as KubernetesObject[]),
       object: () => undefined,
       endpointSlices: () => [],
       unseenResources: () => new Set(),
     });
-    for (const o of sourceSpec(source).objects) assert.ok(asked.has(o.kind), `planner lists ${o.kind}`);
+    for (const o of objectsOf(source, ALL_ON)) assert.ok(asked.has(o.kind), `planner lists ${o.kind}`);
   });
 
   test(`${source}: views' rules and the config accept it, --help names it`, () => {

@@ -53,8 +53,14 @@ const subcommand: Subcommand = {
     if (typeof options === 'number') return options;
     reexecWithV8Flags(V8_FLAGS);
     // Loaded after the re-execution: the Kubernetes and etcd clients are loaded once, in the new process.
-    const { assembleController } = await import('./controller-process.ts');
+    const { assembleController, discoverSourceKinds } = await import('./controller-process.ts');
     const { config } = options;
+    const undiscovered = await discoverSourceKinds(config).catch((err: unknown) =>
+      orConfigError('controller', () => {
+        throw err;
+      }),
+    );
+    if (typeof undiscovered === 'number') return undiscovered;
     const p = orConfigError('controller', () =>
       assembleController(config, { dryRun: options.dryRun, leaderElection: !options.once }),
     );

@@ -2,6 +2,9 @@
 // store, leader election, problem reporter, metrics. Shared by `etcdns controller` and `etcdns plan`.
 import type { Etcd3 } from 'etcd3';
 import type { ControllerConfig } from '../../config/controller-config.ts';
+import { ConfigError } from '../../config/config-error.ts';
+import { addDiscoveredKinds } from '../../config/source-kinds.ts';
+import { discoverUnstructured } from './sources/unstructured/unstructured-discovery.ts';
 import { createEtcdClient } from '../shared/etcd-client.ts';
 import { createLogger, type Logger } from '../shared/log.ts';
 import { observeGarbageCollection } from '../shared/gc-metrics.ts';
@@ -27,6 +30,22 @@ export interface ControllerProcess {
   metrics: ControllerMetrics;
   log: Logger;
   stop(): Promise<void>;
+}
+
+/**
+ * The kinds of the unstructured source's --unstructured-resource, asked of the API server's
+ * discovery before any informer starts; a resource it does not serve is a ConfigError naming it.
+ */
+export async function discoverSourceKinds(config: ControllerConfig): Promise<void> {
+  if (!(config.sources ?? []).includes('unstructured')) return;
+  const kube = new KubeClient(loadKubeTarget(config.kubeconfig));
+  try {
+    const found = await discoverUnstructured(kube, config.unstructuredResources ?? []);
+    const problems = addDiscoveredKinds('unstructured', found);
+    if (problems.length > 0) throw new ConfigError(problems);
+  } finally {
+    kube.close();
+  }
 }
 
 export function assembleController(

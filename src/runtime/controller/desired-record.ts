@@ -50,6 +50,8 @@ export const PROBLEM_REASONS = [
   'NameOwnedByOthers',
   /** A per-object cap was reached (SRV records of one Service). */
   'TooManyRecords',
+  /** --fqdn-template, --target-template or --fqdn-target-template failed on the object (fqdn/). */
+  'TemplateFailed',
   /** An external view refused a private address (views/view-records.ts). */
   'PrivateAddressRefused',
 ] as const;

@@ -3,7 +3,7 @@
 // Exit code 0 when the plan is empty, 3 when it has changes, 1 on error, 2 on bad arguments.
 import type { Subcommand } from '../subcommand.ts';
 import { orConfigError, parseOrReport } from './controller-command.ts';
-import { assembleController } from './controller-process.ts';
+import { assembleController, discoverSourceKinds } from './controller-process.ts';
 import { formatPlan } from './plan/format-plan.ts';
 import { isEmptyPlan } from './plan/plan.ts';
 import { controllerViews } from './views/controller-views.ts';
@@ -17,6 +17,12 @@ const subcommand: Subcommand = {
       process.stderr.write(`etcdns plan: --view "${options.view}" is not a configured view (${names.join(', ')})\n`);
       return 2;
     }
+    const undiscovered = await discoverSourceKinds(options.config).catch((err: unknown) =>
+      orConfigError('plan', () => {
+        throw err;
+      }),
+    );
+    if (typeof undiscovered === 'number') return undiscovered;
     const p = orConfigError('plan', () => assembleController(options.config, { dryRun: true, leaderElection: false }));
     if (typeof p === 'number') return p;
     try {

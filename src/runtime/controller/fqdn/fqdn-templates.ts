@@ -74,6 +74,11 @@ export class FqdnTemplates {
     return this.fqdn !== undefined;
   }
 
+  /** A template that makes names (--fqdn-template or --fqdn-target-template). */
+  get hasNameTemplate(): boolean {
+    return this.fqdn !== undefined || this.fqdnTarget !== undefined;
+  }
+
   /**
    * external-dns's CombineWithEndpoints: whether a template pass runs for an object whose own
    * rules gave `ownCount` records (none, or always when combining).

@@ -11,7 +11,7 @@ import { resourceId, type DesiredRecord, type Problem } from '../desired-record.
 import type { CurrentEntry } from '../plan/current-entries.ts';
 import type { Conflict } from '../plan/merge.ts';
 import { planPrefix, type Plan } from '../plan/plan.ts';
-import { SOURCES } from '../../../config/source-kinds.ts';
+import { objectsOf, type ObjectKind } from '../../../config/source-kinds.ts';
 import type { SourceContext } from '../sources/source-runtime.ts';
 import { objectSelected, type SourceOptions } from '../sources/source-options.ts';
 import type { ViewOfName } from '../views/controller-views.ts';
@@ -97,8 +97,9 @@ export class IncrementalPlanner {
     this.unseen = cluster.unseenResources();
     const context = sourceContext(cluster);
     for (const source of this.options.sources)
-      for (const { kind } of SOURCES[source].objects)
-        for (const object of cluster.objects(kind)) this.setObject({ kind, object }, context);
+      for (const { kind } of objectsOf(source, this.options.switches))
+        for (const object of cluster.objects(kind as ObjectKind))
+          this.setObject({ kind: kind as ObjectKind, object }, context);
   }
 
   /** Recomputes the records of changed objects; returns per view the names to plan again. */

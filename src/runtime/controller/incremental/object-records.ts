@@ -3,7 +3,10 @@
 // full pipeline (sources/, views/view-records.ts) works object by object, so the records of all
 // objects are the union of these (test/controller/incremental-plan.test.ts checks it against the
 // full pipeline).
-import { objectEnabled, objectSpec } from '../../../config/source-kinds.ts';
+import { apiVersionOf, objectEnabled, objectSpec } from '../../../config/source-kinds.ts';
+import type { TemplateObject } from '../fqdn/template-data.ts';
+import { applyFqdnTemplate, asHostnameAnnotation } from '../fqdn/template-pass.ts';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import type { DesiredRecord, Problem } from '../desired-record.ts';
 import type { SourceResult } from '../sources/record-builder.ts';
 import { SOURCE_RUNTIMES } from '../sources/source-registry.ts';
@@ -22,10 +25,31 @@ export interface ObjectRecords {
 
 /** The records the sources want for one object (before views), and their problems. */
 export function sourceRecords(source: ClusterObject, context: SourceContext, options: SourceOptions): SourceResult {
-  const out: SourceResult = { records: [], problems: [] };
-  const { source: name } = objectSpec(source.kind);
-  if (!options.sources.includes(name) || !objectEnabled(source.kind, options.switches)) return out;
-  SOURCE_RUNTIMES[name].records(source.object, source.kind, context, options, out);
+  const spec = objectSpec(source.kind);
+  if (!options.sources.includes(spec.source) || !objectEnabled(source.kind, options.switches))
+    return { records: [], problems: [] };
+  const runtime = SOURCE_RUNTIMES[spec.source];
+  const recordsOf = (object: KubernetesObject): SourceResult => {
+    const result: SourceResult = { records: [], problems: [] };
+    runtime.records(object, source.kind, context, options, result);
+    return result;
+  };
+  const meta = source.object.metadata ?? {};
+  // The template flags: the one step every source's records pass through (fqdn/template-pass.ts).
+  const out = applyFqdnTemplate({
+    source: spec.source,
+    options,
+    ref: {
+      kind: source.kind,
+      apiVersion: apiVersionOf(spec.api),
+      namespace: meta.namespace ?? 'default',
+      name: meta.name ?? '',
+      ...(meta.uid ? { uid: meta.uid } : {}),
+    },
+    object: source.object as TemplateObject,
+    own: recordsOf(source.object),
+    recordsFor: (names) => recordsOf(asHostnameAnnotation(source.object as TemplateObject, names) as KubernetesObject),
+  });
   const managed = options.managedRecordTypes;
   if (managed.length > 0) out.records = out.records.filter((r) => managed.includes(r.type));
   return out;

@@ -53,6 +53,8 @@ function namespaceOf(kind: ClusterKind, options: ClusterCacheOptions): string | 
 
 export class ClusterCache implements ClusterObjects {
   private readonly informers = new Map<ClusterKind, Informer>();
+  /** Kinds without namespaces: their objects are found by name alone (a key's namespace says 'default'). */
+  private readonly clusterScoped = new Set<ClusterKind>();
   /** EndpointSlices by "namespace/service", kept as they change. */
   private readonly slicesByService = new Map<string, Map<string, V1EndpointSlice>>();
   /** Source objects by the index keys their source gave them, kept as they change. */
@@ -66,8 +68,10 @@ export class ClusterCache implements ClusterObjects {
     this.sources = options.sources;
     this.switches = options.switches;
     this.runtimes = [...new Set(options.sources.map((s) => SOURCE_RUNTIMES[s]))];
-    for (const [kind, api] of readApis(options.sources, options.switches))
+    for (const [kind, api] of readApis(options.sources, options.switches)) {
       this.informers.set(kind, this.informer(client, kind, api, namespaceOf(kind, options), options));
+      if (!api.namespaced) this.clusterScoped.add(kind);
+    }
   }
 
   private informer(
@@ -132,7 +136,7 @@ export class ClusterCache implements ClusterObjects {
   }
 
   object(kind: ClusterKind, namespace: string | undefined, name: string): KubernetesObject | undefined {
-    return this.informers.get(kind)?.get(namespace, name);
+    return this.informers.get(kind)?.get(this.clusterScoped.has(kind) ? undefined : namespace, name);
   }
 
   endpointSlices(namespace: string, service: string): readonly V1EndpointSlice[] {

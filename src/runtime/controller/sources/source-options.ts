@@ -5,6 +5,7 @@ import type { RecordType } from '../../../dns/record-types.ts';
 import { readAnnotation, type Annotations } from './annotations.ts';
 import { matchesSelector, parseSelector, type Selector } from '../../../config/label-selector.ts';
 import type { GatewayFilters } from './gateway/route-parents.ts';
+import { FqdnTemplates } from '../fqdn/fqdn-templates.ts';
 
 export interface SourceOptions {
   sources: SourceKind[];
@@ -29,6 +30,8 @@ export interface SourceOptions {
   managedRecordTypes: RecordType[];
   /** What the sources read (--gateway-listener-sets, the traefik-proxy flags). */
   switches: SourceSwitches;
+  /** --fqdn-template, --target-template, --fqdn-target-template, --combine-fqdn-annotation. */
+  templates: FqdnTemplates;
 }
 
 /** A Service's SRV records stop here unless configured otherwise (srvMaxPerService). */
@@ -56,6 +59,11 @@ export function sourceOptions(input: {
   traefikEnableLegacy?: boolean;
   traefikDisableNew?: boolean;
   traefikService?: string;
+  fqdnTemplate?: string[];
+  targetTemplate?: string[];
+  fqdnTargetTemplate?: string[];
+  combineFqdnAnnotation?: boolean;
+  unstructuredResources?: string[];
 }): SourceOptions {
   return {
     sources: input.sources ?? ['service', 'ingress'],
@@ -80,7 +88,14 @@ export function sourceOptions(input: {
       traefikEnableLegacy: input.traefikEnableLegacy ?? false,
       traefikDisableNew: input.traefikDisableNew ?? false,
       ...(input.traefikService ? { traefikService: input.traefikService } : {}),
+      unstructuredResources: input.unstructuredResources ?? [],
     },
+    templates: FqdnTemplates.parse({
+      fqdnTemplate: input.fqdnTemplate ?? [],
+      targetTemplate: input.targetTemplate ?? [],
+      fqdnTargetTemplate: input.fqdnTargetTemplate ?? [],
+      combineFqdnAnnotation: input.combineFqdnAnnotation ?? false,
+    }),
   };
 }
 

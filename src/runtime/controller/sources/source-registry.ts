@@ -7,6 +7,7 @@ import { ingressSource } from './ingress-source.ts';
 import { serviceSource } from './service-source.ts';
 import { traefikSource } from './traefik/traefik-source.ts';
 import type { SourceRuntime } from './source-runtime.ts';
+import { unstructuredSource } from './unstructured/unstructured-records.ts';
 
 export const SOURCE_RUNTIMES: Readonly<Record<SourceKind, SourceRuntime>> = {
   service: serviceSource,
@@ -18,4 +19,5 @@ export const SOURCE_RUNTIMES: Readonly<Record<SourceKind, SourceRuntime>> = {
   'gateway-udproute': routeSource,
   crd: dnsEndpointSource,
   'traefik-proxy': traefikSource,
+  unstructured: unstructuredSource,
 };

@@ -1,0 +1,246 @@
+// Table tests of --fqdn-template and --combine-fqdn-annotation on the typed sources (the one
+// template pass every source object's records go through: fqdn/template-pass.ts), one test per
+// row, with external-dns v0.22's rules: a Service or Ingress gets the template's names when it
+// gives no records (service.go, ingress.go CombineWithEndpoints), a route when it has no
+// spec.hostnames (gateway.go hosts()), always with --combine-fqdn-annotation; the names get the
+// object's own targets; DNSEndpoints never.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { V1Ingress, V1Service } from '@kubernetes/client-node';
+import type { ClusterSnapshot } from '../support/cluster-snapshot.ts';
+import type { Gateway, Route } from '../../src/runtime/controller/sources/gateway/gateway-api.ts';
+import { sourceOptions } from '../../src/runtime/controller/sources/source-options.ts';
+import { desiredRecords } from '../support/full-pipeline.ts';
+
+const N = 'external-dns.kubernetes.io/';
+
+const svc = (
+  name: string,
+  annotations: Record<string, string> = {},
+  labels: Record<string, string> = {},
+): V1Service => ({
+  metadata: { name, namespace: 'default', uid: `uid-${name}`, annotations, labels },
+  spec: { type: 'LoadBalancer' },
+  status: { loadBalancer: { ingress: [{ ip: '10.0.0.1' }] } },
+});
+const ing = (name: string, hosts: string[], annotations: Record<string, string> = {}): V1Ingress => ({
+  metadata: { name, namespace: 'web', uid: `uid-${name}`, annotations },
+  spec: { rules: hosts.map((host) => ({ host })) },
+  status: { loadBalancer: { ingress: [{ hostname: 'lb.example.net' }] } },
+});
+const gateway: Gateway = {
+  metadata: { name: 'gw', namespace: 'infra' },
+  spec: {
+    listeners: [
+      {
+        name: 'http',
+        port: 80,
+        protocol: 'HTTP',
+        hostname: '*.example.org',
+        allowedRoutes: { namespaces: { from: 'All' } },
+      },
+    ],
+  },
+  status: { addresses: [{ value: '10.9.0.1' }] },
+};
+const httpRoute = (name: string, hostnames?: string[]): { kind: 'HTTPRoute'; object: Route } => ({
+  kind: 'HTTPRoute',
+  object: {
+    metadata: { name, namespace: 'apps', uid: `uid-${name}` },
+    spec: { parentRefs: [{ name: 'gw', namespace: 'infra' }], ...(hostnames ? { hostnames } : {}) },
+    status: {
+      parents: [
+        {
+          parentRef: { name: 'gw', namespace: 'infra' },
+          controllerName: 'example.org/gateway',
+          conditions: [{ type: 'Accepted', status: 'True' }],
+        },
+      ],
+    },
+  },
+});
+
+interface Row {
+  name: string;
+  snapshot: Partial<ClusterSnapshot>;
+  fqdnTemplate: string[];
+  fqdnTargetTemplate?: string[];
+  combine?: boolean;
+  sources?: ('service' | 'ingress' | 'gateway-httproute' | 'crd')[];
+  records: string[];
+  problems?: string[];
+}
+
+const ROWS: Row[] = [
+  {
+    name: 'a Service without hostname gets the template name at its load balancer address',
+    snapshot: { services: [svc('api')] },
+    fqdnTemplate: ['{{ .Name }}.{{ .Namespace }}.example.org'],
+    records: ['api.default.example.org. A 10.0.0.1'],
+  },
+  {
+    name: 'several templates, several names',
+    snapshot: { services: [svc('api')] },
+    fqdnTemplate: ['{{ .Name }}.example.org', '{{ .Name }}.svc.example.org'],
+    records: ['api.example.org. A 10.0.0.1', 'api.svc.example.org. A 10.0.0.1'],
+  },
+  {
+    name: 'a Service with a hostname annotation keeps its own names only',
+    snapshot: { services: [svc('api', { [`${N}hostname`]: 'own.example.org' })] },
+    fqdnTemplate: ['{{ .Name }}.example.org'],
+    records: ['own.example.org. A 10.0.0.1'],
+  },
+  {
+    name: '--combine-fqdn-annotation adds the template names to the own',
+    snapshot: { services: [svc('api', { [`${N}hostname`]: 'own.example.org' })] },
+    fqdnTemplate: ['{{ .Name }}.example.org'],
+    combine: true,
+    records: ['api.example.org. A 10.0.0.1', 'own.example.org. A 10.0.0.1'],
+  },
+  {
+    name: 'names are lower-cased',
+    snapshot: { services: [svc('api', {}, { team: 'Payments' })] },
+    fqdnTemplate: ['{{ .Labels.team }}.Example.org'],
+    records: ['payments.example.org. A 10.0.0.1'],
+  },
+  {
+    name: 'a name the template makes invalid is that object problem; the others publish',
+    snapshot: { services: [svc('api'), svc('db', {}, { team: 'x' })] },
+    fqdnTemplate: ['{{ .Labels.team }}.example.org'],
+    records: ['x.example.org. A 10.0.0.1'],
+    problems: ['InvalidHostname default/api'],
+  },
+  {
+    name: 'a template failing on one object is its problem; the others publish',
+    snapshot: { services: [svc('api', {}, { n: '1' }), svc('db', {}, { n: 'x' })] },
+    fqdnTemplate: ['{{ if eq .Labels.n "1" }}{{ index .Spec.Ports 0 }}{{ else }}{{ .Name }}.example.org{{ end }}'],
+    records: ['db.example.org. A 10.0.0.1'],
+    problems: ['TemplateFailed default/api'],
+  },
+  {
+    name: 'isSource sees the source of each object',
+    snapshot: { services: [svc('api')], ingresses: [ing('site', [])] },
+    fqdnTemplate: [
+      '{{ if isSource "service" }}{{ .Name }}.svc.example.org{{ else }}{{ .Name }}.ing.example.org{{ end }}',
+    ],
+    sources: ['service', 'ingress'],
+    records: ['api.svc.example.org. A 10.0.0.1', 'site.ing.example.org. CNAME lb.example.net.'],
+  },
+  {
+    name: "a Service takes --fqdn-target-template's pairs first; then its own names keep --fqdn-template out",
+    snapshot: { services: [svc('api')] },
+    fqdnTemplate: ['{{ .Name }}.example.org'],
+    fqdnTargetTemplate: ['{{ .Name }}.pairs.example.org:192.0.2.1,{{ .Name }}.pairs.example.org:2001:db8::1'],
+    records: ['api.pairs.example.org. A 192.0.2.1', 'api.pairs.example.org. AAAA 2001:db8::1'],
+  },
+  {
+    name: 'pairs and names with --combine-fqdn-annotation',
+    snapshot: { services: [svc('api', { [`${N}hostname`]: 'own.example.org' })] },
+    fqdnTemplate: ['{{ .Name }}.example.org'],
+    fqdnTargetTemplate: ['{{ .Name }}.pairs.example.org:192.0.2.1'],
+    combine: true,
+    records: ['api.example.org. A 10.0.0.1', 'api.pairs.example.org. A 192.0.2.1', 'own.example.org. A 10.0.0.1'],
+  },
+  {
+    name: 'an Ingress takes no pairs (external-dns applies them to service, node and pod)',
+    snapshot: { ingresses: [ing('site', [])] },
+    fqdnTemplate: [],
+    fqdnTargetTemplate: ['{{ .Name }}.pairs.example.org:192.0.2.1'],
+    sources: ['ingress'],
+    records: [],
+  },
+  {
+    name: 'an Ingress without hosts gets the template name at its status address',
+    snapshot: { ingresses: [ing('site', [])] },
+    fqdnTemplate: ['{{ .Name }}.example.org'],
+    sources: ['ingress'],
+    records: ['site.example.org. CNAME lb.example.net.'],
+  },
+  {
+    name: 'an Ingress with rule hosts keeps them only',
+    snapshot: { ingresses: [ing('site', ['www.example.org'])] },
+    fqdnTemplate: ['{{ .Name }}.example.org'],
+    sources: ['ingress'],
+    records: ['www.example.org. CNAME lb.example.net.'],
+  },
+  {
+    name: "an Ingress's target annotation is the template name's target",
+    snapshot: { ingresses: [ing('site', [], { [`${N}target`]: '192.0.2.9' })] },
+    fqdnTemplate: ['{{ .Name }}.example.org'],
+    sources: ['ingress'],
+    records: ['site.example.org. A 192.0.2.9'],
+  },
+  {
+    name: 'an Ingress with defined-hosts-only still takes the template name (external-dns ignores it there)',
+    snapshot: { ingresses: [ing('site', [], { [`${N}ingress-hostname-source`]: 'defined-hosts-only' })] },
+    fqdnTemplate: ['{{ .Name }}.example.org'],
+    sources: ['ingress'],
+    records: ['site.example.org. CNAME lb.example.net.'],
+  },
+  {
+    name: 'a route without hostnames: the template name, within the listener hostname',
+    snapshot: { gateways: [gateway], routes: [httpRoute('web')] },
+    fqdnTemplate: ['{{ .Name }}.example.org'],
+    sources: ['gateway-httproute'],
+    records: ['web.example.org. A 10.9.0.1', '*.example.org. A 10.9.0.1'].sort(),
+  },
+  {
+    name: 'a route with hostnames keeps them only',
+    snapshot: { gateways: [gateway], routes: [httpRoute('web', ['app.example.org'])] },
+    fqdnTemplate: ['{{ .Name }}.example.org'],
+    sources: ['gateway-httproute'],
+    records: ['app.example.org. A 10.9.0.1'],
+  },
+  {
+    name: 'a route with hostnames and --combine-fqdn-annotation: both',
+    snapshot: { gateways: [gateway], routes: [httpRoute('web', ['app.example.org'])] },
+    fqdnTemplate: ['{{ .Name }}.example.org'],
+    combine: true,
+    sources: ['gateway-httproute'],
+    records: ['app.example.org. A 10.9.0.1', 'web.example.org. A 10.9.0.1'],
+  },
+  {
+    name: "a template name outside the listener's hostname is not published",
+    snapshot: { gateways: [gateway], routes: [httpRoute('web', ['app.example.org'])] },
+    fqdnTemplate: ['{{ .Name }}.example.net'],
+    combine: true,
+    sources: ['gateway-httproute'],
+    records: ['app.example.org. A 10.9.0.1'],
+  },
+  {
+    name: 'DNSEndpoints never take the template',
+    snapshot: {
+      dnsEndpoints: [
+        {
+          apiVersion: 'externaldns.k8s.io/v1alpha1',
+          kind: 'DNSEndpoint',
+          metadata: { name: 'e', namespace: 'dns', uid: 'uid-e' },
+          spec: { endpoints: [] },
+        },
+      ],
+    },
+    fqdnTemplate: ['{{ .Name }}.example.org'],
+    sources: ['crd'],
+    records: [],
+  },
+];
+
+for (const row of ROWS) {
+  test(`fqdn-template: ${row.name}`, () => {
+    const snapshot: ClusterSnapshot = { services: [], ingresses: [], endpointSlices: [], nodes: [], ...row.snapshot };
+    const result = desiredRecords(
+      snapshot,
+      sourceOptions({
+        sources: row.sources ?? ['service'],
+        fqdnTemplate: row.fqdnTemplate,
+        fqdnTargetTemplate: row.fqdnTargetTemplate ?? [],
+        combineFqdnAnnotation: row.combine ?? false,
+      }),
+    );
+    assert.deepEqual(result.records.map((r) => `${r.name} ${r.type} ${r.target}`).sort(), [...row.records].sort());
+    assert.deepEqual(
+      result.problems.map((p) => `${p.reason} ${p.object.namespace}/${p.object.name}`),
+      row.problems ?? [],
+    );
+  });
+}
