@@ -128,6 +128,8 @@ export const controllerEntries = {
   gatewayLabelFilter: v.optional(labelSelector),
   /** Routes may attach to ListenerSets (--gateway-listener-sets); default false. */
   gatewayListenerSets: v.optional(v.boolean('must be true or false')),
+  /** The hostname annotation (and a Service's internal-hostname) publishes nothing (--ignore-hostname-annotation); default false. */
+  ignoreHostnameAnnotation: v.optional(v.boolean('must be true or false')),
   /** traefik-proxy also reads Traefik v2's traefik.containo.us group (--traefik-enable-legacy); default false. */
   traefikEnableLegacy: v.optional(v.boolean('must be true or false')),
   /** traefik-proxy does not read the traefik.io group (--traefik-disable-new); default false. */

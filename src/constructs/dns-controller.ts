@@ -116,6 +116,12 @@ export interface SourcesProps {
    */
   readonly gatewayListenerSets?: boolean;
   /**
+   * The hostname annotation (and a Service's internal-hostname) publishes nothing
+   * (--ignore-hostname-annotation, as external-dns).
+   * @default false
+   */
+  readonly ignoreHostnameAnnotation?: boolean;
+  /**
    * traefik-proxy also reads Traefik v2's traefik.containo.us group (--traefik-enable-legacy).
    * @default false
    */
@@ -315,6 +321,7 @@ export class DnsController extends Construct {
       ...(sources.gatewayNamespace ? { gatewayNamespace: sources.gatewayNamespace } : {}),
       ...(sources.gatewayLabelFilter ? { gatewayLabelFilter: sources.gatewayLabelFilter } : {}),
       ...(sources.gatewayListenerSets ? { gatewayListenerSets: true } : {}),
+      ...(sources.ignoreHostnameAnnotation ? { ignoreHostnameAnnotation: true } : {}),
       ...(sources.traefikEnableLegacy ? { traefikEnableLegacy: true } : {}),
       ...(sources.traefikDisableNew ? { traefikDisableNew: true } : {}),
       ...(sources.traefikService ? { traefikService: sources.traefikService } : {}),
@@ -434,6 +441,7 @@ function sourcesProblems(s: SourcesProps | undefined, path: string): string[] {
   return [
     ...settingProblems(c.sources, s?.kinds, `${path}.kinds`),
     ...settingProblems(c.namespace, s?.namespace, `${path}.namespace`),
+    ...settingProblems(c.ignoreHostnameAnnotation, s?.ignoreHostnameAnnotation, `${path}.ignoreHostnameAnnotation`),
     ...settingProblems(c.traefikEnableLegacy, s?.traefikEnableLegacy, `${path}.traefikEnableLegacy`),
     ...settingProblems(c.traefikDisableNew, s?.traefikDisableNew, `${path}.traefikDisableNew`),
     ...settingProblems(c.traefikService, s?.traefikService, `${path}.traefikService`),

@@ -80,6 +80,12 @@ const SHARED: OptionSpec[] = [
     help: 'routes may attach to ListenerSets of the Gateways',
   },
   {
+    flag: 'ignore-hostname-annotation',
+    kind: 'bool',
+    field: 'ignoreHostnameAnnotation',
+    help: "the hostname annotation (and a Service's internal-hostname) publishes nothing",
+  },
+  {
     flag: 'traefik-enable-legacy',
     kind: 'bool',
     field: 'traefikEnableLegacy',

@@ -4,7 +4,7 @@
 // or to the hostname annotation (annotation-only), as external-dns reads it.
 import type { V1Ingress } from '@kubernetes/client-node';
 import type { ObjectRef } from '../desired-record.ts';
-import { readAnnotation, splitList, type Annotations } from './annotations.ts';
+import { readAnnotation, type Annotations } from './annotations.ts';
 import { RecordBuilder, type SourceResult } from './record-builder.ts';
 import { loadBalancerTargets } from './service-source.ts';
 import { objectSelected, type SourceOptions } from './source-options.ts';
@@ -34,8 +34,7 @@ export function ingressRecords(ing: V1Ingress, options: SourceOptions, out: Sour
     for (const rule of ing.spec?.rules ?? []) if (rule.host) hosts.add(rule.host);
     for (const tls of ing.spec?.tls ?? []) for (const host of tls.hosts ?? []) hosts.add(host);
   }
-  if (from.annotation)
-    for (const host of splitList(readAnnotation(meta.annotations, 'hostname')?.value)) hosts.add(host);
+  if (from.annotation) for (const host of b.annotatedHostnames()) hosts.add(host);
   if (hosts.size === 0) return;
   b.hostnames([...hosts], b.targetOverride ?? b.targets(loadBalancerTargets(ing)));
 }

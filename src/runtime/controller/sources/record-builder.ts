@@ -44,6 +44,12 @@ export class RecordBuilder {
     return this.override.targets;
   }
 
+  /** The hostname annotation's names; none with --ignore-hostname-annotation (as external-dns). */
+  annotatedHostnames(): string[] {
+    if (this.options.ignoreHostnameAnnotation) return [];
+    return splitList(readAnnotation(this.annotations, 'hostname')?.value);
+  }
+
   /** Classifies targets, reporting (and dropping) the ones that are neither IP nor name. */
   targets(values: string[]): Target[] {
     const result: Target[] = [];

@@ -40,7 +40,8 @@ export const serviceSource: SourceRuntime = {
 
 export function serviceRecords(svc: V1Service, ctx: ServiceContext, options: SourceOptions, out: SourceResult): void {
   const meta = svc.metadata;
-  if (!meta?.name || !objectSelected(meta, options)) return;
+  // A Service's names all come from its annotations: with --ignore-hostname-annotation, none (as external-dns).
+  if (!meta?.name || !objectSelected(meta, options) || options.ignoreHostnameAnnotation) return;
   const ref: ObjectRef = {
     kind: 'Service',
     apiVersion: 'v1',

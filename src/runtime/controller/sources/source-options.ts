@@ -28,6 +28,8 @@ export interface SourceOptions {
   gateway: GatewayFilters;
   /** Only records of these types are published (external-dns's --managed-record-types); empty: all. */
   managedRecordTypes: RecordType[];
+  /** --ignore-hostname-annotation: the hostname annotation publishes nothing (nor a Service's internal-hostname). */
+  ignoreHostnameAnnotation: boolean;
   /** What the sources read (--gateway-listener-sets, the traefik-proxy flags). */
   switches: SourceSwitches;
   /** --fqdn-template, --target-template, --fqdn-target-template, --combine-fqdn-annotation. */
@@ -64,6 +66,7 @@ export function sourceOptions(input: {
   fqdnTargetTemplate?: string[];
   combineFqdnAnnotation?: boolean;
   unstructuredResources?: string[];
+  ignoreHostnameAnnotation?: boolean;
 }): SourceOptions {
   return {
     sources: input.sources ?? ['service', 'ingress'],
@@ -83,6 +86,7 @@ export function sourceOptions(input: {
       listenerSets: input.gatewayListenerSets ?? false,
     },
     managedRecordTypes: input.managedRecordTypes ?? [],
+    ignoreHostnameAnnotation: input.ignoreHostnameAnnotation ?? false,
     switches: {
       gatewayListenerSets: input.gatewayListenerSets ?? false,
       traefikEnableLegacy: input.traefikEnableLegacy ?? false,

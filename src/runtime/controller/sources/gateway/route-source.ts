@@ -5,7 +5,7 @@
 // or at the target annotation of the ListenerSet or Gateway. The route's own annotations give
 // extra hostnames, the TTL and the controller; TCP and UDP routes have no hostnames of their own.
 import type { ObjectRef } from '../../desired-record.ts';
-import { readAnnotation, splitList } from '../annotations.ts';
+import { readAnnotation } from '../annotations.ts';
 import { RecordBuilder, type SourceResult } from '../record-builder.ts';
 import { objectSelected, type SourceOptions } from '../source-options.ts';
 import type { Route } from './gateway-api.ts';
@@ -72,7 +72,7 @@ export function routeRecords(
 function hostnames(route: Route, kind: RouteKind, b: RecordBuilder): string[] {
   const own = HOSTNAMELESS.has(kind) ? [] : (route.spec?.hostnames ?? []);
   const annotations = route.metadata?.annotations;
-  const annotated = () => splitList(readAnnotation(annotations, 'hostname')?.value);
+  const annotated = () => b.annotatedHostnames();
   const source = readAnnotation(annotations, 'gateway-hostname-source');
   const value = source?.value.toLowerCase();
   if (value === 'annotation-only') return annotated();

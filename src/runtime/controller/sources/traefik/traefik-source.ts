@@ -8,7 +8,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { apiVersionOf, kubernetesKind, objectSpec, type ObjectKind } from '../../../../config/source-kinds.ts';
 import type { ObjectRef } from '../../desired-record.ts';
-import { readAnnotation, splitList } from '../annotations.ts';
+import { readAnnotation } from '../annotations.ts';
 import { RecordBuilder, type SourceResult } from '../record-builder.ts';
 import { loadBalancerTargets } from '../service-source.ts';
 import { objectSelected, type SourceOptions } from '../source-options.ts';
@@ -70,7 +70,7 @@ export function traefikRecords(
   }
   if (targets.length === 0) return;
   const hosts = [
-    ...splitList(readAnnotation(meta.annotations, 'hostname')?.value),
+    ...b.annotatedHostnames(),
     ...(route.spec?.routes ?? []).flatMap((r) => (ref.kind === 'IngressRouteUDP' ? [] : ruleHosts(r.match))),
   ];
   const names = new Set<string>();
