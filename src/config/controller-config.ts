@@ -143,6 +143,16 @@ export const controllerEntries = {
       /^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(s),
     ),
   ),
+  /** openshift-route: only this router's admission in status.ingress[] (--openshift-router-name); default the first. */
+  openshiftRouterName: v.optional(objectName),
+  /** node: leave out unschedulable Nodes (--exclude-unschedulable); default true, as external-dns. */
+  excludeUnschedulable: v.optional(v.boolean('must be true or false')),
+  /** node: with ExternalIPs, also the IPv6 InternalIPs (--expose-internal-ipv6); default false. */
+  exposeInternalIpv6: v.optional(v.boolean('must be true or false')),
+  /** pod: every Pod as "<pod name>.<domain>" at its IP (--pod-source-domain); default none. */
+  podSourceDomain: v.optional(dnsName),
+  /** pod: only host-network Pods (--ignore-non-host-network-pods); default false, as external-dns v0.22. */
+  ignoreNonHostNetworkPods: v.optional(v.boolean('must be true or false')),
   /** Only these record types are published (--managed-record-types); default every type. */
   managedRecordTypes: v.optional(recordTypes),
   /** Only Ingresses of these classes; default all. */

@@ -184,6 +184,29 @@ export const SOURCES = {
   },
   // Any kind, named by --unstructured-resource; its kinds are the API server's (discovery at start-up).
   unstructured: { objects: [], objectsFrom: 'unstructuredResources', reads: [] },
+  'contour-httpproxy': {
+    objects: [
+      {
+        kind: 'HTTPProxy',
+        api: { group: 'projectcontour.io', versions: ['v1'], resource: 'httpproxies', namespaced: true },
+        resourcePrefix: 'HTTPProxy',
+      },
+    ],
+    reads: [],
+  },
+  'openshift-route': {
+    objects: [
+      {
+        kind: 'Route',
+        api: { group: 'route.openshift.io', versions: ['v1'], resource: 'routes', namespaced: true },
+        resourcePrefix: 'route',
+      },
+    ],
+    reads: [],
+  },
+  node: { objects: [{ kind: 'Node', api: READ_KINDS.Node, resourcePrefix: 'node' }], reads: [] },
+  // A pod's hostname annotation points at its Node's addresses.
+  pod: { objects: [{ kind: 'Pod', api: core('pods', true), resourcePrefix: 'pod' }], reads: [{ kind: 'Node' }] },
 } as const satisfies Record<string, SourceSpec>;
 
 export type SourceKind = keyof typeof SOURCES;
@@ -251,6 +274,11 @@ export function objectsOf(source: SourceKind, switches: SourceSwitches): readonl
 /** The object spec of a kind, and its source. */
 export function objectSpec(kind: ObjectKind): ObjectSpec & { source: SourceKind } {
   return OBJECT_KINDS.get(kind)!;
+}
+
+/** The namespace an object is known by: its own ("default" when unset), "" for a cluster-scoped kind (a Node). */
+export function objectNamespace(kind: ObjectKind, namespace: string | undefined): string {
+  return objectSpec(kind).api.namespaced ? (namespace ?? 'default') : '';
 }
 
 export function isObjectKind(kind: string): kind is ObjectKind {

@@ -166,6 +166,31 @@ export interface SourcesProps {
    */
   readonly unstructuredResources?: string[];
   /**
+   * openshift-route: only this router's admission in a Route's status (--openshift-router-name).
+   * @default - the first router that admitted the route
+   */
+  readonly openshiftRouterName?: string;
+  /**
+   * node: leave out unschedulable Nodes (--exclude-unschedulable).
+   * @default true
+   */
+  readonly excludeUnschedulable?: boolean;
+  /**
+   * node: with ExternalIPs, also publish a Node's IPv6 InternalIPs (--expose-internal-ipv6).
+   * @default false
+   */
+  readonly exposeInternalIpv6?: boolean;
+  /**
+   * pod: publish every Pod as "<pod name>.<domain>" at its IP (--pod-source-domain).
+   * @default - none
+   */
+  readonly podSourceDomain?: string;
+  /**
+   * pod: only Pods on the host network publish (--ignore-non-host-network-pods).
+   * @default false
+   */
+  readonly ignoreNonHostNetworkPods?: boolean;
+  /**
    * Only records of these types are published (--managed-record-types).
    * @default - every type etcdns publishes
    */
@@ -331,6 +356,11 @@ export class DnsController extends Construct {
       ...(sources.targetTemplate ? { targetTemplate: [...sources.targetTemplate] } : {}),
       ...(sources.fqdnTargetTemplate ? { fqdnTargetTemplate: [...sources.fqdnTargetTemplate] } : {}),
       ...(sources.unstructuredResources ? { unstructuredResources: [...sources.unstructuredResources].sort() } : {}),
+      ...(sources.openshiftRouterName ? { openshiftRouterName: sources.openshiftRouterName } : {}),
+      ...(sources.excludeUnschedulable === false ? { excludeUnschedulable: false } : {}),
+      ...(sources.exposeInternalIpv6 ? { exposeInternalIpv6: true } : {}),
+      ...(sources.podSourceDomain ? { podSourceDomain: sources.podSourceDomain } : {}),
+      ...(sources.ignoreNonHostNetworkPods ? { ignoreNonHostNetworkPods: true } : {}),
       policy: props.ownership?.policy ?? CONTROLLER_DEFAULTS.policy,
       resyncSeconds: props.resyncSeconds ?? CONTROLLER_DEFAULTS.resyncSeconds,
       // No namespace: the controller takes its pod's ($POD_NAMESPACE), wherever an overlay puts it.
@@ -463,6 +493,11 @@ function sourcesProblems(s: SourcesProps | undefined, path: string): string[] {
     ...settingProblems(c.targetTemplate, s?.targetTemplate, `${path}.targetTemplate`),
     ...settingProblems(c.fqdnTargetTemplate, s?.fqdnTargetTemplate, `${path}.fqdnTargetTemplate`),
     ...settingProblems(c.unstructuredResources, s?.unstructuredResources, `${path}.unstructuredResources`),
+    ...settingProblems(c.openshiftRouterName, s?.openshiftRouterName, `${path}.openshiftRouterName`),
+    ...settingProblems(c.excludeUnschedulable, s?.excludeUnschedulable, `${path}.excludeUnschedulable`),
+    ...settingProblems(c.exposeInternalIpv6, s?.exposeInternalIpv6, `${path}.exposeInternalIpv6`),
+    ...settingProblems(c.podSourceDomain, s?.podSourceDomain, `${path}.podSourceDomain`),
+    ...settingProblems(c.ignoreNonHostNetworkPods, s?.ignoreNonHostNetworkPods, `${path}.ignoreNonHostNetworkPods`),
     ...(s?.dnsEndpointCrd !== undefined && typeof s.dnsEndpointCrd !== 'boolean'
       ? [`${path}.dnsEndpointCrd: must be true or false (got ${JSON.stringify(s.dnsEndpointCrd)})`]
       : []),

@@ -129,7 +129,7 @@ const badRules: [string, unknown, RegExp][] = [
   ],
   [
     'bad kind',
-    { name: 'x', match: { kinds: ['pod'] }, action: { keep: true } },
+    { name: 'x', match: { kinds: ['deployment'] }, action: { keep: true } },
     /^r\.match\.kinds\[0\]: must be one of "service", "ingress", "httproute", "grpcroute", "tlsroute", "tcproute", "udproute", "dnsendpoint"/,
   ],
   [

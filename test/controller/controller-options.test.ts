@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { SOURCE_KINDS } from '../../src/config/source-kinds.ts';
 import { controllerUsage, parseControllerOptions } from '../../src/runtime/controller/controller-options.ts';
+import { sourceOptions } from '../../src/runtime/controller/sources/source-options.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { etcdnsBin, nodeBin } from '../support/tools.ts';
 
@@ -96,6 +97,40 @@ test("the template flags repeat and keep their commas, as external-dns's do", ()
       true,
       ['configmaps.v1', 'virtualmachineinstances.v1.kubevirt.io'],
     ],
+  );
+});
+
+test("the edge sources' flags carry over unchanged, and reach the sources (defaults as external-dns v0.22)", () => {
+  const edges = ['--source=openshift-route', '--source=node', '--source=pod'];
+  const given = parseControllerOptions(
+    [
+      ...base,
+      ...edges,
+      '--openshift-router-name=internal',
+      '--exclude-unschedulable=false',
+      '--expose-internal-ipv6',
+      '--pod-source-domain=pods.example.org',
+      '--ignore-non-host-network-pods',
+    ],
+    {},
+  ).config;
+  const options = sourceOptions(given);
+  assert.deepEqual(
+    { router: options.openshiftRouterName, node: options.node, pod: options.pod },
+    {
+      router: 'internal',
+      node: { excludeUnschedulable: false, exposeInternalIpv6: true },
+      pod: { sourceDomain: 'pods.example.org', ignoreNonHostNetwork: true },
+    },
+  );
+  const defaults = sourceOptions(parseControllerOptions([...base, ...edges], {}).config);
+  assert.deepEqual(
+    { router: defaults.openshiftRouterName, node: defaults.node, pod: defaults.pod },
+    {
+      router: undefined,
+      node: { excludeUnschedulable: true, exposeInternalIpv6: false },
+      pod: { ignoreNonHostNetwork: false },
+    },
   );
 });
 
@@ -193,6 +228,18 @@ const bad: [string, string[], Record<string, string>, RegExp][] = [
     [...base, '--publish-cluster-ip=maybe'],
     {},
     /^publishClusterIp \(--publish-cluster-ip\): must be true or false/,
+  ],
+  [
+    'bool of the node source',
+    [...base, '--exclude-unschedulable=no'],
+    {},
+    /^excludeUnschedulable \(--exclude-unschedulable\): must be true or false/,
+  ],
+  [
+    'pod source domain',
+    [...base, '--pod-source-domain', 'bad_domain!'],
+    {},
+    /^podSourceDomain \(--pod-source-domain\): /,
   ],
   ['http listen', [...base, '--http-listen', '8080'], {}, /^httpListen \(--http-listen\): must be host:port/],
   ['lease namespace', [...base, '--leader-elect'], {}, /^leaderElection\.namespace: required/],

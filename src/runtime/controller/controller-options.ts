@@ -105,6 +105,38 @@ const SHARED: OptionSpec[] = [
     help: "traefik-proxy: routes without a target annotation take this Service's addresses (etcdns extension)",
   },
   {
+    flag: 'openshift-router-name',
+    kind: 'string',
+    field: 'openshiftRouterName',
+    value: 'NAME',
+    help: "openshift-route: only this router's admission (default the first router that admitted the route)",
+  },
+  {
+    flag: 'exclude-unschedulable',
+    kind: 'bool',
+    field: 'excludeUnschedulable',
+    help: 'node: leave out unschedulable Nodes (default true; --exclude-unschedulable=false keeps them)',
+  },
+  {
+    flag: 'expose-internal-ipv6',
+    kind: 'bool',
+    field: 'exposeInternalIpv6',
+    help: 'node: also publish the IPv6 InternalIPs of Nodes that have ExternalIPs',
+  },
+  {
+    flag: 'pod-source-domain',
+    kind: 'string',
+    field: 'podSourceDomain',
+    value: 'DOMAIN',
+    help: 'pod: publish every Pod as <pod name>.DOMAIN at its IP',
+  },
+  {
+    flag: 'ignore-non-host-network-pods',
+    kind: 'bool',
+    field: 'ignoreNonHostNetworkPods',
+    help: 'pod: only Pods on the host network (default false)',
+  },
+  {
     flag: 'managed-record-types',
     kind: 'list',
     field: 'managedRecordTypes',

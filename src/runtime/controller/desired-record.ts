@@ -52,6 +52,8 @@ export const PROBLEM_REASONS = [
   'TooManyRecords',
   /** --fqdn-template, --target-template or --fqdn-target-template failed on the object (fqdn/). */
   'TemplateFailed',
+  /** An object whose addresses are its targets has none usable (a Node with only a Hostname address). */
+  'NoAddress',
   /** An external view refused a private address (views/view-records.ts). */
   'PrivateAddressRefused',
 ] as const;
@@ -72,7 +74,8 @@ export interface Problem {
  * A DNSEndpoint is "crd/<ns>/<name>", a route "httproute/<ns>/<name>", as external-dns names them.
  */
 export function resourceId(ref: Pick<ObjectRef, 'kind' | 'namespace' | 'name'>): string {
-  return `${objectSpec(ref.kind).resourcePrefix}/${ref.namespace}/${ref.name}`;
+  // A cluster-scoped object has no namespace part: "node/<name>", as external-dns names it.
+  return `${objectSpec(ref.kind).resourcePrefix}/${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`;
 }
 
 /** "httproute" of "httproute/apps/web": the source a resource id names. */

@@ -11,7 +11,7 @@ import { resourceId, type DesiredRecord, type Problem } from '../desired-record.
 import type { CurrentEntry } from '../plan/current-entries.ts';
 import type { Conflict } from '../plan/merge.ts';
 import { planPrefix, type Plan } from '../plan/plan.ts';
-import { objectsOf, type ObjectKind } from '../../../config/source-kinds.ts';
+import { objectNamespace, objectsOf, type ObjectKind } from '../../../config/source-kinds.ts';
 import type { SourceContext } from '../sources/source-runtime.ts';
 import { objectSelected, type SourceOptions } from '../sources/source-options.ts';
 import type { ViewOfName } from '../views/controller-views.ts';
@@ -178,7 +178,8 @@ export class IncrementalPlanner {
 
   private setObject(source: ClusterObject, context: SourceContext): Set<string>[] {
     const meta = source.object.metadata;
-    const id = objectId({ kind: source.kind, namespace: meta?.namespace ?? 'default', name: meta?.name ?? '' });
+    const namespace = objectNamespace(source.kind, meta?.namespace);
+    const id = objectId({ kind: source.kind, namespace, name: meta?.name ?? '' });
     return this.index.set(id, objectRecords(source, context, this.options, this.compiled));
   }
 

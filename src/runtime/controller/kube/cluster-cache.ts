@@ -12,6 +12,7 @@ import type { KubernetesObject, V1EndpointSlice } from '@kubernetes/client-node'
 import {
   collectionPath,
   isObjectKind,
+  objectNamespace,
   objectSpec,
   readApis,
   sourceSpec,
@@ -163,7 +164,7 @@ export class ClusterCache implements ClusterObjects {
       this.indexObject(kind, change.after, true);
       const meta = (change.after ?? change.before)?.metadata;
       if (!meta?.name) return 'all';
-      const key: ObjectKey = { kind, namespace: meta.namespace ?? 'default', name: meta.name };
+      const key: ObjectKey = { kind, namespace: objectNamespace(kind, meta.namespace), name: meta.name };
       objects.set(objectId(key), key);
     }
     for (const runtime of this.runtimes) {
@@ -212,7 +213,7 @@ export class ClusterCache implements ClusterObjects {
     const meta = object?.metadata;
     const indexKeys = SOURCE_RUNTIMES[objectSpec(kind).source].indexKeys;
     if (!meta?.name || !indexKeys) return;
-    const key: ObjectKey = { kind, namespace: meta.namespace ?? 'default', name: meta.name };
+    const key: ObjectKey = { kind, namespace: objectNamespace(kind, meta.namespace), name: meta.name };
     const id = objectId(key);
     for (const indexKey of indexKeys(object!, kind, this.switches)) {
       let objects = this.byIndexKey.get(indexKey);

@@ -34,7 +34,29 @@ export interface SourceOptions {
   switches: SourceSwitches;
   /** --fqdn-template, --target-template, --fqdn-target-template, --combine-fqdn-annotation. */
   templates: FqdnTemplates;
+  /** The openshift-route source reads only this router's status (--openshift-router-name); default the first. */
+  openshiftRouterName?: string;
+  node: NodeSourceOptions;
+  pod: PodSourceOptions;
 }
+
+export interface NodeSourceOptions {
+  /** Leave out nodes with spec.unschedulable (--exclude-unschedulable); default true, as external-dns. */
+  excludeUnschedulable: boolean;
+  /** With ExternalIPs, also publish the InternalIP IPv6 addresses (--expose-internal-ipv6); default false. */
+  exposeInternalIpv6: boolean;
+}
+
+export const NODE_SOURCE_DEFAULTS: NodeSourceOptions = { excludeUnschedulable: true, exposeInternalIpv6: false };
+
+export interface PodSourceOptions {
+  /** Publish every pod as "<pod name>.<domain>" (--pod-source-domain); default none. */
+  sourceDomain?: string;
+  /** Only pods with hostNetwork (--ignore-non-host-network-pods); default false, as external-dns v0.22. */
+  ignoreNonHostNetwork: boolean;
+}
+
+export const POD_SOURCE_DEFAULTS: PodSourceOptions = { ignoreNonHostNetwork: false };
 
 /** A Service's SRV records stop here unless configured otherwise (srvMaxPerService). */
 export const DEFAULT_SRV_MAX_PER_SERVICE = 64;
@@ -67,6 +89,11 @@ export function sourceOptions(input: {
   combineFqdnAnnotation?: boolean;
   unstructuredResources?: string[];
   ignoreHostnameAnnotation?: boolean;
+  openshiftRouterName?: string;
+  excludeUnschedulable?: boolean;
+  exposeInternalIpv6?: boolean;
+  podSourceDomain?: string;
+  ignoreNonHostNetworkPods?: boolean;
 }): SourceOptions {
   return {
     sources: input.sources ?? ['service', 'ingress'],
@@ -100,6 +127,15 @@ export function sourceOptions(input: {
       fqdnTargetTemplate: input.fqdnTargetTemplate ?? [],
       combineFqdnAnnotation: input.combineFqdnAnnotation ?? false,
     }),
+    ...(input.openshiftRouterName ? { openshiftRouterName: input.openshiftRouterName } : {}),
+    node: {
+      excludeUnschedulable: input.excludeUnschedulable ?? NODE_SOURCE_DEFAULTS.excludeUnschedulable,
+      exposeInternalIpv6: input.exposeInternalIpv6 ?? NODE_SOURCE_DEFAULTS.exposeInternalIpv6,
+    },
+    pod: {
+      ...(input.podSourceDomain ? { sourceDomain: input.podSourceDomain } : {}),
+      ignoreNonHostNetwork: input.ignoreNonHostNetworkPods ?? POD_SOURCE_DEFAULTS.ignoreNonHostNetwork,
+    },
   };
 }
 
@@ -109,9 +145,10 @@ interface Meta {
   annotations?: Annotations;
 }
 
-/** Namespace, label selector, annotation filter, and the controller annotation. */
+/** Namespace (not for cluster-scoped objects: a Node), label selector, annotation filter, and the controller annotation. */
 export function objectSelected(meta: Meta | undefined, options: SourceOptions): boolean {
-  if (options.namespace !== undefined && meta?.namespace !== options.namespace) return false;
+  if (options.namespace !== undefined && meta?.namespace !== undefined && meta.namespace !== options.namespace)
+    return false;
   if (!matchesSelector(options.labelSelector, meta?.labels)) return false;
   if (!matchesSelector(options.annotationFilter, meta?.annotations ?? undefined)) return false;
   const controller = readAnnotation(meta?.annotations, 'controller');

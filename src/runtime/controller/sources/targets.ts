@@ -26,3 +26,10 @@ export function classifyTarget(value: string): { ok: true; target: Target } | { 
   }
   return { ok: true, target: { type: 'CNAME', target: canonicalName(text) } };
 }
+
+/** Each target once, in a stable order (external-dns merges and sorts a name's targets). */
+export function uniqueTargets(targets: readonly Target[]): Target[] {
+  const seen = new Map<string, Target>();
+  for (const t of targets) seen.set(`${t.type} ${t.target}`, t);
+  return [...seen.values()].sort((x, y) => (x.target < y.target ? -1 : x.target > y.target ? 1 : 0));
+}

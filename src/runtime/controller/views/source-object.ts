@@ -1,6 +1,12 @@
 // What views know about the object a record came from: its kind, namespace, ingress class,
 // labels and annotations, found by the record's object.
-import { apiVersionOf, kubernetesKind, objectSpec, type ObjectKind } from '../../../config/source-kinds.ts';
+import {
+  apiVersionOf,
+  kubernetesKind,
+  objectNamespace,
+  objectSpec,
+  type ObjectKind,
+} from '../../../config/source-kinds.ts';
 import { resourceId, type ObjectRef } from '../desired-record.ts';
 import type { ClusterObject } from '../incremental/cluster-objects.ts';
 import { SOURCE_RUNTIMES } from '../sources/source-registry.ts';
@@ -23,7 +29,7 @@ export function sourceObjectOf(o: ClusterObject): { id: string; source: SourceOb
   const ref: ObjectRef = {
     kind: kubernetesKind(o.kind) as ObjectKind,
     apiVersion: o.object.apiVersion ?? apiVersionOf(spec.api),
-    namespace: meta.namespace ?? 'default',
+    namespace: objectNamespace(o.kind, meta.namespace),
     name: meta.name,
     ...(meta.uid ? { uid: meta.uid } : {}),
   };
