@@ -6,7 +6,7 @@
 // object's own targets; DNSEndpoints never.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { V1Ingress, V1Service } from '@kubernetes/client-node';
+import type { V1Ingress, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { ClusterSnapshot } from '../support/cluster-snapshot.ts';
 import type { Gateway, Route } from '../../src/runtime/controller/sources/gateway/gateway-api.ts';
 import { sourceOptions } from '../../src/runtime/controller/sources/source-options.ts';
@@ -60,13 +60,65 @@ const httpRoute = (name: string, hostnames?: string[]): { kind: 'HTTPRoute'; obj
   },
 });
 
+const proxy = (name: string, fqdn?: string) => ({
+  kind: 'HTTPProxy' as const,
+  object: {
+    apiVersion: 'projectcontour.io/v1',
+    kind: 'HTTPProxy',
+    metadata: { name, namespace: 'web', uid: `uid-${name}` },
+    spec: fqdn ? { virtualhost: { fqdn } } : {},
+    status: { loadBalancer: { ingress: [{ ip: '10.9.1.1' }] } },
+  },
+});
+const openshiftRoute = (name: string, host: string) => ({
+  kind: 'Route' as const,
+  object: {
+    apiVersion: 'route.openshift.io/v1',
+    kind: 'Route',
+    metadata: { name, namespace: 'web', uid: `uid-${name}` },
+    spec: { host },
+    status: {
+      ingress: [
+        {
+          host,
+          routerName: 'default',
+          routerCanonicalHostname: 'router.example.net',
+          conditions: [{ type: 'Admitted', status: 'True' }],
+        },
+      ],
+    },
+  },
+});
+const node = (name: string): { kind: 'Node'; object: V1Node } => ({
+  kind: 'Node',
+  object: {
+    metadata: { name, uid: `uid-${name}` },
+    status: {
+      addresses: [
+        { type: 'InternalIP', address: '10.8.0.1' },
+        { type: 'ExternalIP', address: '203.0.113.1' },
+      ],
+    },
+  },
+});
+const pod = (name: string, annotations: Record<string, string> = {}): { kind: 'Pod'; object: V1Pod } => ({
+  kind: 'Pod',
+  object: {
+    metadata: { name, namespace: 'edge', uid: `uid-${name}`, annotations },
+    spec: { containers: [], nodeName: 'n1' },
+    status: { podIP: '10.244.0.5', podIPs: [{ ip: '10.244.0.5' }, { ip: 'fd00:244::5' }] },
+  },
+});
+
 interface Row {
   name: string;
   snapshot: Partial<ClusterSnapshot>;
   fqdnTemplate: string[];
   fqdnTargetTemplate?: string[];
   combine?: boolean;
-  sources?: ('service' | 'ingress' | 'gateway-httproute' | 'crd')[];
+  sources?: (
+    'service' | 'ingress' | 'gateway-httproute' | 'crd' | 'contour-httpproxy' | 'openshift-route' | 'node' | 'pod'
+  )[];
   records: string[];
   problems?: string[];
 }
@@ -206,6 +258,65 @@ const ROWS: Row[] = [
     combine: true,
     sources: ['gateway-httproute'],
     records: ['app.example.org. A 10.9.0.1'],
+  },
+  {
+    name: 'an HTTPProxy without a virtual host gets the template name at its load-balancer address',
+    snapshot: { others: [proxy('child')] },
+    fqdnTemplate: ['{{ .Name }}.{{ .Namespace }}.example.org'],
+    sources: ['contour-httpproxy'],
+    records: ['child.web.example.org. A 10.9.1.1'],
+  },
+  {
+    name: 'an HTTPProxy with a virtual host keeps it only',
+    snapshot: { others: [proxy('site', 'site.example.org')] },
+    fqdnTemplate: ['{{ .Name }}.{{ .Namespace }}.example.org'],
+    sources: ['contour-httpproxy'],
+    records: ['site.example.org. A 10.9.1.1'],
+  },
+  {
+    name: 'an OpenShift Route with --combine-fqdn-annotation: its host and the template name, at its router',
+    snapshot: { others: [openshiftRoute('shop', 'shop.example.org')] },
+    fqdnTemplate: ['{{ .Name }}.routes.example.org'],
+    combine: true,
+    sources: ['openshift-route'],
+    records: ['shop.example.org. CNAME router.example.net.', 'shop.routes.example.org. CNAME router.example.net.'],
+  },
+  {
+    name: 'a Node: the template name replaces the node name, at its addresses',
+    snapshot: { others: [node('n1')] },
+    fqdnTemplate: ['{{ .Name }}.nodes.example.org'],
+    sources: ['node'],
+    records: ['n1.nodes.example.org. A 203.0.113.1'],
+  },
+  {
+    name: 'a Node with --combine-fqdn-annotation: the node name and the template name',
+    snapshot: { others: [node('n1')] },
+    fqdnTemplate: ['{{ .Name }}.nodes.example.org'],
+    combine: true,
+    sources: ['node'],
+    records: ['n1. A 203.0.113.1', 'n1.nodes.example.org. A 203.0.113.1'],
+  },
+  {
+    name: 'a Pod without annotations: the template name at every pod IP (not its target annotation)',
+    snapshot: { others: [pod('web-0', { [`${N}target`]: '192.0.2.9' })] },
+    fqdnTemplate: ['{{ .Name }}.pods.example.org'],
+    sources: ['pod'],
+    records: ['web-0.pods.example.org. A 10.244.0.5', 'web-0.pods.example.org. AAAA fd00:244::5'],
+  },
+  {
+    name: 'a Pod with its own names keeps them only',
+    snapshot: { others: [pod('web-0', { [`${N}internal-hostname`]: 'own.example.org' })] },
+    fqdnTemplate: ['{{ .Name }}.pods.example.org'],
+    sources: ['pod'],
+    records: ['own.example.org. A 10.244.0.5'],
+  },
+  {
+    name: 'a Pod takes --fqdn-target-template pairs',
+    snapshot: { others: [pod('web-0')] },
+    fqdnTemplate: [],
+    fqdnTargetTemplate: ['{{ .Name }}.pairs.example.org:{{ .Status.PodIP }}'],
+    sources: ['pod'],
+    records: ['web-0.pairs.example.org. A 10.244.0.5'],
   },
   {
     name: 'DNSEndpoints never take the template',

@@ -3,7 +3,7 @@
 // full pipeline (sources/, views/view-records.ts) works object by object, so the records of all
 // objects are the union of these (test/controller/incremental-plan.test.ts checks it against the
 // full pipeline).
-import { apiVersionOf, objectEnabled, objectSpec } from '../../../config/source-kinds.ts';
+import { apiVersionOf, objectEnabled, objectNamespace, objectSpec } from '../../../config/source-kinds.ts';
 import type { TemplateObject } from '../fqdn/template-data.ts';
 import { applyFqdnTemplate, asHostnameAnnotation } from '../fqdn/template-pass.ts';
 import type { KubernetesObject } from '@kubernetes/client-node';
@@ -42,13 +42,19 @@ export function sourceRecords(source: ClusterObject, context: SourceContext, opt
     ref: {
       kind: source.kind,
       apiVersion: apiVersionOf(spec.api),
-      namespace: meta.namespace ?? 'default',
+      namespace: objectNamespace(source.kind, meta.namespace),
       name: meta.name ?? '',
       ...(meta.uid ? { uid: meta.uid } : {}),
     },
     object: source.object as TemplateObject,
     own: recordsOf(source.object),
-    recordsFor: (names) => recordsOf(asHostnameAnnotation(source.object as TemplateObject, names) as KubernetesObject),
+    recordsFor: (names) => {
+      if (!runtime.templateRecords)
+        return recordsOf(asHostnameAnnotation(source.object as TemplateObject, names) as KubernetesObject);
+      const result: SourceResult = { records: [], problems: [] };
+      runtime.templateRecords(source.object, names, context, options, result);
+      return result;
+    },
   });
   const managed = options.managedRecordTypes;
   if (managed.length > 0) out.records = out.records.filter((r) => managed.includes(r.type));

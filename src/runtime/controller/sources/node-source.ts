@@ -10,7 +10,8 @@ import { objectSelected, type SourceOptions } from './source-options.ts';
 import type { SourceRuntime } from './source-runtime.ts';
 import { uniqueTargets } from './targets.ts';
 
-export function nodeRecords(node: V1Node, options: SourceOptions, out: SourceResult): void {
+/** The node's records at `names` (default its own name; --fqdn-template's names otherwise). */
+export function nodeRecords(node: V1Node, options: SourceOptions, out: SourceResult, names?: string[]): void {
   // Nodes have no namespace; external-dns names the resource "node/<name>".
   const ref = objectRef('Node', 'v1', node.metadata);
   if (!ref || !objectSelected(node.metadata, options)) return;
@@ -26,7 +27,7 @@ export function nodeRecords(node: V1Node, options: SourceOptions, out: SourceRes
     }
     targets = b.targets(addresses);
   }
-  b.hostnames([ref.name], uniqueTargets(targets));
+  b.hostnames(names ?? [ref.name], uniqueTargets(targets));
 }
 
 /**
@@ -41,7 +42,8 @@ export function nodeAddresses(node: V1Node, exposeInternalIpv6: boolean): string
   return internal;
 }
 
-/** Nodes read nothing else: a Node's change re-plans that Node alone. */
+/** Nodes read nothing else: a Node's change re-plans that Node alone. Template names get its addresses. */
 export const nodeSource: SourceRuntime = {
   records: (object, _kind, _context, options, out) => nodeRecords(object as V1Node, options, out),
+  templateRecords: (object, names, _context, options, out) => nodeRecords(object as V1Node, options, out, names),
 };

@@ -49,6 +49,18 @@ function nodeAddresses(node: V1Node | undefined): string[] {
     .map((a) => a.address);
 }
 
+/**
+ * --fqdn-template's names at every IP of the pod (status.podIPs), as external-dns publishes them:
+ * the target annotation is not read there. No IP yet: nothing.
+ */
+export function podTemplateRecords(pod: V1Pod, names: string[], options: SourceOptions, out: SourceResult): void {
+  const ref = objectRef('Pod', 'v1', pod.metadata);
+  if (!ref || !objectSelected(pod.metadata, options)) return;
+  const b = new RecordBuilder(ref, pod.metadata?.annotations, options, out);
+  const ips = (pod.status?.podIPs ?? []).map((p) => p.ip).filter((ip) => ip);
+  b.hostnames(names, uniqueTargets(b.targets(ips)));
+}
+
 const nodeKey = (name: string) => `Node/${name}`;
 
 /** Pods: a pod's index key names its Node (its hostname names point at the Node's addresses). */
@@ -60,6 +72,7 @@ export const podSource: SourceRuntime = {
       options,
       out,
     ),
+  templateRecords: (object, names, _context, options, out) => podTemplateRecords(object as V1Pod, names, options, out),
   indexKeys: (object) => {
     const node = (object as V1Pod).spec?.nodeName;
     return node ? [nodeKey(node)] : [];

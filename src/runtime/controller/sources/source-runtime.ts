@@ -58,6 +58,17 @@ export interface SourceRuntime {
   changes?: Partial<
     Record<ReadKind, (object: KubernetesObject, cluster: ClusterReader, switches: SourceSwitches) => Touched>
   >;
+  /**
+   * The records of --fqdn-template's names for the object, for a source that does not publish
+   * them as its hostname annotation's (node: at its addresses; pod: at its IPs).
+   */
+  templateRecords?(
+    object: KubernetesObject,
+    names: string[],
+    context: SourceContext,
+    options: SourceOptions,
+    out: SourceResult,
+  ): void;
   /** The class views match (`ingressClasses`), for sources whose objects have one. */
   ingressClass?(object: KubernetesObject): string | undefined;
 }
