@@ -101,6 +101,8 @@ export const READ_KINDS = {
   ListenerSet: gatewayApi('listenersets'),
   Namespace: core('namespaces', false),
   Service: core('services', true),
+  Ingress: { group: 'networking.k8s.io', versions: ['v1'], resource: 'ingresses', namespaced: true },
+  IstioGateway: { group: 'networking.istio.io', versions: ['v1'], resource: 'gateways', namespaced: true },
 } as const satisfies Record<string, ApiResource>;
 export type ReadKind = keyof typeof READ_KINDS;
 
@@ -149,13 +151,7 @@ export const SOURCES = {
     reads: [{ kind: 'EndpointSlice' }, { kind: 'Node' }],
   },
   ingress: {
-    objects: [
-      {
-        kind: 'Ingress',
-        api: { group: 'networking.k8s.io', versions: ['v1'], resource: 'ingresses', namespaced: true },
-        resourcePrefix: 'ingress',
-      },
-    ],
+    objects: [{ kind: 'Ingress', api: READ_KINDS.Ingress, resourcePrefix: 'ingress' }],
     reads: [],
   },
   'gateway-httproute': route('HTTPRoute', 'httproutes', ['v1']),
@@ -207,6 +203,25 @@ export const SOURCES = {
   node: { objects: [{ kind: 'Node', api: READ_KINDS.Node, resourcePrefix: 'node' }], reads: [] },
   // A pod's hostname annotation points at its Node's addresses.
   pod: { objects: [{ kind: 'Pod', api: core('pods', true), resourcePrefix: 'pod' }], reads: [{ kind: 'Node' }] },
+  // Istio's Gateway is IstioGateway here, apart from the Gateway API's (which routes read).
+  'istio-gateway': {
+    objects: [
+      { kind: 'IstioGateway', kubernetesKind: 'Gateway', api: READ_KINDS.IstioGateway, resourcePrefix: 'gateway' },
+    ],
+    // Its targets: the Services its selector selects, or the Ingress its annotation names.
+    reads: [{ kind: 'Service' }, { kind: 'Ingress' }],
+  },
+  'istio-virtualservice': {
+    objects: [
+      {
+        kind: 'VirtualService',
+        api: { group: 'networking.istio.io', versions: ['v1'], resource: 'virtualservices', namespaced: true },
+        resourcePrefix: 'virtualservice',
+      },
+    ],
+    // Its targets are its Gateways'.
+    reads: [{ kind: 'Service' }, { kind: 'Ingress' }, { kind: 'IstioGateway', essential: true }],
+  },
 } as const satisfies Record<string, SourceSpec>;
 
 export type SourceKind = keyof typeof SOURCES;
@@ -229,6 +244,13 @@ export type ClusterKind = ObjectKind | ReadKind;
 /** Each object kind with the source that reads it. */
 const OBJECT_KINDS = new Map<string, ObjectSpec & { source: SourceKind }>(
   SOURCE_KINDS.flatMap((source) => SOURCES[source].objects.map((o) => [o.kind, { ...o, source }] as const)),
+);
+
+/** Records name a renamed kind by its Kubernetes kind ("Gateway" for IstioGateway): those no other row has. */
+const BY_KUBERNETES_KIND = new Map(
+  [...OBJECT_KINDS.values()].flatMap((o) =>
+    o.kubernetesKind && !OBJECT_KINDS.has(o.kubernetesKind) ? [[o.kubernetesKind, o] as const] : [],
+  ),
 );
 
 /** The unstructured source's objects by --unstructured-resource value, as discovery named them. */
@@ -273,7 +295,7 @@ export function objectsOf(source: SourceKind, switches: SourceSwitches): readonl
 
 /** The object spec of a kind, and its source. */
 export function objectSpec(kind: ObjectKind): ObjectSpec & { source: SourceKind } {
-  return OBJECT_KINDS.get(kind)!;
+  return OBJECT_KINDS.get(kind) ?? BY_KUBERNETES_KIND.get(kind)!;
 }
 
 /** The namespace an object is known by: its own ("default" when unset), "" for a cluster-scoped kind (a Node). */

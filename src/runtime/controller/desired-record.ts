@@ -42,6 +42,8 @@ export const PROBLEM_REASONS = [
   'InvalidTTL',
   'InvalidTarget',
   'InvalidAnnotation',
+  /** A reference to another object that is malformed or names none (an Istio Gateway's Ingress, a VirtualService's Gateway). */
+  'InvalidReference',
   /** A DNSEndpoint's endpoint that cannot be published (type, targets, name); the others still are. */
   'InvalidEndpoint',
   /** A field of a DNSEndpoint's endpoint with no meaning here (providerSpecific, setIdentifier): ignored. */

@@ -12,7 +12,9 @@ export type AnnotationName =
   | 'endpoints-type'
   | 'controller'
   | 'ingress-hostname-source'
-  | 'gateway-hostname-source';
+  | 'gateway-hostname-source'
+  /** An Istio Gateway's Ingress ("[namespace/]name"), whose load-balancer addresses it points at. */
+  | 'ingress';
 
 export type Annotations = Record<string, string> | undefined;
 

@@ -151,6 +151,11 @@ export function objectSelected(meta: Meta | undefined, options: SourceOptions): 
     return false;
   if (!matchesSelector(options.labelSelector, meta?.labels)) return false;
   if (!matchesSelector(options.annotationFilter, meta?.annotations ?? undefined)) return false;
+  return controllerSelected(meta);
+}
+
+/** The controller annotation is absent or names us. */
+export function controllerSelected(meta: Meta | undefined): boolean {
   const controller = readAnnotation(meta?.annotations, 'controller');
   return controller === undefined || OUR_CONTROLLER_NAMES.includes(controller.value);
 }

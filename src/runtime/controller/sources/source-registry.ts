@@ -8,6 +8,8 @@ import { ingressSource } from './ingress-source.ts';
 import { nodeSource } from './node-source.ts';
 import { openshiftRouteSource } from './openshift-route-source.ts';
 import { podSource } from './pod-source.ts';
+import { istioGatewaySource } from './istio/istio-gateway-source.ts';
+import { virtualServiceSource } from './istio/virtual-service-source.ts';
 import { serviceSource } from './service-source.ts';
 import { traefikSource } from './traefik/traefik-source.ts';
 import type { SourceRuntime } from './source-runtime.ts';
@@ -28,4 +30,6 @@ export const SOURCE_RUNTIMES: Readonly<Record<SourceKind, SourceRuntime>> = {
   'openshift-route': openshiftRouteSource,
   node: nodeSource,
   pod: podSource,
+  'istio-gateway': istioGatewaySource,
+  'istio-virtualservice': virtualServiceSource,
 };
