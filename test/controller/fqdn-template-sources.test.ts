@@ -116,6 +116,7 @@ interface Row {
   fqdnTemplate: string[];
   fqdnTargetTemplate?: string[];
   combine?: boolean;
+  labelSelector?: string;
   sources?: (
     'service' | 'ingress' | 'gateway-httproute' | 'crd' | 'contour-httpproxy' | 'openshift-route' | 'node' | 'pod'
   )[];
@@ -148,6 +149,13 @@ const ROWS: Row[] = [
     fqdnTemplate: ['{{ .Name }}.example.org'],
     combine: true,
     records: ['api.example.org. A 10.0.0.1', 'own.example.org. A 10.0.0.1'],
+  },
+  {
+    name: 'a Service the label selector leaves out takes no template name',
+    snapshot: { services: [svc('api', {}, { expose: 'yes' }), svc('db')] },
+    fqdnTemplate: ['{{ .Name }}.example.org'],
+    labelSelector: 'expose=yes',
+    records: ['api.example.org. A 10.0.0.1'],
   },
   {
     name: 'names are lower-cased',
@@ -346,6 +354,7 @@ for (const row of ROWS) {
         fqdnTemplate: row.fqdnTemplate,
         fqdnTargetTemplate: row.fqdnTargetTemplate ?? [],
         combineFqdnAnnotation: row.combine ?? false,
+        ...(row.labelSelector ? { labelSelector: row.labelSelector } : {}),
       }),
     );
     assert.deepEqual(result.records.map((r) => `${r.name} ${r.type} ${r.target}`).sort(), [...row.records].sort());

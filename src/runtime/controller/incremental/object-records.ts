@@ -3,7 +3,14 @@
 // full pipeline (sources/, views/view-records.ts) works object by object, so the records of all
 // objects are the union of these (test/controller/incremental-plan.test.ts checks it against the
 // full pipeline).
-import { apiVersionOf, objectEnabled, objectNamespace, objectSpec } from '../../../config/source-kinds.ts';
+import {
+  apiVersionOf,
+  kubernetesKind,
+  objectEnabled,
+  objectNamespace,
+  objectSpec,
+  type ObjectKind,
+} from '../../../config/source-kinds.ts';
 import type { TemplateObject } from '../fqdn/template-data.ts';
 import { applyFqdnTemplate, asHostnameAnnotation } from '../fqdn/template-pass.ts';
 import type { KubernetesObject } from '@kubernetes/client-node';
@@ -39,8 +46,9 @@ export function sourceRecords(source: ClusterObject, context: SourceContext, opt
   const out = applyFqdnTemplate({
     source: spec.source,
     options,
+    kind: kubernetesKind(source.kind),
     ref: {
-      kind: source.kind,
+      kind: kubernetesKind(source.kind) as ObjectKind,
       apiVersion: apiVersionOf(spec.api),
       namespace: objectNamespace(source.kind, meta.namespace),
       name: meta.name ?? '',
