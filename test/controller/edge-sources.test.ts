@@ -12,7 +12,7 @@ import {
   type OpenShiftRoute,
   type RouteIngress,
 } from '../../src/runtime/controller/sources/openshift-route-source.ts';
-import { podRecords } from '../../src/runtime/controller/sources/pod-source.ts';
+import { podRecords, podSource } from '../../src/runtime/controller/sources/pod-source.ts';
 import type { SourceResult } from '../../src/runtime/controller/sources/record-builder.ts';
 import { sourceOptions } from '../../src/runtime/controller/sources/source-options.ts';
 
@@ -702,3 +702,12 @@ check<V1Pod>(
   ],
   (o, options, out) => podRecords(o, { node: (name) => nodes.get(name) }, sourceOptions(options), out),
 );
+
+test("pod: a Node's change re-plans the pods on that Node, and only those", () => {
+  const switches = sourceOptions({}).switches;
+  const keysOf = (p: V1Pod) => podSource.indexKeys!(p, 'Pod', switches);
+  assert.deepEqual(keysOf(pod('a', {}, { nodeName: 'n1' })), ['Node/n1']);
+  assert.deepEqual(keysOf(pod('b', {}, { nodeName: 'n2' })), ['Node/n2']);
+  assert.deepEqual(keysOf(pod('pending', {}, { nodeName: '' })), []);
+  assert.deepEqual(podSource.changes!.Node!(nodes.get('n1')!, { objects: () => [] }, switches), { keys: ['Node/n1'] });
+});
