@@ -17,8 +17,8 @@ import { startEtcdnsServer, type EtcdnsServerHandle } from '../support/etcdns-se
 import { runExternalDns } from '../support/external-dns.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
 import { createIngress, createLoadBalancerService } from '../support/kube-objects.ts';
-import { stopAll } from '../support/process.ts';
-import { controllerKubeconfig, runOnce } from './controller-harness.ts';
+import { stopAll, waitFor } from '../support/process.ts';
+import { controllerKubeconfig, runOnce, startController } from './controller-harness.ts';
 
 const H = 'external-dns.kubernetes.io/';
 const TYPES = ['A', 'AAAA', 'CNAME', 'TXT'];
@@ -64,12 +64,15 @@ let ours: EtcdnsServerHandle;
 let theirs: EtcdnsServerHandle;
 let theirsEtcd: EtcdHandle;
 let controllerLog = '';
+let oursEtcd: EtcdHandle;
+let saKubeconfig = '';
 const figures: string[] = [];
 
 before(async () => {
   kube = await startKubeApiserver();
   const [etcdOurs, etcdTheirs] = await Promise.all([startEtcd(), startEtcd()]);
   theirsEtcd = etcdTheirs;
+  oursEtcd = etcdOurs;
   const zones = ['example.org'];
   [ours, theirs] = await Promise.all([
     startEtcdnsServer({ etcdEndpoints: etcdOurs.endpoints, zones }),
@@ -121,8 +124,9 @@ before(async () => {
   });
   figures.push(`external-dns --once ${Math.round(performance.now() - started)} ms`);
   started = performance.now();
+  saKubeconfig = await controllerKubeconfig(kube, [...SOURCES], false, RESOURCES);
   const once = await runOnce({
-    kubeconfigFile: await controllerKubeconfig(kube, [...SOURCES], false, RESOURCES),
+    kubeconfigFile: saKubeconfig,
     etcdEndpoints: [etcdOurs.endpoint],
     ownerId: 'ours',
     args: [
@@ -200,4 +204,47 @@ test('every name, every type: the same answers as external-dns except the listed
     `templates: ${total} questions, ${same} same, ${total - same - Object.keys(unexpected).length} justified (${[...justified].map(([r, n]) => `${r}: ${n}`).join('; ')}), ${Object.keys(unexpected).length} differing`,
   );
   assert.deepEqual(unexpected, {}, JSON.stringify(unexpected, null, 2));
+});
+
+test('the ClusterRole reads exactly the resources named: ConfigMaps, and still no Secret', async () => {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(saKubeconfig);
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  await core.listConfigMapForAllNamespaces();
+  await assert.rejects(core.listSecretForAllNamespaces(), (e: { code?: number }) => e.code === 403);
+});
+
+test('a running controller follows ConfigMaps as they come, change and go', async () => {
+  const controller = await startController({
+    kubeconfigFile: saKubeconfig,
+    etcdEndpoints: [oursEtcd.endpoint],
+    ownerId: 'ours',
+    identity: 'templates',
+    args: [
+      ...SOURCES.flatMap((s) => ['--source', s]),
+      ...RESOURCES.flatMap((r) => ['--unstructured-resource', r]),
+      ...TEMPLATE_FLAGS,
+      '--domain-filter',
+      'example.org',
+    ],
+  });
+  const core = kube.admin.makeApiClient(k8s.CoreV1Api);
+  const answer = async () => answerData(await dig({ port: ours.port, name: 'live.example.org', type: 'A' }), 'A');
+  const until = (label: string, want: string[]) =>
+    waitFor(label, async () => (JSON.stringify(await answer()) === JSON.stringify(want) ? true : undefined), 10_000);
+  const started = performance.now();
+  await core.createNamespacedConfigMap({
+    namespace: 'apps',
+    body: { metadata: { name: 'live' }, data: { hostname: 'live.example.org', target: '10.0.0.200' } },
+  });
+  await until('live.example.org published', ['10.0.0.200']);
+  figures.push(`a new ConfigMap answered after ${Math.round(performance.now() - started)} ms`);
+  await core.patchNamespacedConfigMap(
+    { name: 'live', namespace: 'apps', body: { data: { target: '10.0.0.201' } } },
+    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+  );
+  await until('live.example.org changed', ['10.0.0.201']);
+  await core.deleteNamespacedConfigMap({ name: 'live', namespace: 'apps' });
+  await until('live.example.org gone', []);
+  await controller.stop();
 });
