@@ -2,7 +2,20 @@
 // written by hand); flags and environment variables override it (server-options.ts).
 import * as v from 'valibot';
 import { etcdConnectionSchema } from './etcd-connection.ts';
-import { cidr, hostPort, integer, keyPrefix, list, logLevel, oneOf, path, upstream } from './field-rules.ts';
+import {
+  cidr,
+  hostPort,
+  integer,
+  ipAddress,
+  keyPrefix,
+  list,
+  logLevel,
+  namespaceName,
+  objectName,
+  oneOf,
+  path,
+  upstream,
+} from './field-rules.ts';
 import { transferSchema } from './transfer-config.ts';
 import { serverZoneSchema, zonesSchema } from './zone-config.ts';
 
@@ -11,6 +24,28 @@ export const forwardSchema = v.object({
   upstreams: list(upstream, 'upstream resolvers, "ip" or "ip:port"'),
   /** Only clients in these CIDRs are forwarded; everyone else gets REFUSED. */
   clientCidrs: list(cidr, 'client CIDRs'),
+});
+
+/**
+ * What the server does between SIGTERM and closing its sockets (readiness is false from the
+ * start): in a pod that can read its Services' EndpointSlices, it answers until they no longer
+ * list its address as ready and `seconds` more, at most `maxSeconds` in all; otherwise it answers
+ * `seconds` from SIGTERM.
+ */
+export const DRAIN_DEFAULTS = { maxSeconds: 30, seconds: 0 } as const;
+export const drainSchema = v.object({
+  /** The Services whose EndpointSlices are read (names in `namespace`); none: the fixed drain. */
+  services: v.optional(list(objectName, 'Service names')),
+  /** The pod's address as the EndpointSlices list it (the downward API's status.podIP). */
+  podIp: v.optional(ipAddress),
+  /** The pod's namespace (the downward API's metadata.namespace). */
+  namespace: v.optional(namespaceName),
+  /** A kubeconfig file; default: $KUBECONFIG, else the pod's ServiceAccount. */
+  kubeconfig: v.optional(path),
+  /** The most seconds to wait for the EndpointSlices; default DRAIN_DEFAULTS.maxSeconds (30). */
+  maxSeconds: v.optional(integer(0, 3600)),
+  /** Seconds to answer on after the EndpointSlices dropped the pod, or after SIGTERM when they cannot be read; default DRAIN_DEFAULTS.seconds (0). */
+  seconds: v.optional(integer(0, 3600)),
 });
 
 export const DEFAULT_LISTEN = '0.0.0.0:5353';
@@ -77,6 +112,8 @@ export const serverEntries = {
   ),
   /** Last-known copy of the records on local disk, served when the server starts while etcd is unreachable; none when absent. */
   snapshotFile: v.optional(path),
+  /** The drain after SIGTERM (see drainSchema); none: the sockets close at once. */
+  drain: v.optional(drainSchema),
   /** Zone transfers out (AXFR over TCP) to these secondaries; off (REFUSED) when absent. */
   transfer: v.optional(transferSchema),
 };
@@ -95,6 +132,7 @@ export const serverConfigSchema = v.pipe(
 
 /** As the server runs with it: addresses parsed, defaults filled. */
 export type ForwardConfig = v.InferOutput<typeof forwardSchema>;
+export type DrainConfig = v.InferOutput<typeof drainSchema>;
 export type ServerConfig = v.InferOutput<typeof serverConfigSchema>;
 /** As written in the config file (and in the constructs' props). */
 export type ForwardInput = v.InferInput<typeof forwardSchema>;

@@ -2,10 +2,10 @@
 // its ServerConfig from a ConfigMap (content hash on the pod template), listening on the
 // unprivileged port 5353 inside the pod, exposed on 53 by DnsService; PDB and optional HPA. The
 // Secrets holding zone-transfer keys are mounted read-only (zone-transfer.ts).
-import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import {
+  DRAIN_DEFAULTS,
   serverEntries,
   type ForwardInput,
   type RateLimitInput,
@@ -17,11 +17,20 @@ import { problemsOf } from '../config/schema-problems.ts';
 import type { Exposure } from '../config/view-config.ts';
 import { zoneSchema, zonesSchema } from '../config/zone-config.ts';
 import { CONFIG_DIR, CONFIG_FILE, renderConfigFile } from './config-file.ts';
-import { DNS_PORT_NAMES, DnsService, dnsServiceProblems, mayUseIpv6, type DnsServiceProps } from './dns-service.ts';
+import {
+  DNS_PORT_NAMES,
+  DnsService,
+  dnsServiceNames,
+  dnsServiceProblems,
+  mayUseIpv6,
+  type DnsServiceProps,
+} from './dns-service.ts';
 import { etcdClientMounts, type EtcdClientAccess } from './etcd-client-access.ts';
 import { DEFAULT_IMAGES, imageReference } from './image.ts';
+import { KUBE_API_ACCESS_MOUNT, KUBE_API_ACCESS_VOLUME } from './kube-api-access.ts';
 import { COMPONENT, podTemplateLabels, selectorLabels } from './labels.ts';
 import type { DnsPeer } from './network-policies.ts';
+import { ServerEndpointAccess } from './server-rbac.ts';
 import { VIEW_SERVICE_LABEL, metricsService } from './service-monitor.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 import { assertNoProblems, intProblem, settingProblems } from './kubernetes-rules.ts';
@@ -35,6 +44,7 @@ import {
   resourceRequirements,
   scheduling,
   sizeProblems,
+  sortedEnv,
   spreadReplicas,
   tmpVolume,
   type ReplicaSpreadProps,
@@ -104,10 +114,16 @@ export interface ServerProps extends WorkloadProps, TmpVolumeProps, ReplicaSprea
    */
   readonly logLevel?: LogLevel;
   /**
-   * Seconds a terminating pod goes on answering before it is sent SIGTERM (a preStop sleep): the
-   * Service's endpoints and kube-proxy take a moment to stop sending it queries, and a server
-   * that closed its sockets at once would lose those. 0 turns it off. Needs Kubernetes 1.30+
-   * (the sleep action; the image has no shell).
+   * After SIGTERM a server pod answers on (not ready) until its Services' EndpointSlices no longer
+   * list it as ready and `drainSeconds` more, at most this many seconds in all; the pod's grace
+   * period is this (or `drainSeconds`, the larger) plus 30.
+   * @default 30
+   */
+  readonly drainMaxSeconds?: number;
+  /**
+   * Seconds a terminating pod answers on once its EndpointSlices no longer list it as ready (or
+   * after SIGTERM, when it cannot read them: the API server unreachable or refusing): kube-proxy
+   * and load balancers take a moment to stop sending it queries. 0: it closes at once then.
    * @default 5
    */
   readonly drainSeconds?: number;
@@ -239,6 +255,8 @@ export class DnsServer extends Construct {
       // NOTIFY goes over UDP (zone-notifier.ts).
       ...transfer.notify.map((n) => ({ ...address(n), protocols: ['UDP'] as ('UDP' | 'TCP')[] })),
     ];
+    const drainSeconds = props.drainSeconds ?? SERVER_DEFAULTS.drainSeconds;
+    const drainMaxSeconds = props.drainMaxSeconds ?? DRAIN_DEFAULTS.maxSeconds;
     this.config = {
       etcd: etcd.connection,
       prefix: props.prefix,
@@ -259,14 +277,20 @@ export class DnsServer extends Construct {
       ...(props.queryLogEvery ? { queryLogEvery: props.queryLogEvery } : {}),
       ...(props.maxTcpConnections ? { maxTcpConnections: props.maxTcpConnections } : {}),
       ...(transfer.transfer ? { transfer: transfer.transfer } : {}),
+      // The pod's address and namespace come from the downward API (ETCDNS_POD_IP, ETCDNS_POD_NAMESPACE).
+      drain: {
+        services: dnsServiceNames(name, props.service?.protocols),
+        maxSeconds: drainMaxSeconds,
+        seconds: drainSeconds,
+      },
     };
     const configText = renderConfigFile(this.config);
     new k8s.KubeConfigMap(this, 'config', { metadata: meta(name), data: { [CONFIG_FILE]: configText } });
 
+    const access = new ServerEndpointAccess(this, 'endpoint-access', meta(name), stack.namespace);
     const podAnnotations = runtimePodAnnotations(props, configText);
     // The servers scale (an HPA may own the count): spread and budgeted whatever the replicas.
     const affinity = spreadReplicas(this, props, meta(name), selector);
-    const drainSeconds = props.drainSeconds ?? SERVER_DEFAULTS.drainSeconds;
     const spec: k8s.DeploymentSpec = {
       ...(props.autoscaling ? {} : { replicas: props.replicas ?? SERVER_DEFAULTS.replicas }),
       revisionHistoryLimit: 5,
@@ -281,17 +305,22 @@ export class DnsServer extends Construct {
         spec: {
           ...scheduling(props),
           ...(affinity ? { affinity } : {}),
+          serviceAccountName: access.serviceAccountName,
           automountServiceAccountToken: false,
           enableServiceLinks: false,
           securityContext: podSecurityContext(props, SERVER_DEFAULTS.identity),
           // The grace period includes the drain: after it the server still has Kubernetes's default 30 s.
-          terminationGracePeriodSeconds: drainSeconds + 30,
+          terminationGracePeriodSeconds: Math.max(drainMaxSeconds, drainSeconds) + 30,
           containers: [
             {
               name: 'server',
               image: imageReference(image),
               imagePullPolicy: imagePullPolicy(props),
               args: ['server', '--config', `${CONFIG_DIR}/${CONFIG_FILE}`],
+              env: sortedEnv({
+                ETCDNS_POD_IP: { fieldPath: 'status.podIP' },
+                ETCDNS_POD_NAMESPACE: { fieldPath: 'metadata.namespace' },
+              }),
               ports: [
                 { name: DNS_PORT_NAMES.tcp, containerPort: SERVER_DEFAULTS.dnsPort, protocol: 'TCP' },
                 { name: DNS_PORT_NAMES.udp, containerPort: SERVER_DEFAULTS.dnsPort, protocol: 'UDP' },
@@ -303,6 +332,7 @@ export class DnsServer extends Construct {
               securityContext: RESTRICTED_CONTAINER,
               volumeMounts: [
                 { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
+                KUBE_API_ACCESS_MOUNT,
                 ...etcd.mounts,
                 TMP_MOUNT,
                 ...(snapshot ? [SNAPSHOT_MOUNT] : []),
@@ -312,6 +342,7 @@ export class DnsServer extends Construct {
           ],
           volumes: [
             { name: 'config', configMap: { name } },
+            KUBE_API_ACCESS_VOLUME,
             ...etcd.volumes,
             tmpVolume(props),
             ...(snapshot
@@ -329,18 +360,7 @@ export class DnsServer extends Construct {
         },
       },
     };
-    // A plain ApiObject: the typed API (Kubernetes 1.27) has no sleep action and would drop it.
-    const specJson = k8s.toJson_DeploymentSpec(spec)!;
-    if (drainSeconds > 0)
-      Object.assign(specJson.template.spec.containers[0], {
-        lifecycle: { preStop: { sleep: { seconds: drainSeconds } } },
-      });
-    new ApiObject(this, 'deployment', {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: meta(name),
-      spec: specJson,
-    });
+    new k8s.KubeDeployment(this, 'deployment', { metadata: meta(name), spec });
     if (props.autoscaling) {
       const { minReplicas, maxReplicas, targetCpuUtilization } = props.autoscaling;
       new k8s.KubeHorizontalPodAutoscalerV2(this, 'hpa', {
@@ -405,6 +425,7 @@ export function serverProblems(p: ServerProps, path: string): string[] {
     ...settingProblems(serverEntries.maxTcpConnections, p.maxTcpConnections, `${path}.maxTcpConnections`),
     ...transferProblems(p.transfer, `${path}.transfer`),
     ...intProblem(p.drainSeconds, `${path}.drainSeconds`, 0, 120, 'a number of seconds'),
+    ...intProblem(p.drainMaxSeconds, `${path}.drainMaxSeconds`, 1, 600, 'a number of seconds'),
     ...sizeProblems(p.tmpSizeLimit, `${path}.tmpSizeLimit`),
     ...sizeProblems(p.snapshotSizeLimit, `${path}.snapshotSizeLimit`),
     ...dnsServiceProblems(p.service, `${path}.service`),

@@ -117,6 +117,11 @@ export function mayUseIpv6(props: DnsServiceProps | undefined): boolean {
 /** Container port names of the DNS server; the Services target them by name. */
 export const DNS_PORT_NAMES = { tcp: 'dns-tcp', udp: 'dns-udp' } as const;
 
+/** The Services' names, sorted: one, or `<name>-tcp` and `<name>-udp` when split. */
+export function dnsServiceNames(name: string, protocols: DnsServiceProps['protocols']): string[] {
+  return protocols === 'split' ? [`${name}-tcp`, `${name}-udp`] : [name];
+}
+
 export class DnsService extends Construct {
   /** Names of the Services, sorted. */
   readonly serviceNames: string[];
@@ -164,12 +169,11 @@ export class DnsService extends Construct {
         spec: spec(ports),
       });
 
+    this.serviceNames = dnsServiceNames(props.name, props.protocols);
     if (props.protocols === 'split') {
-      this.serviceNames = [`${props.name}-tcp`, `${props.name}-udp`];
       service(`${props.name}-tcp`, [port('TCP')]);
       service(`${props.name}-udp`, [port('UDP')]);
     } else {
-      this.serviceNames = [props.name];
       service(props.name, [port('TCP'), port('UDP')]);
     }
   }

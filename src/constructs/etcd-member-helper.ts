@@ -11,6 +11,7 @@ import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import type { SecretKeyRef } from './etcd-client-access.ts';
 import { imageReference, type ImageRef } from './image.ts';
+import { KUBE_API_ACCESS_MOUNT, KUBE_API_ACCESS_VOLUME } from './kube-api-access.ts';
 import { objectMeta, SYNC_WAVE, type StackContext } from './stack-context.ts';
 import { HELPER_RESOURCES, RESTRICTED_CONTAINER, sortedEnv } from './workload.ts';
 
@@ -18,7 +19,6 @@ import { HELPER_RESOURCES, RESTRICTED_CONTAINER, sortedEnv } from './workload.ts
 const CONFIG_DIR = '/run/etcd-member';
 const CLUSTER_DIR = '/etc/etcd-member/cluster';
 const ROOT_DIR = '/etc/etcd-member/root';
-const API_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 /** The ConfigMap key holding the bootstrap cluster, name=peer-url,... */
 export const INITIAL_CLUSTER_KEY = 'initial-cluster';
 
@@ -154,25 +154,14 @@ export function memberHelperPod(props: MemberHelperSpec): MemberHelperPod {
       '--namespace=$(POD_NAMESPACE)',
       ...connection,
     ],
-    [...props.tlsMounts, { name: 'kube-api-access', mountPath: API_DIR, readOnly: true }],
+    [...props.tlsMounts, KUBE_API_ACCESS_MOUNT],
     { POD_NAME: { fieldPath: 'metadata.name' }, POD_NAMESPACE: { fieldPath: 'metadata.namespace' } },
   );
   const volumes: k8s.Volume[] = [
     // One config file of a few kilobytes.
     { name: 'member-config', emptyDir: { sizeLimit: k8s.Quantity.fromString('1Mi') } },
     { name: 'initial-cluster', configMap: { name: `${props.statefulSet}-members` } },
-    {
-      // What the kubelet mounts for automountServiceAccountToken, for the sidecar only.
-      name: 'kube-api-access',
-      projected: {
-        defaultMode: 0o444,
-        sources: [
-          { serviceAccountToken: { path: 'token', expirationSeconds: 3607 } },
-          { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-          { downwardApi: { items: [{ path: 'namespace', fieldRef: { fieldPath: 'metadata.namespace' } }] } },
-        ],
-      },
-    },
+    KUBE_API_ACCESS_VOLUME,
     ...(props.rootPassword
       ? [
           {

@@ -6,9 +6,13 @@
 // within a second, and the environment's static records answer with their status shown by
 // kubectl; the controller runs
 // with exactly the synthesized RBAC; a killed controller pod is replaced without rewriting
-// records; a config change rolls the server pods with no failed query (their preStop drain).
+// records; three config changes roll the server pods with no query unanswered even once (each
+// old pod answers after SIGTERM until the EndpointSlice no longer lists it as ready).
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import { Etcd3 } from 'etcd3';
@@ -357,6 +361,8 @@ describe('dist/dev on a real single-node cluster', { timeout: 1_200_000 }, () =>
     const read = () => apps.readNamespacedDeployment({ name: SERVER, namespace: NAMESPACE });
     const hashBefore = (await read()).spec?.template.metadata?.annotations?.['etcdns.io/config-hash'];
     const oldServers = await pods(cluster.admin, component('server-internal'));
+    // Each old pod's whole log, streamed until it is gone: its drain, for the figures and a failure.
+    const oldLogs = oldServers.map((o) => followLog(o.name));
 
     let rolled = false;
     let queries = 0;
@@ -412,29 +418,87 @@ describe('dist/dev on a real single-node cluster', { timeout: 1_200_000 }, () =>
       await load;
     }
     const hashAfter = (await read()).spec?.template.metadata?.annotations?.['etcdns.io/config-hash'];
+    for (const l of oldLogs) l.stop();
     return {
       rolloutMs: Math.round(performance.now() - t0),
       queries,
       firstTriesLost,
       failures,
       hashChanged: hashAfter !== hashBefore,
+      oldPodLogs: oldLogs.map((l) => `--- ${l.pod} ---\n${l.text()}`).join('\n'),
+      drains: oldLogs.map((l) => drainOf(l.text())),
     };
   }
 
-  test('(5) a config change (a new zone) rolls the server pods through the config hash with no failed query', async () => {
-    // What dist/dev asks for: the old pods go on answering while kube-proxy still sends them queries.
-    const deployment = await cluster.admin
-      .makeApiClient(k8s.AppsV1Api)
-      .readNamespacedDeployment({ name: SERVER, namespace: NAMESPACE });
-    const drain = deployment.spec?.template.spec?.containers[0]?.lifecycle?.preStop?.sleep?.seconds;
-    assert.equal(drain, 5, 'the preStop sleep of dist/dev reached the cluster');
-    const r = await rollUnderLoad('lab', [{ name: 'lab.example.net' }]);
-    assert.ok(r.hashChanged, 'the config hash changed');
-    figures.push(
-      `config roll (${drain} s preStop drain) ${r.rolloutMs} ms, ${r.queries} lookups, ${r.failures.length} failed, ${r.firstTriesLost.length} first tries unanswered (${r.firstTriesLost.join(', ') || 'none'})`,
+  /** A pod's log as it is written, until the pod is gone (or `stop`). */
+  function followLog(pod: string): { pod: string; text(): string; stop(): void } {
+    let text = '';
+    const sink = new PassThrough();
+    sink.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    let request: { abort(): void } | undefined;
+    void new k8s.Log(cluster.admin)
+      .log(NAMESPACE, pod, 'server', sink, { follow: true })
+      .then((r) => (request = r))
+      .catch((e: Error) => (text += `(log stream failed: ${e.message})\n`));
+    return { pod, text: () => text, stop: () => request?.abort() };
+  }
+
+  /** How an old pod's drain went, from its log: the EndpointSlice's drop (ms after SIGTERM), or what else happened. */
+  function drainOf(log: string): string {
+    const left = /EndpointSlices no longer list this pod as ready.*?"afterMs":(\d+)/.exec(log);
+    if (left) return `endpoints left ${left[1]} ms after SIGTERM`;
+    if (/still listed as ready at the drain maximum/.test(log)) return 'drain maximum reached';
+    if (/draining for a fixed time/.test(log)) return 'fixed drain (no API access)';
+    return 'no drain logged';
+  }
+
+  /** On a lost query: the rolls' old pods' logs, kube-proxy's log and the namespace's events, kept in a file. */
+  function keepRollLogs(rolls: { oldPodLogs: string; firstTriesLost: string[]; failures: string[] }[]): string {
+    const file = join(tmpdir(), `etcdns-config-rolls-${Date.now()}.log`);
+    const events = (() => {
+      try {
+        return cluster.kubectl(['get', 'events', '-n', NAMESPACE, '--sort-by=.lastTimestamp']);
+      } catch (e) {
+        return (e as Error).message;
+      }
+    })();
+    writeFileSync(
+      file,
+      [
+        ...rolls.map(
+          (r, i) =>
+            `=== roll ${i + 1}: first tries lost ${r.firstTriesLost.join(', ') || 'none'}; failed ${r.failures.join(', ') || 'none'}\n${r.oldPodLogs}`,
+        ),
+        `=== events\n${events}`,
+        `=== kube-proxy\n${cluster.logs('kube-proxy')}`,
+      ].join('\n'),
     );
-    const lab = await digAt(dns.clusterIp, 53, 'lab.example.net', 'SOA');
-    assert.equal(lab.status, 'NOERROR', 'the new zone answers');
-    assert.deepEqual(r.failures, [], `${r.failures.length} of ${r.queries} queries failed during the rollout`);
+    return file;
+  }
+
+  test('(5) three config changes (a new zone each) roll the server pods with no query unanswered even once', async () => {
+    // What dist/dev asks for: after SIGTERM the old pods answer until the EndpointSlice drops them.
+    const config = JSON.parse(
+      (await cluster.admin.makeApiClient(k8s.CoreV1Api).readNamespacedConfigMap({ name: SERVER, namespace: NAMESPACE }))
+        .data!['config.json']!,
+    );
+    assert.deepEqual(config.drain.services, [SERVER], 'the drain of dist/dev reached the cluster');
+    const rolls = [];
+    for (const i of [1, 2, 3]) {
+      const r = await rollUnderLoad(`lab${i}`, [{ name: `lab${i}.example.net` }]);
+      assert.ok(r.hashChanged, `roll ${i}: the config hash changed`);
+      figures.push(
+        `config roll ${i}: ${r.rolloutMs} ms, ${r.queries} lookups, ${r.failures.length} failed, ${r.firstTriesLost.length} first tries unanswered (${r.firstTriesLost.join(', ') || 'none'}); old pods: ${r.drains.join(', ')}`,
+      );
+      const lab = await digAt(dns.clusterIp, 53, `lab${i}.example.net`, 'SOA');
+      assert.equal(lab.status, 'NOERROR', `roll ${i}: the new zone answers`);
+      rolls.push(r);
+    }
+    const lost = rolls.flatMap((r) => [...r.firstTriesLost, ...r.failures]);
+    const kept = lost.length > 0 ? keepRollLogs(rolls) : undefined;
+    assert.deepEqual(lost, [], `queries unanswered across ${rolls.length} rolls; logs kept in ${kept}`);
+    for (const [i, r] of rolls.entries())
+      for (const d of r.drains)
+        assert.match(d, /^endpoints left/, `roll ${i + 1}: an old pod drained by its EndpointSlice`);
   });
 });

@@ -121,10 +121,17 @@ test('the controller RBAC: sufficient and minimal, acting as its ServiceAccount'
     'Namespace/etcdns',
     'Role/etcdns-controller',
     'Role/etcdns-etcd',
+    // The DNS servers read their EndpointSlices (test/dns-server/shutdown-drain.test.ts).
+    'Role/etcdns-server-external',
+    'Role/etcdns-server-internal',
     'RoleBinding/etcdns-controller',
     'RoleBinding/etcdns-etcd',
+    'RoleBinding/etcdns-server-external',
+    'RoleBinding/etcdns-server-internal',
     'ServiceAccount/etcdns-controller',
     'ServiceAccount/etcdns-etcd',
+    'ServiceAccount/etcdns-server-external',
+    'ServiceAccount/etcdns-server-internal',
   ]);
   for (const object of rbac) await apply(object, false);
 
@@ -590,8 +597,11 @@ test('a stack with zone transfers (server-wide, per zone, per view, key Secrets 
     networkPolicy: { dnsFrom: { cidrs: ['10.0.0.0/8'] } },
   };
   const objects = JSON.parse(JSON.stringify(synthObjects(props))) as Obj[];
+  // For real: the Namespace, and the ServiceAccounts the servers' pods run as (admission looks them up).
+  const real = new Set(['Namespace', 'ServiceAccount']);
   for (const object of objects.filter((o) => o.kind === 'Namespace')) await apply(object, false);
-  for (const object of objects.filter((o) => o.kind !== 'Namespace')) await apply(object, true);
+  for (const object of objects.filter((o) => o.kind === 'ServiceAccount')) await apply(object, false);
+  for (const object of objects.filter((o) => !real.has(o.kind!))) await apply(object, true);
 
   const core = kube.admin.makeApiClient(k8s.CoreV1Api);
   await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'default' } } });

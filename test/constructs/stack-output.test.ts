@@ -55,12 +55,15 @@ test('explicit names: the objects of each environment', () => {
     'NetworkPolicy/etcdns-server-internal',
     'PodDisruptionBudget/etcdns-server-internal',
     'Role/etcdns-etcd',
+    'Role/etcdns-server-internal',
     'RoleBinding/etcdns-etcd',
+    'RoleBinding/etcdns-server-internal',
     'Service/etcdns-etcd',
     'Service/etcdns-etcd-peer',
     'Service/etcdns-server-internal',
     'ServiceAccount/etcdns-controller',
     'ServiceAccount/etcdns-etcd',
+    'ServiceAccount/etcdns-server-internal',
     'StatefulSet/etcdns-etcd',
   ];
   assert.deepEqual(
@@ -95,8 +98,11 @@ test('explicit names: the objects of each environment', () => {
       'HorizontalPodAutoscaler/etcdns-server-external',
       'NetworkPolicy/etcdns-server-external',
       'PodDisruptionBudget/etcdns-server-external',
+      'Role/etcdns-server-external',
+      'RoleBinding/etcdns-server-external',
       'Service/etcdns-server-external',
       'Service/etcdns-server-external-metrics',
+      'ServiceAccount/etcdns-server-external',
     ].sort(),
   );
   assert.deepEqual(
@@ -460,23 +466,52 @@ for (const [component, props, target, policy] of pullPolicyCases)
     }
   });
 
-// [case, server props, preStop sleep seconds (undefined: no hook)]
-const drainCases: [string, DnsStackProps['server'], number | undefined][] = [
-  ['the default', undefined, 5],
-  ['longer', { drainSeconds: 20 }, 20],
-  ['off', { drainSeconds: 0 }, undefined],
+// [case, server props, the config's drain, the pod's grace period]
+const drainCases: [string, DnsStackProps['server'], Json, number][] = [
+  ['the default', undefined, { maxSeconds: 30, seconds: 5, services: ['etcdns-server-internal'] }, 60],
+  ['longer', { drainMaxSeconds: 90 }, { maxSeconds: 90, seconds: 5, services: ['etcdns-server-internal'] }, 120],
+  [
+    'a fixed drain longer than the maximum, split Services',
+    { drainSeconds: 40, service: { protocols: 'split' } },
+    { maxSeconds: 30, seconds: 40, services: ['etcdns-server-internal-tcp', 'etcdns-server-internal-udp'] },
+    70,
+  ],
+  ['no fixed drain', { drainSeconds: 0 }, { maxSeconds: 30, seconds: 0, services: ['etcdns-server-internal'] }, 60],
 ];
-for (const [name, server, sleep] of drainCases)
-  test(`variant: the server drains before SIGTERM (${name}) within its grace period`, () => {
-    const pod = find(objects({ ...base, server }), 'Deployment', 'etcdns-server-internal').spec.template.spec;
+for (const [name, server, drain, grace] of drainCases)
+  test(`variant: the server drains after SIGTERM until its EndpointSlices drop it (${name}), within its grace period`, () => {
+    const list = objects({ ...base, server });
+    const pod = find(list, 'Deployment', 'etcdns-server-internal').spec.template.spec;
     const [container] = pod.containers as Json[];
-    assert.deepEqual(
-      container!.lifecycle,
-      sleep === undefined ? undefined : { preStop: { sleep: { seconds: sleep } } },
-    );
-    // Kubernetes counts the hook into the grace period: the server needs its own time after it.
-    assert.equal(pod.terminationGracePeriodSeconds, (sleep ?? 0) + 30);
+    assert.equal(container!.lifecycle, undefined, 'no preStop hook: the server itself answers on after SIGTERM');
+    assert.deepEqual(JSON.parse(find(list, 'ConfigMap', 'etcdns-server-internal').data['config.json']).drain, drain);
+    assert.deepEqual(container!.env, [
+      { name: 'ETCDNS_POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+      { name: 'ETCDNS_POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+    ]);
+    // The server's own 30 s after the longest drain.
+    assert.equal(pod.terminationGracePeriodSeconds, grace);
   });
+
+test('variant: each server reads EndpointSlices in its namespace, nothing else, with a token of its own', () => {
+  const list = prod;
+  for (const name of ['etcdns-server-internal', 'etcdns-server-external']) {
+    const pod = find(list, 'Deployment', name).spec.template.spec;
+    assert.equal(pod.serviceAccountName, name);
+    assert.equal(pod.automountServiceAccountToken, false);
+    assert.equal(find(list, 'ServiceAccount', name).automountServiceAccountToken, false);
+    assert.deepEqual(
+      pod.containers[0].volumeMounts.find((m: Json) => m.name === 'kube-api-access'),
+      { name: 'kube-api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true },
+    );
+    assert.deepEqual(find(list, 'Role', name).rules, [
+      { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['get', 'list', 'watch'] },
+    ]);
+    const binding = find(list, 'RoleBinding', name);
+    assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name });
+    assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name, namespace: 'etcdns' }]);
+  }
+});
 
 test('variant: only the Service source needs no Ingress permission', () => {
   const list = objects({ ...base, sources: { kinds: ['service'] } });

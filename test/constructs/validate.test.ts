@@ -299,6 +299,12 @@ const cases: [string, DnsStackProps, string, string][] = [
   ['server drain fractional', { ...valid, server: { drainSeconds: 2.5 } }, 'server.drainSeconds', 'from 0 to 120'],
   ['server drain above 120 s', { ...valid, server: { drainSeconds: 600 } }, 'server.drainSeconds', 'from 0 to 120'],
   [
+    'server drain maximum of 0',
+    { ...valid, server: { drainMaxSeconds: 0 } },
+    'server.drainMaxSeconds',
+    'from 1 to 600',
+  ],
+  [
     'image pull policy',
     { ...valid, etcd: { imagePullPolicy: 'Sometimes' as 'Never' } },
     'etcd.imagePullPolicy',

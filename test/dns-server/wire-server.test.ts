@@ -280,6 +280,41 @@ test('TCP connections idle longer than the timeout are closed', async () => {
   }
 });
 
+test(
+  'closing: a TCP query in flight is answered before its connection ends; idle connections end at once',
+  { timeout: 10_000 },
+  async () => {
+    const slow = await startWireServer({
+      host: '127.0.0.1',
+      port: 0,
+      // Echoes the query as its "answer" after 300 ms.
+      handler: (msg) => new Promise((resolve) => setTimeout(() => resolve(Buffer.from(msg)), 300)),
+    });
+    const port = portOf(slow);
+    const connected = (socket: ReturnType<typeof connect>) =>
+      new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const busy = connect(port, '127.0.0.1');
+    const idle = connect(port, '127.0.0.1');
+    await Promise.all([connected(busy), connected(idle)]);
+    const idleEnded = new Promise<void>((resolve) => idle.once('end', () => resolve()));
+    const reply = new Promise<Buffer>((resolve) => busy.once('data', (chunk) => resolve(chunk)));
+    const busyEnded = new Promise<void>((resolve) => busy.once('end', () => resolve()));
+    const q = query('www.example.org', 1);
+    const prefix = Buffer.alloc(2);
+    prefix.writeUInt16BE(q.length);
+    busy.write(Buffer.concat([prefix, q]));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const closing = slow.close();
+    await idleEnded;
+    const answered = await reply;
+    assert.deepEqual(answered.subarray(2), q, 'the answer in flight was written');
+    await busyEnded;
+    idle.destroy();
+    busy.destroy();
+    await closing;
+  },
+);
+
 describe('forwarding (off by default, only for configured client CIDRs)', () => {
   let upstream: WireServer;
   before(async () => {

@@ -6,6 +6,7 @@ import { createLogger } from '../shared/log.ts';
 import { reexecWithV8Flags } from '../shared/v8-memory-flags.ts';
 import { ConfigError } from '../../config/config-error.ts';
 import { loadServerSettings, USAGE } from './server-settings.ts';
+import { drainAfterSignal } from './shutdown-drain.ts';
 
 function untilSignal(): Promise<string> {
   return new Promise((resolve) => {
@@ -59,6 +60,12 @@ async function run(args: string[]): Promise<number> {
   }
   const signal = await untilSignal();
   logger.info('stopping', { signal });
+  // A pool's primary drains for all of its workers (worker-pool.ts).
+  if (!cluster.isWorker) {
+    server.terminating();
+    const drain = await drainAfterSignal(settings.config.drain, logger);
+    logger.info('drain over, closing the sockets', { drain });
+  }
   await server.stop();
   // A worker's IPC channel to its primary would keep it alive after everything else closed.
   if (cluster.isWorker) cluster.worker?.disconnect();

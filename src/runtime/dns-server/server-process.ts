@@ -27,6 +27,7 @@ import { RecordSnapshot } from './store/record-snapshot.ts';
 import { RecordStore } from './store/record-store.ts';
 import { ZoneHistory } from './store/zone-history.ts';
 import { settleSerials } from './store/zone-serials.ts';
+import { DRAINING } from './shutdown-drain.ts';
 import { setUpTransfers, type Transfers } from './transfer/transfer-setup.ts';
 import type { TransferStatus } from './transfer/transfer-status.ts';
 import type { WorkerStatus } from './worker-pool.ts';
@@ -53,6 +54,8 @@ export interface RunningServer {
   http: Server | undefined;
   store: RecordStore;
   metrics: ServerMetrics;
+  /** SIGTERM came: readiness says no from now on, while the sockets keep answering (the drain). */
+  terminating(): void;
   stop(): Promise<void>;
 }
 
@@ -198,7 +201,8 @@ export async function startDnsServer(
   });
   const handler = dispatch(p, store, data, transfers);
   const stopGcObserver = sampleMetrics(p, store);
-  const readiness = () => withTransfers(store.readiness(), transfers.status);
+  let terminating = false;
+  const readiness = (): Readiness => (terminating ? DRAINING : withTransfers(store.readiness(), transfers.status));
 
   const { host, port } = config.listen;
   // Sockets first, so a taken port fails start-up before anything else runs; on any failure
@@ -251,6 +255,9 @@ export async function startDnsServer(
     http,
     store,
     metrics: p.metrics,
+    terminating: () => {
+      terminating = true;
+    },
     stop: async () => {
       clearInterval(statusTimer);
       stopGcObserver();

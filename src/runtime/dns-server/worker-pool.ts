@@ -9,6 +9,7 @@ import { poolStatusRoutes } from '../status-page/server-routes.ts';
 import { mergeMetricPages } from './metrics-merge.ts';
 import type { ServerSettings } from './server-settings.ts';
 import type { Readiness } from '../shared/http-server.ts';
+import { DRAINING, drainAfterSignal } from './shutdown-drain.ts';
 
 /** What a worker reports to its primary, which serves HTTP for all of them. */
 export interface WorkerStatus {
@@ -60,6 +61,7 @@ export async function runWorkerPool(settings: ServerSettings, logger: Logger): P
   for (let slot = 0; slot < count; slot++) fork(slot);
 
   const readiness = () => {
+    if (stopping) return DRAINING;
     const now = Date.now();
     const parts: string[] = [];
     let ready = true;
@@ -88,6 +90,8 @@ export async function runWorkerPool(settings: ServerSettings, logger: Logger): P
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
+  const drain = await drainAfterSignal(settings.config.drain, logger);
+  logger.info('drain over, closing the sockets', { drain });
   const alive = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
   await Promise.all(
     alive.map(

@@ -78,6 +78,8 @@ class TcpConnections {
   readonly byActivity = new Map<TcpSocket, Connection>();
   closedUnderPressure = 0;
   refused = 0;
+  /** The server is closing: each connection ends when it has no query in flight. */
+  closing = false;
   private readonly max: number;
   private readonly configuredIdleMs: number;
 
@@ -140,6 +142,8 @@ function serveTcpConnection(c: Connection, connections: TcpConnections, handler:
   const answered = () => {
     c.inFlight--;
     connections.touch(c);
+    // Closing: a connection ends once its last answer is written.
+    if (connections.closing && c.inFlight === 0) socket.end();
   };
   socket.on('data', (chunk) => {
     buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
@@ -158,6 +162,11 @@ function serveTcpConnection(c: Connection, connections: TcpConnections, handler:
     }
   });
 }
+
+/** At close, queries in flight on TCP get this long to be answered (a forwarded one waits up to 2 s per upstream). */
+const TCP_DRAIN_MS = 5000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 /** Port 0 (tests) gives UDP a free port that TCP may not have free: try a few, then give up. */
 const FREE_PORT_ATTEMPTS = 5;
@@ -249,7 +258,10 @@ async function bindBoth(options: WireServerOptions): Promise<WireServer> {
     close: async () => {
       await new Promise<void>((resolve) => udp.close(() => resolve()));
       const closed = new Promise<void>((resolve) => tcp.close(() => resolve()));
-      for (const socket of connections.byActivity.keys()) socket.destroy();
+      connections.closing = true;
+      for (const c of connections.byActivity.values()) if (c.inFlight === 0) c.socket.end();
+      const drained = await Promise.race([closed.then(() => true), sleep(TCP_DRAIN_MS).then(() => false)]);
+      if (!drained) for (const socket of connections.byActivity.keys()) socket.destroy();
       await closed;
     },
   };

@@ -1,0 +1,98 @@
+// The drain after SIGTERM (config `drain`), while readiness already says no: answer on until the
+// Services' EndpointSlices no longer list the pod's address as ready, then `drain.seconds` more
+// for kube-proxy (and load balancers) to apply it, at most `drain.maxSeconds` in all; without
+// them (outside a pod, no address or namespace given, the API refusing or unreachable)
+// `drain.seconds` from SIGTERM. So a roll does not depend on how fast the endpoints move: the
+// server answers until they have, and its margin for the proxies starts from there.
+import { DRAIN_DEFAULTS, type DrainConfig } from '../../config/server-config.ts';
+import { KubeClient } from '../controller/kube/kube-client.ts';
+import { loadKubeTarget } from '../controller/kube/kube-target.ts';
+import type { Readiness } from '../shared/http-server.ts';
+import type { Logger } from '../shared/log.ts';
+import { listsAsReady } from './endpoint-listing.ts';
+import type { V1EndpointSliceList } from '@kubernetes/client-node';
+
+const POLL_MS = 250;
+/** One read's limit: an API behind a blocked network must not eat the whole drain. */
+const READ_TIMEOUT_MS = 2000;
+
+/** /readyz from SIGTERM on: the endpoints drop the pod while it still answers. */
+export const DRAINING: Readiness = { ready: false, detail: 'terminating: answering until the drain ends' };
+
+export type DrainOutcome = 'none' | 'fixed' | 'endpoints-left' | 'max-reached';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(ms, 0)));
+
+/** Reads whether the Services' EndpointSlices list the pod as ready; undefined when the drain has no API access. */
+function endpointReader(
+  config: DrainConfig,
+  logger: Logger,
+): { listed(): Promise<boolean>; close(): void } | undefined {
+  const { services, podIp, namespace } = config;
+  if (!services?.length || !podIp || !namespace) return undefined;
+  let client: KubeClient;
+  try {
+    client = new KubeClient(loadKubeTarget(config.kubeconfig));
+  } catch (e) {
+    logger.warn('no Kubernetes API access for the drain', { error: e as Error });
+    return undefined;
+  }
+  const selector = encodeURIComponent(`kubernetes.io/service-name in (${services.join(',')})`);
+  const path = `/apis/discovery.k8s.io/v1/namespaces/${namespace}/endpointslices?labelSelector=${selector}`;
+  return {
+    listed: async () => {
+      const res = await client.getText(path, READ_TIMEOUT_MS);
+      if (res.status !== 200) throw new Error(`GET EndpointSlices: HTTP ${res.status}: ${res.body.slice(0, 200)}`);
+      return listsAsReady((JSON.parse(res.body) as V1EndpointSliceList).items, podIp);
+    },
+    close: () => client.close(),
+  };
+}
+
+/** Waits as the drain says; resolves when the sockets may close. */
+export async function drainAfterSignal(config: DrainConfig | undefined, logger: Logger): Promise<DrainOutcome> {
+  if (!config) return 'none';
+  const started = Date.now();
+  const deadline = started + (config.maxSeconds ?? DRAIN_DEFAULTS.maxSeconds) * 1000;
+  const margin = (config.seconds ?? DRAIN_DEFAULTS.seconds) * 1000;
+  const fixed = async (): Promise<DrainOutcome> => {
+    logger.info('draining for a fixed time', { seconds: margin / 1000 });
+    await sleep(margin - (Date.now() - started));
+    return 'fixed';
+  };
+  const reader = endpointReader(config, logger);
+  if (!reader) return fixed();
+  try {
+    let listed: boolean;
+    try {
+      listed = await reader.listed();
+    } catch (e) {
+      logger.warn('cannot read the EndpointSlices, draining for a fixed time instead', { error: e as Error });
+      return await fixed();
+    }
+    logger.info('draining until the EndpointSlices drop this pod', {
+      services: config.services,
+      podIp: config.podIp,
+      listed,
+    });
+    while (listed && Date.now() < deadline) {
+      await sleep(Math.min(POLL_MS, deadline - Date.now()));
+      listed = await reader.listed().catch((e: Error) => {
+        logger.debug('EndpointSlices read failed, retrying', { error: e });
+        return true;
+      });
+    }
+    if (listed) {
+      logger.warn('still listed as ready at the drain maximum, closing', { maxSeconds: config.maxSeconds });
+      return 'max-reached';
+    }
+    logger.info('EndpointSlices no longer list this pod as ready', {
+      afterMs: Date.now() - started,
+      answeringMoreSeconds: margin / 1000,
+    });
+    await sleep(Math.min(margin, deadline - Date.now()));
+    return 'endpoints-left';
+  } finally {
+    reader.close();
+  }
+}
