@@ -6,7 +6,7 @@
 // object's own targets; DNSEndpoints never.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { V1Ingress, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Ingress, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { ClusterSnapshot } from '../support/cluster-snapshot.ts';
 import type { Gateway, Route } from '../../src/runtime/controller/sources/gateway/gateway-api.ts';
 import { sourceOptions } from '../../src/runtime/controller/sources/source-options.ts';
@@ -110,6 +110,13 @@ const pod = (name: string, annotations: Record<string, string> = {}): { kind: 'P
   },
 });
 
+const ingressRoute = {
+  apiVersion: 'traefik.io/v1alpha1',
+  kind: 'IngressRoute',
+  metadata: { name: 'web', namespace: 'apps', uid: 'uid-web' },
+  spec: { routes: [{ match: 'PathPrefix(`/`)' }] },
+} as KubernetesObject;
+
 interface Row {
   name: string;
   snapshot: Partial<ClusterSnapshot>;
@@ -118,8 +125,17 @@ interface Row {
   combine?: boolean;
   labelSelector?: string;
   sources?: (
-    'service' | 'ingress' | 'gateway-httproute' | 'crd' | 'contour-httpproxy' | 'openshift-route' | 'node' | 'pod'
+    | 'service'
+    | 'ingress'
+    | 'gateway-httproute'
+    | 'crd'
+    | 'contour-httpproxy'
+    | 'openshift-route'
+    | 'node'
+    | 'pod'
+    | 'traefik-proxy'
   )[];
+  targetTemplate?: string[];
   records: string[];
   problems?: string[];
 }
@@ -327,6 +343,21 @@ const ROWS: Row[] = [
     records: ['web-0.pairs.example.org. A 10.244.0.5'],
   },
   {
+    name: "a Traefik route without records takes the template's names at --target-template's targets (ApplyTemplates)",
+    snapshot: { others: [{ kind: 'IngressRoute', object: ingressRoute }] },
+    fqdnTemplate: ['{{ .Name }}.traefik.example.org'],
+    targetTemplate: ['203.0.113.9'],
+    sources: ['traefik-proxy'],
+    records: ['web.traefik.example.org. A 203.0.113.9'],
+  },
+  {
+    name: 'a Traefik route: --fqdn-template without --target-template publishes nothing, as in external-dns',
+    snapshot: { others: [{ kind: 'IngressRoute', object: ingressRoute }] },
+    fqdnTemplate: ['{{ .Name }}.traefik.example.org'],
+    sources: ['traefik-proxy'],
+    records: [],
+  },
+  {
     name: 'DNSEndpoints never take the template',
     snapshot: {
       dnsEndpoints: [
@@ -353,6 +384,7 @@ for (const row of ROWS) {
         sources: row.sources ?? ['service'],
         fqdnTemplate: row.fqdnTemplate,
         fqdnTargetTemplate: row.fqdnTargetTemplate ?? [],
+        targetTemplate: row.targetTemplate ?? [],
         combineFqdnAnnotation: row.combine ?? false,
         ...(row.labelSelector ? { labelSelector: row.labelSelector } : {}),
       }),
