@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { loadAll } from 'js-yaml';
 import { waitFor } from './process.ts';
+import { serverSideApply } from './server-side-apply.ts';
 import { repoRoot } from './tools.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -28,7 +29,9 @@ export function crdsIn(files: readonly string[]): Json[] {
 /** Creates the CRDs and waits until the API server serves each. */
 export async function installCrds(kc: k8s.KubeConfig, crds: readonly Json[]): Promise<void> {
   const api = kc.makeApiClient(k8s.ApiextensionsV1Api);
-  for (const crd of crds) await api.createCustomResourceDefinition({ body: crd as k8s.V1CustomResourceDefinition });
+  // As plain JSON: the client's typed models drop fields they spell otherwise, such as Istio's
+  // x-kubernetes-int-or-string, and the API server then refuses the schema.
+  for (const crd of crds) await serverSideApply(kc, crd, { dryRun: false, fieldManager: 'etcdns-tests' });
   for (const crd of crds)
     await waitFor(`CRD ${crd.metadata.name} established`, async () => {
       const status = (await api.readCustomResourceDefinition({ name: crd.metadata.name })).status;

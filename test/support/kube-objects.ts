@@ -6,10 +6,16 @@ export type Address = k8s.V1LoadBalancerIngress;
 
 const mergePatch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
 
-/** A LoadBalancer Service on port 80 selecting app=<name>, then given `addresses` as its status. */
+/** A LoadBalancer Service on port 80 selecting app=<name> (or `selector`), then given `addresses` as its status. */
 export async function createLoadBalancerService(
   kc: k8s.KubeConfig,
-  o: { name: string; namespace?: string; annotations?: Record<string, string>; addresses: Address[] },
+  o: {
+    name: string;
+    namespace?: string;
+    annotations?: Record<string, string>;
+    selector?: Record<string, string>;
+    addresses: Address[];
+  },
 ): Promise<void> {
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const namespace = o.namespace ?? 'default';
@@ -17,7 +23,7 @@ export async function createLoadBalancerService(
     namespace,
     body: {
       metadata: { name: o.name, annotations: o.annotations ?? {} },
-      spec: { type: 'LoadBalancer', ports: [{ port: 80 }], selector: { app: o.name } },
+      spec: { type: 'LoadBalancer', ports: [{ port: 80 }], selector: o.selector ?? { app: o.name } },
     },
   });
   await core.patchNamespacedServiceStatus(
