@@ -53,7 +53,8 @@ function endpointReader(
 export async function drainAfterSignal(config: DrainConfig | undefined, logger: Logger): Promise<DrainOutcome> {
   if (!config) return 'none';
   const started = Date.now();
-  const deadline = started + (config.maxSeconds ?? DRAIN_DEFAULTS.maxSeconds) * 1000;
+  const maxSeconds = config.maxSeconds ?? DRAIN_DEFAULTS.maxSeconds;
+  const deadline = started + maxSeconds * 1000;
   const margin = (config.seconds ?? DRAIN_DEFAULTS.seconds) * 1000;
   const fixed = async (): Promise<DrainOutcome> => {
     logger.info('draining for a fixed time', { seconds: margin / 1000 });
@@ -83,7 +84,7 @@ export async function drainAfterSignal(config: DrainConfig | undefined, logger: 
       });
     }
     if (listed) {
-      logger.warn('still listed as ready at the drain maximum, closing', { maxSeconds: config.maxSeconds });
+      logger.warn('still listed as ready at the drain maximum, closing', { maxSeconds });
       return 'max-reached';
     }
     logger.info('EndpointSlices no longer list this pod as ready', {
