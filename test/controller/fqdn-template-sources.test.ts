@@ -124,6 +124,7 @@ interface Row {
   fqdnTargetTemplate?: string[];
   combine?: boolean;
   labelSelector?: string;
+  ignoreHostnameAnnotation?: boolean;
   sources?: (
     | 'service'
     | 'ingress'
@@ -171,6 +172,13 @@ const ROWS: Row[] = [
     snapshot: { services: [svc('api', {}, { expose: 'yes' }), svc('db')] },
     fqdnTemplate: ['{{ .Name }}.example.org'],
     labelSelector: 'expose=yes',
+    records: ['api.example.org. A 10.0.0.1'],
+  },
+  {
+    name: '--ignore-hostname-annotation drops the own hostname, and the template names still publish',
+    snapshot: { services: [svc('api', { [`${N}hostname`]: 'own.example.org' })] },
+    fqdnTemplate: ['{{ .Name }}.example.org'],
+    ignoreHostnameAnnotation: true,
     records: ['api.example.org. A 10.0.0.1'],
   },
   {
@@ -387,6 +395,7 @@ for (const row of ROWS) {
         targetTemplate: row.targetTemplate ?? [],
         combineFqdnAnnotation: row.combine ?? false,
         ...(row.labelSelector ? { labelSelector: row.labelSelector } : {}),
+        ...(row.ignoreHostnameAnnotation ? { ignoreHostnameAnnotation: true } : {}),
       }),
     );
     assert.deepEqual(result.records.map((r) => `${r.name} ${r.type} ${r.target}`).sort(), [...row.records].sort());

@@ -36,9 +36,9 @@ export function sourceRecords(source: ClusterObject, context: SourceContext, opt
   if (!options.sources.includes(spec.source) || !objectEnabled(source.kind, options.switches))
     return { records: [], problems: [] };
   const runtime = SOURCE_RUNTIMES[spec.source];
-  const recordsOf = (object: KubernetesObject): SourceResult => {
+  const recordsOf = (object: KubernetesObject, withOptions = options): SourceResult => {
     const result: SourceResult = { records: [], problems: [] };
-    runtime.records(object, source.kind, context, options, result);
+    runtime.records(object, source.kind, context, withOptions, result);
     return result;
   };
   const meta = source.object.metadata ?? {};
@@ -58,7 +58,11 @@ export function sourceRecords(source: ClusterObject, context: SourceContext, opt
     own: recordsOf(source.object),
     recordsFor: (names) => {
       if (!runtime.templateRecords)
-        return recordsOf(asHostnameAnnotation(source.object as TemplateObject, names) as KubernetesObject);
+        // The names ride on the hostname annotation, which --ignore-hostname-annotation must not drop.
+        return recordsOf(asHostnameAnnotation(source.object as TemplateObject, names) as KubernetesObject, {
+          ...options,
+          ignoreHostnameAnnotation: false,
+        });
       const result: SourceResult = { records: [], problems: [] };
       runtime.templateRecords(source.object, names, context, options, result);
       return result;
