@@ -26,12 +26,17 @@ export function crdsIn(files: readonly string[]): Json[] {
     .filter((o) => o?.kind === 'CustomResourceDefinition');
 }
 
-/** Creates the CRDs and waits until the API server serves each. */
-export async function installCrds(kc: k8s.KubeConfig, crds: readonly Json[]): Promise<void> {
+/**
+ * Creates the CRDs and waits until the API server serves each. `plain` applies them as plain JSON
+ * (server-side apply); without it they go through the client's typed models, which drop what
+ * they do not model (x-kubernetes-int-or-string, x-kubernetes-validations: the Gateway API suites
+ * were written against CRDs installed so).
+ */
+export async function installCrds(kc: k8s.KubeConfig, crds: readonly Json[], plain = false): Promise<void> {
   const api = kc.makeApiClient(k8s.ApiextensionsV1Api);
-  // As plain JSON: the client's typed models drop fields they spell otherwise, such as Istio's
-  // x-kubernetes-int-or-string, and the API server then refuses the schema.
-  for (const crd of crds) await serverSideApply(kc, crd, { dryRun: false, fieldManager: 'etcdns-tests' });
+  for (const crd of crds)
+    if (plain) await serverSideApply(kc, crd, { dryRun: false, fieldManager: 'etcdns-tests' });
+    else await api.createCustomResourceDefinition({ body: crd as k8s.V1CustomResourceDefinition });
   for (const crd of crds)
     await waitFor(`CRD ${crd.metadata.name} established`, async () => {
       const status = (await api.readCustomResourceDefinition({ name: crd.metadata.name })).status;
@@ -69,5 +74,43 @@ export async function installEdgeCrds(kc: k8s.KubeConfig, ...edges: Edge[]): Pro
   await installCrds(
     kc,
     edges.flatMap((e) => EDGES[e]()),
+    true,
   );
+}
+
+/** A Traefik route as its users write it (`traefik.io`, or Traefik v2's `traefik.containo.us` with `legacy`). */
+export async function createTraefikRoute(
+  kc: k8s.KubeConfig,
+  r: {
+    kind: 'IngressRoute' | 'IngressRouteTCP' | 'IngressRouteUDP';
+    name: string;
+    namespace: string;
+    matches?: string[];
+    annotations?: Record<string, string>;
+    legacy?: boolean;
+  },
+): Promise<void> {
+  const group = r.legacy ? 'traefik.containo.us' : 'traefik.io';
+  const backend = { name: 'backend', port: 80 };
+  const routes =
+    r.kind === 'IngressRouteUDP'
+      ? [{ services: [backend] }]
+      : // Traefik v2's HTTP routes require kind: Rule (v3 defaults it).
+        (r.matches ?? []).map((match) => ({
+          match,
+          services: [backend],
+          ...(r.kind === 'IngressRoute' ? { kind: 'Rule' } : {}),
+        }));
+  await kc.makeApiClient(k8s.CustomObjectsApi).createNamespacedCustomObject({
+    group,
+    version: 'v1alpha1',
+    namespace: r.namespace,
+    plural: `${r.kind.toLowerCase()}s`,
+    body: {
+      apiVersion: `${group}/v1alpha1`,
+      kind: r.kind,
+      metadata: { name: r.name, annotations: r.annotations ?? {} },
+      spec: { routes },
+    },
+  });
 }
