@@ -10,11 +10,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import { answerData, dig } from '../support/dig.ts';
-import { answerDifferences, comparable } from '../support/dns-compare.ts';
 import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
-import { keyToName } from '../../src/skydns/skydns-key.ts';
 import { startEtcdnsServer, type EtcdnsServerHandle } from '../support/etcdns-server.ts';
-import { runExternalDns } from '../support/external-dns.ts';
 import {
   createDnsEndpoint,
   createGateway,
@@ -25,7 +22,7 @@ import {
 } from '../support/gateway-api.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
 import { stopAll } from '../support/process.ts';
-import { runOnce } from './controller-harness.ts';
+import { assertBothAnswer, compareAnswers, externalDnsRegistryNames, syncBoth } from '../support/side-by-side-steps.ts';
 
 const H = 'external-dns.kubernetes.io/'; // external-dns v0.22 reads only this prefix by default
 const ROUTE_SOURCES = [
@@ -62,7 +59,6 @@ const EXPECTED_DIFFERENCES: Record<string, string> = {
   'sub.example.org.': 'NS as an alias, not a delegation',
   'www.sub.example.org.': 'NS as an alias, not a delegation',
 };
-const REGISTRY = 'TXT registry (ownership published in the zone)';
 
 /** The route names both must publish identically: name -> targets. */
 const ROUTE_NAMES: Record<string, string[]> = {
@@ -251,33 +247,16 @@ before(async () => {
     ],
   });
 
-  const sources = [...ROUTE_SOURCES, 'crd'];
-  const domains = ['example.org', '176.9.10.in-addr.arpa'];
-  let started = performance.now();
-  await runExternalDns({
-    kubeconfigFile: kube.kubeconfigFile,
-    etcdEndpoints: etcdTheirs.endpoints,
-    args: [
-      ...sources.map((s) => `--source=${s}`),
-      ...domains.map((d) => `--domain-filter=${d}`),
-      ...TYPES.map((t) => `--managed-record-types=${t}`),
-      '--txt-owner-id=theirs',
-      '--registry=txt',
-      '--policy=sync',
-    ],
-  });
-  figures.push(`external-dns --once ${Math.round(performance.now() - started)} ms`);
-  started = performance.now();
-  const once = await runOnce({
-    kubeconfigFile: kube.kubeconfigFile,
-    etcdEndpoints: [etcdOurs.endpoint],
-    ownerId: 'ours',
-    args: [...sources.flatMap((s) => ['--source', s]), ...domains.flatMap((d) => ['--domain-filter', d])],
-  });
-  assert.equal(once.code, 0, once.stderr);
-  figures.push(`etcdns controller --once ${Math.round(performance.now() - started)} ms`);
-  // Both servers follow their etcd through a watch; give them a moment to see the last writes.
-  await new Promise((r) => setTimeout(r, 500));
+  figures.push(
+    ...(await syncBoth({
+      kubeconfigFile: kube.kubeconfigFile,
+      oursEtcd: etcdOurs,
+      theirsEtcd: etcdTheirs,
+      sources: [...ROUTE_SOURCES, 'crd'],
+      domains: ['example.org', '176.9.10.in-addr.arpa'],
+      types: TYPES,
+    })),
+  );
 });
 after(async () => {
   console.log(`# figures: ${figures.join('; ')}`);
@@ -286,16 +265,7 @@ after(async () => {
 
 test('routes: every name external-dns publishes, etcdns publishes with the same targets; the same names are left out', async () => {
   for (const [name, want] of Object.entries(ROUTE_NAMES)) {
-    const type = want[0]!.endsWith('.') ? 'CNAME' : 'A';
-    for (const [who, server] of [
-      ['etcdns', ours],
-      ['external-dns', theirs],
-    ] as const)
-      assert.deepEqual(
-        answerData(await dig({ port: server.port, name, type }), type),
-        [...want].sort(),
-        `${who}: ${name}`,
-      );
+    await assertBothAnswer({ ours, theirs }, name, want[0]!.endsWith('.') ? 'CNAME' : 'A', want);
   }
   for (const name of ROUTE_ABSENT)
     for (const server of [ours, theirs]) {
@@ -335,48 +305,22 @@ test('DNSEndpoints: etcdns answers each record as the endpoint says', async () =
 });
 
 test('every published name, every type: the same answers as external-dns except the listed differences', async () => {
-  // external-dns's TXT registry: the names of its entries whose text names external-dns.
-  const registry = new Set<string>();
-  for (const [key, value] of Object.entries(await theirsEtcd.client().getAll().prefix('/skydns/').strings()))
-    if (value.includes('heritage=external-dns'))
-      registry.add(keyToName(key.slice(0, key.lastIndexOf('/')), '/skydns')!);
+  const registry = await externalDnsRegistryNames(theirsEtcd);
   assert.ok(registry.size >= 20, `external-dns's registry names: ${[...registry].join(', ')}`);
-  const groups: [string, string[]][] = [
-    ['routes', [...Object.keys(ROUTE_NAMES), ...ROUTE_ABSENT]],
-    ['DNSEndpoints', [...new Set([...ENDPOINT_NAMES.map(([n]) => n), 'www.sub.example.org.'])]],
-    ['registry', [...registry].sort()],
-  ];
-  const why = (name: string, type: string) =>
-    registry.has(name) ? REGISTRY : (EXPECTED_DIFFERENCES[`${name} ${type}`] ?? EXPECTED_DIFFERENCES[name]);
-  const unexpected: Record<string, string[]> = {};
-  const seen = new Set<string>();
-  for (const [group, names] of groups) {
-    let same = 0;
-    const justified = new Map<string, number>();
-    for (const name of names)
-      for (const type of TYPES) {
-        const [a, b] = await Promise.all([
-          dig({ port: ours.port, name, type }),
-          dig({ port: theirs.port, name, type }),
-        ]);
-        const d = answerDifferences(comparable(a), comparable(b), ['etcdns', 'external-dns']);
-        if (d.length === 0) {
-          same += 1;
-          continue;
-        }
-        const reason = why(name, type);
-        if (!reason) unexpected[`${name} ${type}`] = d;
-        else {
-          justified.set(reason, (justified.get(reason) ?? 0) + 1);
-          seen.add(EXPECTED_DIFFERENCES[`${name} ${type}`] ? `${name} ${type}` : name);
-        }
-      }
-    const total = names.length * TYPES.length;
-    figures.push(
-      `${group}: ${total} questions, ${same} same, ${total - same - Object.keys(unexpected).length} justified${justified.size ? ` (${[...justified].map(([r, n]) => `${r}: ${n}`).join('; ')})` : ''}`,
-    );
-  }
-  assert.deepEqual(unexpected, {}, JSON.stringify(unexpected, null, 2));
-  const vanished = Object.keys(EXPECTED_DIFFERENCES).filter((k) => !seen.has(k));
+  const result = await compareAnswers({
+    ours,
+    theirs,
+    types: TYPES,
+    expected: EXPECTED_DIFFERENCES,
+    registry,
+    groups: [
+      ['routes', [...Object.keys(ROUTE_NAMES), ...ROUTE_ABSENT]],
+      ['DNSEndpoints', [...new Set([...ENDPOINT_NAMES.map(([n]) => n), 'www.sub.example.org.'])]],
+      ['registry', [...registry].sort()],
+    ],
+  });
+  figures.push(...result.figures);
+  assert.deepEqual(result.unexpected, {}, JSON.stringify(result.unexpected, null, 2));
+  const vanished = Object.keys(EXPECTED_DIFFERENCES).filter((k) => !result.seen.has(k));
   assert.deepEqual(vanished, [], 'each listed difference still shows');
 });

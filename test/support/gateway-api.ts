@@ -177,7 +177,8 @@ export async function deleteRoute(
   await kc.makeApiClient(k8s.CustomObjectsApi).deleteNamespacedCustomObject({ ...routeCoordinates(r), name: r.name });
 }
 
-async function setStatus(
+/** Merges `status` into a custom object through its /status subresource, as its controller would. */
+export async function setStatus(
   kc: k8s.KubeConfig,
   coordinates: { group: string; version: string; namespace: string; plural: string },
   name: string,
