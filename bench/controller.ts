@@ -8,6 +8,9 @@
 //   --events (up to --external-dns-max Services);
 // - routes: at --routes HTTPRoutes (10,000) on one Gateway, with other routes' hostnames changing
 //   at --churn-rate, a route's hostname change and its Gateway's address change to the answer;
+// - traefik: at --routes Traefik IngressRoutes (the real CRD), with other routes' Host matchers
+//   changing at --churn-rate, a route's Host change, its target annotation's change, and the
+//   change of the Service a route takes its address from (etcdns's --traefik-service), to the answer;
 // - propagation: one Service alone, ours next to external-dns;
 // - scale: the first size's start-up, unchanged resyncs and memory.
 // Prints a table and writes bench/results/controller.json.
@@ -39,8 +42,17 @@ import {
   type Workload,
 } from './controller/churn.ts';
 import { kubeWriter, type KubeWriter } from './controller/kube-writer.ts';
-import { gatewayWorkload, routeWorkload, serviceWorkload } from './controller/workloads.ts';
+import {
+  gatewayWorkload,
+  ingressRouteHostWorkload,
+  ingressRouteServiceWorkload,
+  ingressRouteTargetWorkload,
+  routeWorkload,
+  serviceWorkload,
+  TRAEFIK_PROBES,
+} from './controller/workloads.ts';
 import { installGatewayApiCrds } from '../test/support/gateway-api.ts';
+import { installEdgeCrds } from '../test/support/crds.ts';
 
 const { values: opt } = parseArgs({
   options: {
@@ -202,7 +214,8 @@ function controllerSpecs(): ControllerSpec[] {
 async function churnAll(kube: KubeHandle, workload: Workload, objects: number): Promise<ChurnResult[]> {
   const out: ChurnResult[] = [];
   for (const controller of controllerSpecs()) {
-    if (controller.kind === 'external-dns' && objects > Number(opt['external-dns-max'])) continue;
+    if (controller.kind === 'external-dns' && (objects > Number(opt['external-dns-max']) || workload.etcdnsOnly))
+      continue;
     process.stderr.write(`${controller.label}, ${workload.label}, at ${objects}...\n`);
     const result = await churnRun({
       kube,
@@ -288,6 +301,46 @@ async function routes(count: number): Promise<ChurnResult[]> {
   }
 }
 
+/**
+ * Traefik: `count` IngressRoutes in all, each with a target annotation but `probe-svc`, which
+ * takes the address of the LoadBalancer Service `probe-lb`; then each controller while other
+ * routes change their Host: the probe route's Host change, its target annotation's change, and
+ * (etcdns only) probe-lb's address change, to the first right answer.
+ */
+async function traefikRoutes(count: number): Promise<ChurnResult[]> {
+  const kube = await startKubeApiserver();
+  await installEdgeCrds(kube.admin, 'traefik');
+  const writer: KubeWriter = kubeWriter(kube.admin);
+  const target = 'external-dns.kubernetes.io/target';
+  const probeIp = '10.250.0.1';
+  try {
+    const others = Array.from({ length: count - 2 }, (_, i) => `route-${i}`);
+    await writer.createServices([TRAEFIK_PROBES.service], ZONE, () => '10.253.0.0', 'LoadBalancer');
+    await writer.setLoadBalancerIp(TRAEFIK_PROBES.service, '10.253.0.0');
+    const created = performance.now();
+    process.stderr.write(`creating ${count} IngressRoutes...\n`);
+    await writer.createIngressRoutes(
+      [TRAEFIK_PROBES.route, TRAEFIK_PROBES.serviceRoute],
+      (i) => `${[TRAEFIK_PROBES.route, TRAEFIK_PROBES.serviceRoute][i]}.${ZONE}`,
+      (i): Record<string, string> => (i === 0 ? { [target]: probeIp } : {}),
+    );
+    await writer.createIngressRoutes(
+      others,
+      (i) => `${others[i]}.${ZONE}`,
+      (i) => ({ [target]: `10.${100 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}` }),
+    );
+    process.stderr.write(`  ${Math.round((performance.now() - created) / 1000)} s\n`);
+    const out = await churnAll(kube, ingressRouteHostWorkload(writer, others, probeIp), count);
+    await writer.setIngressRouteHost(TRAEFIK_PROBES.route, `${TRAEFIK_PROBES.route}.${ZONE}`);
+    out.push(...(await churnAll(kube, ingressRouteTargetWorkload(writer, others), count)));
+    out.push(...(await churnAll(kube, ingressRouteServiceWorkload(writer, others), count)));
+    return out;
+  } finally {
+    writer.close();
+    await stopAll();
+  }
+}
+
 const loadAtStart = loadavg();
 const results: Record<string, unknown> = { date: new Date().toISOString(), options: opt };
 try {
@@ -305,6 +358,7 @@ try {
   }
   if (sections.has('churn')) results.churn = await churn();
   if (sections.has('routes')) results.routes = await routes(Number(opt.routes));
+  if (sections.has('traefik')) results.traefik = await traefikRoutes(Number(opt.routes));
 } finally {
   await stopAll();
 }
@@ -334,7 +388,7 @@ if (sc) {
     '',
   ]);
 }
-const churned = [...((results.churn ?? []) as ChurnResult[]), ...((results.routes ?? []) as ChurnResult[])];
+const churned = (['churn', 'routes', 'traefik'] as const).flatMap((k) => (results[k] ?? []) as ChurnResult[]);
 if (churned.length > 0) {
   const rate = opt['churn-rate'];
   rows.push(['', '', '']);

@@ -2,7 +2,7 @@
 // attached to Gateways) and 20 other changes a second going on, how long one object's change
 // takes to be answered by DNS (our server, and CoreDNS reading the same etcd), and the
 // controller's memory meanwhile. One run per controller, each with its own etcd, DNS servers and
-// controller; the objects are shared. What is changed is a workload (services.ts, routes.ts).
+// controller; the objects are shared. What is changed is a workload (workloads.ts).
 import { readFileSync } from 'node:fs';
 import { startCoreDns, etcdCorefile } from '../../test/support/coredns.ts';
 import { startEtcd } from '../../test/support/etcd.ts';
@@ -38,6 +38,10 @@ export interface Workload {
   label: string;
   /** --source values, the same for etcdns and external-dns. */
   sources: readonly string[];
+  /** More arguments for our controller (etcdns extensions external-dns has no flag for). */
+  etcdnsArgs?: readonly string[];
+  /** What is changed exists in etcdns only: external-dns is not run. */
+  etcdnsOnly?: boolean;
   /** The probe's k-th change, once the API server took it: the name and the address it must answer. */
   probe(k: number): Promise<{ host: string; ip: string }>;
   /** The i-th change to another object (any of `others`). */
@@ -169,7 +173,13 @@ export async function churnRun(o: ChurnOptions): Promise<ChurnResult> {
   const started = performance.now();
   const ourController =
     controller.kind === 'etcdns'
-      ? await startOurController(controller.bin, o.kube.kubeconfigFile, etcd.endpoints, [], workload.sources)
+      ? await startOurController(
+          controller.bin,
+          o.kube.kubeconfigFile,
+          etcd.endpoints,
+          [...(workload.etcdnsArgs ?? [])],
+          workload.sources,
+        )
       : undefined;
   const proc =
     ourController?.proc ??

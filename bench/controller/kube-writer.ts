@@ -1,4 +1,4 @@
-// Writes Services, Gateways and HTTPRoutes for the controller benchmark fast: raw HTTPS to the API
+// Writes Services, Gateways, HTTPRoutes and Traefik IngressRoutes for the controller benchmark fast: raw HTTPS to the API
 // server over kept-alive connections. A Service's address comes from the target annotation (as
 // a user pins it; external-dns reads it too), so no status write is needed to give it a record;
 // a change is a merge patch of that annotation. The many are ExternalName Services: the API
@@ -8,6 +8,7 @@
 // status too.
 import https from 'node:https';
 import type * as k8s from '@kubernetes/client-node';
+import { hostPatch, ingressRoute, TRAEFIK_API } from './ingress-routes.ts';
 
 const CONCURRENCY = 48;
 
@@ -27,6 +28,16 @@ export interface KubeWriter {
   /** HTTPRoutes, route i with the hostname `hostOf(i)`, attached to `gatewayOf(i)` and accepted. */
   createRoutes(names: string[], hostOf: (i: number) => string, gatewayOf: (i: number) => string): Promise<void>;
   setRouteHostname(name: string, hostname: string): Promise<void>;
+  /** Sets a Service's status.loadBalancer to `ip`, as a load-balancer controller does. */
+  setLoadBalancerIp(name: string, ip: string): Promise<void>;
+  /** Traefik IngressRoutes, route i matching `hostOf(i)` with `annotationsOf(i)`. */
+  createIngressRoutes(
+    names: string[],
+    hostOf: (i: number) => string,
+    annotationsOf: (i: number) => Record<string, string>,
+  ): Promise<void>;
+  setIngressRouteHost(name: string, host: string): Promise<void>;
+  setIngressRouteAnnotation(name: string, key: string, value: string): Promise<void>;
   close(): void;
 }
 
@@ -114,6 +125,16 @@ export function kubeWriter(kc: k8s.KubeConfig): KubeWriter {
     },
     setRouteHostname: (name, hostname) =>
       merge(`${GATEWAY_API}/httproutes/${name}`, { spec: { hostnames: [hostname] } }),
+    setLoadBalancerIp: (name, ip) =>
+      merge(`${base}/${name}/status`, { status: { loadBalancer: { ingress: [{ ip }] } } }),
+    async createIngressRoutes(names, hostOf, annotationsOf) {
+      await inParallel(names.length, (i) =>
+        send('POST', TRAEFIK_API, 'application/json', ingressRoute(names[i]!, hostOf(i), annotationsOf(i))),
+      );
+    },
+    setIngressRouteHost: (name, host) => merge(`${TRAEFIK_API}/${name}`, hostPatch(host)),
+    setIngressRouteAnnotation: (name, key, value) =>
+      merge(`${TRAEFIK_API}/${name}`, { metadata: { annotations: { [key]: value } } }),
     async createServices(names, zone, ipOf, type) {
       await inParallel(names.length, async (i) => {
         const name = names[i]!;
