@@ -161,6 +161,21 @@ export const controllerEntries = {
   labelSelector: v.optional(labelSelector),
   /** Annotation filter in label-selector syntax (external-dns's --annotation-filter). */
   annotationFilter: v.optional(labelSelector),
+  /**
+   * The prefix of every external-dns annotation read (--annotation-prefix, as external-dns v0.22);
+   * default "external-dns.kubernetes.io/".
+   */
+  annotationPrefix: v.optional(
+    text('an annotation prefix such as "external-dns.kubernetes.io/" (a DNS subdomain and "/")', (s) =>
+      /^(?=.{2,254}$)[a-z0-9]([-a-z0-9.]*[a-z0-9])?\/$/.test(s),
+    ),
+  ),
+  /**
+   * Also read "external-dns.alpha.kubernetes.io/" annotations, the annotationPrefix winning when an
+   * object has both (external-dns v0.23's --enable-legacy-annotation-prefix); default true unless
+   * annotationPrefix is set.
+   */
+  enableLegacyAnnotationPrefix: v.optional(v.boolean('must be true or false')),
   /** external-dns's --fqdn-template: names for objects that give none (fqdn/README.md). */
   fqdnTemplate: v.optional(templates('fqdnTemplate')),
   /** --target-template: the targets of the unstructured source's template names. */

@@ -71,6 +71,18 @@ export interface SourcesProps {
    */
   readonly annotationFilter?: string;
   /**
+   * The prefix of every external-dns annotation the controller reads (--annotation-prefix, as
+   * external-dns v0.22), such as "external-dns.alpha.kubernetes.io/" for manifests pinned to it.
+   * @default "external-dns.kubernetes.io/", and the alpha prefix too (see enableLegacyAnnotationPrefix)
+   */
+  readonly annotationPrefix?: string;
+  /**
+   * Also read "external-dns.alpha.kubernetes.io/" annotations; when an object has both spellings the
+   * annotationPrefix one wins (external-dns v0.23's --enable-legacy-annotation-prefix).
+   * @default - true unless annotationPrefix is set, then false as external-dns
+   */
+  readonly enableLegacyAnnotationPrefix?: boolean;
+  /**
    * Also publish ClusterIP Services.
    * @default false
    */
@@ -331,6 +343,10 @@ export class DnsController extends Construct {
       ...(sources.ingressClasses ? { ingressClasses: [...sources.ingressClasses].sort() } : {}),
       ...(sources.labelSelector ? { labelSelector: sources.labelSelector } : {}),
       ...(sources.annotationFilter ? { annotationFilter: sources.annotationFilter } : {}),
+      ...(sources.annotationPrefix ? { annotationPrefix: sources.annotationPrefix } : {}),
+      ...(sources.enableLegacyAnnotationPrefix !== undefined
+        ? { enableLegacyAnnotationPrefix: sources.enableLegacyAnnotationPrefix }
+        : {}),
       publishClusterIp: sources.publishClusterIp ?? false,
       ...(sources.reverseZones
         ? {
@@ -478,6 +494,12 @@ function sourcesProblems(s: SourcesProps | undefined, path: string): string[] {
     ...settingProblems(c.ingressClasses, s?.ingressClasses, `${path}.ingressClasses`),
     ...settingProblems(c.labelSelector, s?.labelSelector, `${path}.labelSelector`),
     ...settingProblems(c.annotationFilter, s?.annotationFilter, `${path}.annotationFilter`),
+    ...settingProblems(c.annotationPrefix, s?.annotationPrefix, `${path}.annotationPrefix`),
+    ...settingProblems(
+      c.enableLegacyAnnotationPrefix,
+      s?.enableLegacyAnnotationPrefix,
+      `${path}.enableLegacyAnnotationPrefix`,
+    ),
     ...settingProblems(c.publishClusterIp, s?.publishClusterIp, `${path}.publishClusterIp`),
     ...settingProblems(c.excludeDomains, s?.excludeDomains, `${path}.excludeDomains`),
     ...settingProblems(c.reverseZones, s?.reverseZones, `${path}.reverseZones`),

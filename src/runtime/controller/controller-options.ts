@@ -169,6 +169,19 @@ const SHARED: OptionSpec[] = [
     help: 'annotation filter (label-selector syntax)',
   },
   {
+    flag: 'annotation-prefix',
+    kind: 'string',
+    field: 'annotationPrefix',
+    value: 'PREFIX',
+    help: 'the prefix of the external-dns annotations read (default external-dns.kubernetes.io/, and the alpha one)',
+  },
+  {
+    flag: 'enable-legacy-annotation-prefix',
+    kind: 'bool',
+    field: 'enableLegacyAnnotationPrefix',
+    help: 'also read external-dns.alpha.kubernetes.io/, the --annotation-prefix winning (default on without --annotation-prefix)',
+  },
+  {
     flag: 'fqdn-template',
     kind: 'repeated',
     field: 'fqdnTemplate',

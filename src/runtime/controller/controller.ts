@@ -29,6 +29,7 @@ import type { EtcdStore } from './store/etcd-store.ts';
 import { controllerViews, type ViewOfName } from './views/controller-views.ts';
 import { compileViews, type CompiledView, type Decision } from './views/view-records.ts';
 import { ProblemTimes, type TimedProblem } from './problem-times.ts';
+import { useAnnotationPrefixes } from './sources/annotations.ts';
 
 export interface ControllerDeps {
   config: ControllerConfig;
@@ -136,7 +137,9 @@ export class Controller {
     this.log = deps.log;
     this.metrics = deps.metrics;
     const compiled = compileViews(controllerViews(config), config.reverseZones);
-    this.planner = new IncrementalPlanner(compiled, sourceOptions(config), {
+    const options = sourceOptions(config);
+    useAnnotationPrefixes(options.annotationPrefixes);
+    this.planner = new IncrementalPlanner(compiled, options, {
       ownerId: config.ownerId,
       policy: config.policy ?? CONTROLLER_CONFIG_DEFAULTS.policy,
       ...(config.adoptExternalDnsOwner ? { adoptExternalDnsOwner: config.adoptExternalDnsOwner } : {}),

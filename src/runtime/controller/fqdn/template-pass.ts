@@ -13,7 +13,7 @@
 // template-targets): the source publishes them as it publishes its hostname annotation's names
 // (recordsFor), e.g. a Service's load balancer addresses.
 import type { DesiredRecord, ObjectRef } from '../desired-record.ts';
-import { ANNOTATION_PREFIXES } from '../sources/annotations.ts';
+import { annotationPrefixesInUse } from '../sources/annotations.ts';
 import { RecordBuilder, type SourceResult } from '../sources/record-builder.ts';
 import { objectSelected, type SourceOptions } from '../sources/source-options.ts';
 import { typedData, unstructuredData, type TemplateObject } from './template-data.ts';
@@ -116,12 +116,12 @@ export function applyFqdnTemplate(pass: TemplatePass): SourceResult {
  * template's names; a source that reads no hostname annotation (node, pod) gives its own recordsFor.
  */
 export function asHostnameAnnotation<T extends TemplateObject>(object: T, names: string[]): T {
+  const prefixes = annotationPrefixesInUse();
   const annotations: Record<string, string> = {};
   for (const [key, value] of Object.entries(object.metadata?.annotations ?? {})) {
-    if (!ANNOTATION_PREFIXES.some((p) => key.startsWith(p) && REPLACED.includes(key.slice(p.length))))
-      annotations[key] = value;
+    if (!prefixes.some((p) => key.startsWith(p) && REPLACED.includes(key.slice(p.length)))) annotations[key] = value;
   }
-  const [prefix] = ANNOTATION_PREFIXES;
+  const [prefix] = prefixes;
   annotations[`${prefix}hostname`] = names.join(',');
   annotations[`${prefix}ingress-hostname-source`] = 'annotation-only';
   annotations[`${prefix}gateway-hostname-source`] = 'annotation-only';

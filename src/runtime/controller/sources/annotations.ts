@@ -1,7 +1,38 @@
-// external-dns's annotations, read under both of its prefixes so existing manifests keep working.
-// When both spellings are present the newer prefix wins.
+// external-dns's annotations and the one place that decides under which prefixes they are read.
+// external-dns v0.22 reads only --annotation-prefix (default the GA prefix); v0.23's
+// --enable-legacy-annotation-prefix also reads the pre-v0.22 alpha prefix, the configured one
+// winning. etcdns with neither flag reads both, the GA prefix winning, so existing manifests keep
+// working; given --annotation-prefix it reads exactly what external-dns would.
 
-export const ANNOTATION_PREFIXES = ['external-dns.kubernetes.io/', 'external-dns.alpha.kubernetes.io/'] as const;
+export const GA_ANNOTATION_PREFIX = 'external-dns.kubernetes.io/';
+export const LEGACY_ANNOTATION_PREFIX = 'external-dns.alpha.kubernetes.io/';
+
+export interface AnnotationPrefixSettings {
+  /** --annotation-prefix; default the GA prefix. */
+  annotationPrefix?: string | undefined;
+  /** --enable-legacy-annotation-prefix; default on unless --annotation-prefix is given. */
+  enableLegacyAnnotationPrefix?: boolean | undefined;
+}
+
+/** The prefixes annotations are read under, the winner first. */
+export function annotationPrefixes(settings: AnnotationPrefixSettings): string[] {
+  const configured = settings.annotationPrefix ?? GA_ANNOTATION_PREFIX;
+  const legacy = settings.enableLegacyAnnotationPrefix ?? settings.annotationPrefix === undefined;
+  return legacy && configured !== LEGACY_ANNOTATION_PREFIX ? [configured, LEGACY_ANNOTATION_PREFIX] : [configured];
+}
+
+// Set once at start-up (as external-dns's SetAnnotationPrefix) so every reader agrees.
+let inUse: readonly string[] = annotationPrefixes({});
+
+/** Every reader from now on reads under `prefixes` (the controller calls this once, at start). */
+export function useAnnotationPrefixes(prefixes: readonly string[]): void {
+  inUse = [...prefixes];
+}
+
+/** The prefixes in use, the winner first. */
+export function annotationPrefixesInUse(): readonly string[] {
+  return inUse;
+}
 
 export type AnnotationName =
   | 'hostname'
@@ -22,9 +53,10 @@ export type Annotations = Record<string, string> | undefined;
 export function readAnnotation(
   annotations: Annotations,
   name: AnnotationName,
+  prefixes: readonly string[] = inUse,
 ): { key: string; value: string } | undefined {
   if (!annotations) return undefined;
-  for (const prefix of ANNOTATION_PREFIXES) {
+  for (const prefix of prefixes) {
     const key = `${prefix}${name}`;
     const value = annotations[key];
     if (value !== undefined) return { key, value };

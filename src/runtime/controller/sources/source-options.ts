@@ -2,7 +2,7 @@
 import { canonicalName, isInZone } from '../../../dns/dns-name.ts';
 import type { SourceKind, SourceSwitches } from '../../../config/source-kinds.ts';
 import type { RecordType } from '../../../dns/record-types.ts';
-import { readAnnotation, type Annotations } from './annotations.ts';
+import { annotationPrefixes, readAnnotation, type Annotations } from './annotations.ts';
 import { matchesSelector, parseSelector, type Selector } from '../../../config/label-selector.ts';
 import type { GatewayFilters } from './gateway/route-parents.ts';
 import { FqdnTemplates } from '../fqdn/fqdn-templates.ts';
@@ -30,6 +30,8 @@ export interface SourceOptions {
   managedRecordTypes: RecordType[];
   /** --ignore-hostname-annotation: the hostname annotation publishes nothing (nor a Service's internal-hostname). */
   ignoreHostnameAnnotation: boolean;
+  /** The annotation prefixes, the winner first (--annotation-prefix, --enable-legacy-annotation-prefix). */
+  annotationPrefixes: string[];
   /** What the sources read (--gateway-listener-sets, the traefik-proxy flags). */
   switches: SourceSwitches;
   /** --fqdn-template, --target-template, --fqdn-target-template, --combine-fqdn-annotation. */
@@ -89,6 +91,8 @@ export function sourceOptions(input: {
   combineFqdnAnnotation?: boolean;
   unstructuredResources?: string[];
   ignoreHostnameAnnotation?: boolean;
+  annotationPrefix?: string;
+  enableLegacyAnnotationPrefix?: boolean;
   openshiftRouterName?: string;
   excludeUnschedulable?: boolean;
   exposeInternalIpv6?: boolean;
@@ -114,6 +118,7 @@ export function sourceOptions(input: {
     },
     managedRecordTypes: input.managedRecordTypes ?? [],
     ignoreHostnameAnnotation: input.ignoreHostnameAnnotation ?? false,
+    annotationPrefixes: annotationPrefixes(input),
     switches: {
       gatewayListenerSets: input.gatewayListenerSets ?? false,
       traefikEnableLegacy: input.traefikEnableLegacy ?? false,
