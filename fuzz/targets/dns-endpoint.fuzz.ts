@@ -68,7 +68,7 @@ export const dnsEndpoint: FuzzTarget = {
       if (r.ttl !== undefined) assert.ok(Number.isInteger(r.ttl) && r.ttl >= 1 && r.ttl <= TTL_MAX, `ttl ${r.ttl}`);
     }
     // Each endpoint is refused (once) or publishes its own name's records, never another's.
-    const read = endpoints.map(endpointRecords);
+    const read = endpoints.map((e) => endpointRecords(e));
     const refused = out.problems.filter((p) => p.reason === 'InvalidEndpoint').length;
     assert.equal(refused, read.filter((r) => !r.ok).length, 'one InvalidEndpoint per refused endpoint');
     const names = new Set(read.flatMap((r) => (r.ok ? [r.name] : [])));

@@ -1,6 +1,8 @@
 // The controller's configuration (rendered by the DnsController construct into a ConfigMap, or
 // written by hand); flags and environment variables override it (controller-options.ts).
+import { isIP } from 'node:net';
 import * as v from 'valibot';
+import { dnsNameProblem } from '../dns/dns-name.ts';
 import { parseSelector } from './label-selector.ts';
 import { etcdConnectionSchema } from './etcd-connection.ts';
 import {
@@ -60,6 +62,16 @@ export const resyncSeconds = integer(1, 86400, 'a number of seconds');
 /** What the controller runs with where the config says nothing (the fields below say which). */
 export const CONTROLLER_CONFIG_DEFAULTS = { policy: 'sync', resyncSeconds: 300, debounceMs: 5 } as const;
 export const domains = v.array(dnsName, 'must be a list of domain names');
+const defaultTargets = v.pipe(
+  list(
+    text('an IP address or a host name', (s) => isIP(s) !== 0 || dnsNameProblem(s) === undefined),
+    'IP addresses or one host name',
+  ),
+  v.check(
+    (targets) => targets.every((t) => isIP(t) !== 0) || targets.length === 1,
+    'must be IP addresses, or one host name (a CNAME stands alone)',
+  ),
+);
 export const ingressClasses = v.array(objectName, 'must be a list of class names');
 
 /** A template flag's values: each must parse (fqdn/), the error naming the value's index. */
@@ -176,6 +188,13 @@ export const controllerEntries = {
    * annotationPrefix is set.
    */
   enableLegacyAnnotationPrefix: v.optional(v.boolean('must be true or false')),
+  /**
+   * external-dns's --default-targets: a DNSEndpoint endpoint without targets takes these (IP
+   * addresses, or one host name: a CNAME); default none.
+   */
+  defaultTargets: v.optional(defaultTargets),
+  /** --force-default-targets: every published name takes defaultTargets instead of its own targets; default false. */
+  forceDefaultTargets: v.optional(v.boolean('must be true or false')),
   /** external-dns's --fqdn-template: names for objects that give none (fqdn/README.md). */
   fqdnTemplate: v.optional(templates('fqdnTemplate')),
   /** --target-template: the targets of the unstructured source's template names. */

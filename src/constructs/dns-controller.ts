@@ -83,6 +83,18 @@ export interface SourcesProps {
    */
   readonly enableLegacyAnnotationPrefix?: boolean;
   /**
+   * external-dns's --default-targets: a DNSEndpoint endpoint without targets takes these, IP
+   * addresses (A, AAAA) or one host name (a CNAME); an endpoint's own targets win.
+   * @default - none: such an endpoint is reported and not published
+   */
+  readonly defaultTargets?: string[];
+  /**
+   * --force-default-targets: every name the sources publish takes defaultTargets instead of its
+   * own targets (external-dns v0.22's deprecated flag).
+   * @default false
+   */
+  readonly forceDefaultTargets?: boolean;
+  /**
    * Also publish ClusterIP Services.
    * @default false
    */
@@ -347,6 +359,8 @@ export class DnsController extends Construct {
       ...(sources.enableLegacyAnnotationPrefix !== undefined
         ? { enableLegacyAnnotationPrefix: sources.enableLegacyAnnotationPrefix }
         : {}),
+      ...(sources.defaultTargets ? { defaultTargets: [...sources.defaultTargets] } : {}),
+      ...(sources.forceDefaultTargets ? { forceDefaultTargets: true } : {}),
       publishClusterIp: sources.publishClusterIp ?? false,
       ...(sources.reverseZones
         ? {
@@ -500,6 +514,8 @@ function sourcesProblems(s: SourcesProps | undefined, path: string): string[] {
       s?.enableLegacyAnnotationPrefix,
       `${path}.enableLegacyAnnotationPrefix`,
     ),
+    ...settingProblems(c.defaultTargets, s?.defaultTargets, `${path}.defaultTargets`),
+    ...settingProblems(c.forceDefaultTargets, s?.forceDefaultTargets, `${path}.forceDefaultTargets`),
     ...settingProblems(c.publishClusterIp, s?.publishClusterIp, `${path}.publishClusterIp`),
     ...settingProblems(c.excludeDomains, s?.excludeDomains, `${path}.excludeDomains`),
     ...settingProblems(c.reverseZones, s?.reverseZones, `${path}.reverseZones`),

@@ -182,6 +182,18 @@ const SHARED: OptionSpec[] = [
     help: 'also read external-dns.alpha.kubernetes.io/, the --annotation-prefix winning (default on without --annotation-prefix)',
   },
   {
+    flag: 'default-targets',
+    kind: 'list',
+    field: 'defaultTargets',
+    help: 'targets of DNSEndpoint endpoints without any (IP addresses, or one host name)',
+  },
+  {
+    flag: 'force-default-targets',
+    kind: 'bool',
+    field: 'forceDefaultTargets',
+    help: "every published name takes the --default-targets instead of its own (external-dns's deprecated flag)",
+  },
+  {
     flag: 'fqdn-template',
     kind: 'repeated',
     field: 'fqdnTemplate',

@@ -22,6 +22,7 @@ import type { SourceOptions } from '../sources/source-options.ts';
 import { sourceObjectOf } from '../views/source-object.ts';
 import { viewRecords, type CompiledView, type Decision } from '../views/view-records.ts';
 import type { ClusterObject } from './cluster-objects.ts';
+import { forceDefaultTargets } from '../sources/default-targets.ts';
 
 export interface ObjectRecords {
   /** The sources' and the views' problems with this object. */
@@ -68,6 +69,7 @@ export function sourceRecords(source: ClusterObject, context: SourceContext, opt
       return result;
     },
   });
+  out.records = forceDefaultTargets(out.records, options.defaultTargets);
   const managed = options.managedRecordTypes;
   if (managed.length > 0) out.records = out.records.filter((r) => managed.includes(r.type));
   return out;

@@ -6,6 +6,7 @@ import { annotationPrefixes, readAnnotation, type Annotations } from './annotati
 import { matchesSelector, parseSelector, type Selector } from '../../../config/label-selector.ts';
 import type { GatewayFilters } from './gateway/route-parents.ts';
 import { FqdnTemplates } from '../fqdn/fqdn-templates.ts';
+import { defaultTargets, type DefaultTargets } from './default-targets.ts';
 
 export interface SourceOptions {
   sources: SourceKind[];
@@ -32,6 +33,8 @@ export interface SourceOptions {
   ignoreHostnameAnnotation: boolean;
   /** The annotation prefixes, the winner first (--annotation-prefix, --enable-legacy-annotation-prefix). */
   annotationPrefixes: string[];
+  /** --default-targets, --force-default-targets (default-targets.ts). */
+  defaultTargets: DefaultTargets;
   /** What the sources read (--gateway-listener-sets, the traefik-proxy flags). */
   switches: SourceSwitches;
   /** --fqdn-template, --target-template, --fqdn-target-template, --combine-fqdn-annotation. */
@@ -93,6 +96,8 @@ export function sourceOptions(input: {
   ignoreHostnameAnnotation?: boolean;
   annotationPrefix?: string;
   enableLegacyAnnotationPrefix?: boolean;
+  defaultTargets?: string[];
+  forceDefaultTargets?: boolean;
   openshiftRouterName?: string;
   excludeUnschedulable?: boolean;
   exposeInternalIpv6?: boolean;
@@ -119,6 +124,7 @@ export function sourceOptions(input: {
     managedRecordTypes: input.managedRecordTypes ?? [],
     ignoreHostnameAnnotation: input.ignoreHostnameAnnotation ?? false,
     annotationPrefixes: annotationPrefixes(input),
+    defaultTargets: defaultTargets(input.defaultTargets ?? [], input.forceDefaultTargets ?? false),
     switches: {
       gatewayListenerSets: input.gatewayListenerSets ?? false,
       traefikEnableLegacy: input.traefikEnableLegacy ?? false,

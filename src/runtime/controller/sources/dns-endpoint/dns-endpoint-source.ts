@@ -29,7 +29,7 @@ export function dnsEndpointRecords(object: DnsEndpoint, options: SourceOptions, 
   for (const [index, endpoint] of (object.spec?.endpoints ?? []).entries()) {
     if (!endpoint) continue;
     const where = `endpoints[${index}] (${endpoint.recordType ?? '?'} ${endpoint.dnsName ?? '?'})`;
-    const result = endpointRecords(endpoint);
+    const result = endpointRecords(endpoint, options.defaultTargets.records);
     if (!result.ok) {
       b.problem('InvalidEndpoint', `${where}: ${result.error}; this endpoint is not published`, endpoint.dnsName);
       continue;

@@ -81,7 +81,8 @@ function typed(type: RecordType, targets: string[]): EndpointRecord[] | { error:
   return records;
 }
 
-export function endpointRecords(endpoint: Endpoint): EndpointResult {
+/** An endpoint's records; one without targets takes `defaults` (--default-targets) when there are any. */
+export function endpointRecords(endpoint: Endpoint, defaults: EndpointRecord[] = []): EndpointResult {
   const dnsName = endpoint.dnsName;
   if (typeof dnsName !== 'string' || dnsName.trim() === '') return { ok: false, error: 'dnsName is missing' };
   const nameProblem = dnsNameProblem(dnsName.trim());
@@ -98,7 +99,10 @@ export function endpointRecords(endpoint: Endpoint): EndpointResult {
   if (ttl !== undefined && !(Number.isInteger(ttl) && ttl >= 0 && ttl <= TTL_MAX))
     return { ok: false, error: `recordTTL ${ttl} is not a whole number of seconds from 0 to ${TTL_MAX}` };
   const targets = endpoint.targets ?? [];
-  if (targets.length === 0) return { ok: false, error: 'targets is empty' };
+  if (targets.length === 0) {
+    if (defaults.length === 0) return { ok: false, error: 'targets is empty' };
+    return { ok: true, name: canonicalName(dnsName.trim()), records: defaults, ttl: ttl ? ttl : undefined };
+  }
   if (type === 'CNAME' && new Set(targets.map((t) => canonicalName(t.trim()))).size > 1)
     return { ok: false, error: `a CNAME has one target, not ${targets.length}` };
   const records = typed(type, targets);

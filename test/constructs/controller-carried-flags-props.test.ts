@@ -1,6 +1,7 @@
-// sources.annotationPrefix and sources.enableLegacyAnnotationPrefix: synth puts them in the
-// controller's config, which the controller's own loader reads as the same prefixes; a mistake
-// fails synth naming the field (one test per row).
+// external-dns's flags as props (sources.annotationPrefix, enableLegacyAnnotationPrefix,
+// defaultTargets, forceDefaultTargets): synth puts them in the controller's config, which the
+// controller's own loader reads with the same meaning; a mistake fails synth naming the field
+// (one test per row).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,14 +22,14 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 const base: DnsStackProps = { zones: [{ name: 'example.org' }] };
 
-function loadedPrefixes(sources: Sources): string[] {
+function loaded(sources: Sources) {
   type ConfigMap = { kind: string; metadata: { name: string }; data: Record<string, string> };
   const objects = synthObjects({ ...base, sources }) as unknown as ConfigMap[];
   const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'etcdns-controller')!;
   const file = join(dir, 'controller.json');
   writeFileSync(file, configMap.data['config.json']!);
   const env = { POD_NAME: 'etcdns-controller-7d9f-abcde', POD_NAMESPACE: 'dns' };
-  return sourceOptions(parseControllerOptions(['--config', file], env).config).annotationPrefixes;
+  return sourceOptions(parseControllerOptions(['--config', file], env).config);
 }
 
 const accepted: [string, Sources, string[]][] = [
@@ -42,10 +43,21 @@ const accepted: [string, Sources, string[]][] = [
   ['legacy off', { enableLegacyAnnotationPrefix: false }, [GA]],
 ];
 for (const [what, sources, want] of accepted) {
-  test(`annotation prefix props: ${what}`, () => assert.deepEqual(loadedPrefixes(sources), want));
+  test(`annotation prefix props: ${what}`, () => assert.deepEqual(loaded(sources).annotationPrefixes, want));
 }
 
+test('default targets props reach the sources', () => {
+  const { defaultTargets } = loaded({ defaultTargets: ['192.0.2.9'], forceDefaultTargets: true });
+  assert.deepEqual(defaultTargets, { records: [{ type: 'A', target: '192.0.2.9' }], force: true });
+});
+
 const rejected: [string, Sources, string][] = [
+  ['a host name beside an address', { defaultTargets: ['lb.example.net', '192.0.2.9'] }, 'sources.defaultTargets'],
+  [
+    'forceDefaultTargets not a boolean',
+    { forceDefaultTargets: 1 as unknown as boolean },
+    'sources.forceDefaultTargets',
+  ],
   ['a prefix without "/"', { annotationPrefix: 'example.com' }, 'sources.annotationPrefix'],
   ['a prefix that is no DNS name', { annotationPrefix: 'Bad Prefix/' }, 'sources.annotationPrefix'],
   [
