@@ -179,3 +179,28 @@ for (const row of flagRows) {
     else assert.deepEqual(parse(), row.want);
   });
 }
+
+test('annotation prefix: a template name reaches the service source under the custom prefix', () => {
+  const options = sourceOptions({
+    sources: ['service'],
+    annotationPrefix: CUSTOM,
+    fqdnTemplate: ['{{ .Name }}.example.org'],
+  });
+  useAnnotationPrefixes(options.annotationPrefixes);
+  const result = desiredRecords(
+    {
+      services: [
+        {
+          metadata: { name: 'web', namespace: 'apps', uid: 'u' },
+          spec: { type: 'LoadBalancer', clusterIP: '10.0.0.5' },
+          status: { loadBalancer: { ingress: [{ ip: '192.0.2.1' }] } },
+        },
+      ],
+    },
+    options,
+  );
+  assert.deepEqual(
+    result.records.map((r) => `${r.name} ${r.target}`),
+    ['web.example.org. 192.0.2.1'],
+  );
+});
