@@ -1,25 +1,34 @@
-// The synthesized NetworkPolicies enforced on real pods (issue 15): dist/dev on the single-node
-// cluster, whose kube-router firewall (test/support/cluster.ts) enforces them. Probe pods without
-// any etcdns label, in etcdns's namespace, in another one and in the monitoring namespace, run the
-// etcdns image's node and connect through `kubectl exec`, each attempt bounded (2 s):
+// The synthesized NetworkPolicies enforced on real pods (issues 15 and 31): dist/dev with egress
+// for this cluster (`networkPolicy.egress`: the API server and the cluster DNS, CoreDNS, on the
+// node's address, as a user gives their cluster's) on the single-node cluster, whose kube-router
+// firewall (test/support/cluster.ts) enforces them. Probe pods without any etcdns label, in
+// etcdns's namespace, in another one and in the monitoring namespace, run the etcdns image's
+// node, listen on a TCP port and connect through `kubectl exec`, each attempt bounded (2 s):
 //   - etcd's client port is refused to every probe while the DNS server and the controller,
 //     which the policy admits, read and publish; its peer port is refused to a non-member;
 //   - the HTTP ports (etcd's metrics, the server's and the controller's) are refused from another
 //     namespace and accepted from `monitoring` (metricsNamespaces);
 //   - DNS (dnsFrom unset: anyone) is answered to the probes, over UDP and TCP;
 //   - with etcd's policy deleted the same probe connects, and refused again once it is back: the
-//     policy, not the probe, refuses.
+//     policy, not the probe, refuses;
+//   - egress: the DNS server and the controller connect to etcd's client port from their own pods
+//     (and read, publish and resolve etcd's name under enforcement), and are refused a probe
+//     pod's port, in their namespace and in another, which a probe reaches.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
+import { writeManifests } from '../../src/constructs/manifest-writer.ts';
+import { synthStack } from '../../src/constructs/synth-stack.ts';
+import { dev } from '../../src/environments/dev.ts';
 import type { Cluster } from '../support/cluster.ts';
 import type { ClusterImages } from '../support/cluster-images.ts';
+import { tempDir } from '../support/temp-dir.ts';
 import {
   applyStack,
   component,
-  distDir,
   NAMESPACE,
+  neverPull,
   prepareStack,
   publishService,
   SERVER,
@@ -36,6 +45,8 @@ const MONITORING = 'monitoring';
 const ELSEWHERE = 'elsewhere';
 const PROBE = 'probe';
 const ETCD_POLICY = 'etcdns-etcd';
+/** The port every probe pod listens on (a refused connection to it is the policy's doing). */
+const PROBE_PORT = 8081;
 
 /** One TCP connect: "connected", "refused <code>" or "timeout" after 2 s. */
 const TCP_PROBE = `
@@ -53,6 +64,8 @@ r.resolveSoa(process.argv[3]).then((soa) => console.log('answered ' + soa.serial
 
 let cluster: Cluster;
 let images: ClusterImages;
+/** The folder of the stack applied: dist/dev's objects with egress for this cluster. */
+let stackDir: string;
 let dns: DnsService;
 const ips: Record<string, string> = {};
 const figures: string[] = [];
@@ -60,11 +73,13 @@ const tally = { refused: 0, allowed: 0 };
 /** How the refused probes ended (kube-router REJECTs: "refused ECONNREFUSED"; a DROP would time out). */
 const refusals = new Map<string, number>();
 
-function exec(namespace: string, script: string, args: (string | number)[]): string {
-  return cluster.kubectl(['exec', '-n', namespace, PROBE, '--', 'node', '-e', script, ...args.map(String)]).trim();
+function exec(namespace: string, script: string, args: (string | number)[], pod = PROBE): string {
+  return cluster.kubectl(['exec', '-n', namespace, pod, '--', 'node', '-e', script, ...args.map(String)]).trim();
 }
 
 const tcp = (from: string, ip: string, port: number) => exec(from, TCP_PROBE, [ip, port]);
+/** A TCP connect from a pod of the stack (its image has node too), e.g. deployment/etcdns-controller. */
+const tcpFromStack = (workload: string, ip: string, port: number) => exec(NAMESPACE, TCP_PROBE, [ip, port], workload);
 const blocked = (result: string) => /^(refused|timeout)/.test(result);
 
 function assertRefused(from: string, target: string, port: number): void {
@@ -97,7 +112,11 @@ async function createProbe(namespace: string): Promise<void> {
             name: PROBE,
             image: `${images.etcdns.repository}:${images.etcdns.tag}`,
             imagePullPolicy: 'Never',
-            command: ['node', '-e', 'setInterval(() => {}, 3_600_000)'],
+            command: [
+              'node',
+              '-e',
+              `require('node:net').createServer((s) => s.end()).listen(${PROBE_PORT}); setInterval(() => {}, 3_600_000)`,
+            ],
             securityContext: {
               allowPrivilegeEscalation: false,
               runAsNonRoot: true,
@@ -125,7 +144,24 @@ describe(
       ({ cluster, images } = await startSuiteCluster(figures));
       figures.push(`kube-router's first sync ${/sync iptables took (\S+)/.exec(cluster.logs('kube-router'))?.[1]}`);
       await prepareStack(cluster);
-      dns = await applyStack(cluster, images);
+      // The API server and CoreDNS listen on the node's address here (test/support/cluster.ts).
+      const apiPort = Number(new URL(cluster.server).port);
+      stackDir = join(tempDir('dist-dev-egress'), 'dev');
+      writeManifests(
+        stackDir,
+        synthStack(
+          neverPull({
+            ...dev,
+            networkPolicy: {
+              egress: {
+                apiServer: { cidrs: [`${cluster.nodeIp}/32`], ports: [apiPort] },
+                clusterDns: { cidrs: [`${cluster.nodeIp}/32`] },
+              },
+            },
+          }),
+        ),
+      );
+      dns = await applyStack(cluster, images, { dir: stackDir, patches: [] });
       await untilStackUp(cluster, 'the first SOA answer through the ClusterIP', () => soaAnswered(dns.clusterIp, 53), {
         timeoutMs: 240_000,
         intervalMs: 250,
@@ -196,7 +232,7 @@ describe(
     });
 
     test("without etcd's policy the same probe connects to the client port; with it back, refused again", async () => {
-      const file = join(distDir, 'dev', `networkpolicy-${ETCD_POLICY}.yaml`);
+      const file = join(stackDir, `networkpolicy-${ETCD_POLICY}.yaml`);
       const connects = async () => tcp(NAMESPACE, ips.etcd!, 2379) === 'connected';
       try {
         const t0 = performance.now();
@@ -212,6 +248,33 @@ describe(
       }
       assertRefused(NAMESPACE, 'etcd', 2379);
       assertRefused(ELSEWHERE, 'etcd', 2379);
+    });
+
+    test("egress: the DNS server and the controller connect to etcd's client port from their own pods", () => {
+      for (const workload of [`deployment/${SERVER}`, 'deployment/etcdns-controller']) {
+        const r = tcpFromStack(workload, ips.etcd!, 2379);
+        assert.equal(r, 'connected', `${workload} -> etcd:2379`);
+        tally.allowed++;
+      }
+    });
+
+    test("egress: the DNS server and the controller are refused a probe's port (their namespace and another), which a probe reaches", async () => {
+      const probes: Record<string, string> = {};
+      for (const namespace of [NAMESPACE, ELSEWHERE]) {
+        const [pod] = await waitPodsReady(cluster.admin, `etcdns-test=${PROBE}`, 1, 30_000, namespace);
+        probes[namespace] = pod!.ip!;
+      }
+      for (const [namespace, ip] of Object.entries(probes)) {
+        // The port is open: a probe without an egress policy connects.
+        assert.equal(tcp(MONITORING, ip, PROBE_PORT), 'connected', `monitoring probe -> ${namespace} probe`);
+        tally.allowed++;
+        for (const workload of [`deployment/${SERVER}`, 'deployment/etcdns-controller']) {
+          const r = tcpFromStack(workload, ip, PROBE_PORT);
+          assert.ok(blocked(r), `${workload} -> ${namespace} probe:${PROBE_PORT} should be refused, got "${r}"`);
+          tally.refused++;
+          refusals.set(r, (refusals.get(r) ?? 0) + 1);
+        }
+      }
     });
   },
 );
