@@ -6,7 +6,7 @@ import type { Subcommand } from './subcommand.ts';
 const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcommand> }> = {
   controller: {
     summary:
-      'Publish records of Services, Ingresses, Gateway API routes and DNSEndpoints into etcd (replaces external-dns)',
+      'Publish the records of what external-dns reads (Services, Ingresses, routes, Traefik, Istio, nodes, pods, DNSEndpoints, ...) into etcd',
     load: async () => (await import('./controller/controller-command.ts')).default,
   },
   'etcd-member': {
