@@ -4,7 +4,7 @@
 // ServiceAccount may list and watch exactly the resources the source reads (its objects and what
 // it reads besides, as external-dns's source does) and is refused (403) on every other source's.
 import assert from 'node:assert/strict';
-import { request } from 'node:https';
+import { request, type RequestOptions } from 'node:https';
 import { after, before, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import { SOURCE_KINDS, readApis, type ApiResource, type SourceKind } from '../../src/config/source-kinds.ts';
@@ -110,7 +110,7 @@ after(stopAll);
 /** The HTTP status of a cluster-wide GET of `path` as `kc`'s user. */
 async function status(kc: k8s.KubeConfig, path: string): Promise<number> {
   const url = new URL(kc.getCurrentCluster()!.server + path);
-  const options: Parameters<typeof request>[0] = { method: 'GET', hostname: url.hostname, port: url.port, path };
+  const options: RequestOptions = { method: 'GET', hostname: url.hostname, port: url.port, path };
   await kc.applyToHTTPSOptions(options);
   return new Promise((resolve, reject) => {
     const req = request(options, (res) => {
