@@ -1,6 +1,6 @@
 // Migration from external-dns on the edges: what the real external-dns v0.22 published (CoreDNS
-// provider, TXT registry) for a Traefik IngressRoute, an Istio Gateway and a Contour HTTPProxy is
-// taken over by etcdns started afterwards with --adopt-external-dns-owner, and the name answers
+// provider, TXT registry) for a Traefik IngressRoute, an Istio Gateway and VirtualService, a
+// Contour HTTPProxy and an OpenShift Route is taken over by etcdns started afterwards with --adopt-external-dns-owner, and the name answers
 // throughout (asked with dig all the while). One test per kind, each on its own etcd.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -8,7 +8,7 @@ import * as k8s from '@kubernetes/client-node';
 import type { SourceKind } from '../../src/config/source-kinds.ts';
 import { createTraefikRoute, installEdgeCrds } from '../support/crds.ts';
 import { answerData, dig } from '../support/dig.ts';
-import { createHttpProxy } from '../support/edge-objects.ts';
+import { createHttpProxy, createOpenShiftRoute } from '../support/edge-objects.ts';
 import { startEtcd } from '../support/etcd.ts';
 import { startEtcdnsServer } from '../support/etcdns-server.ts';
 import { runExternalDns } from '../support/external-dns.ts';
@@ -22,7 +22,7 @@ const TARGET = 'external-dns.kubernetes.io/target';
 let kube: KubeHandle;
 before(async () => {
   kube = await startKubeApiserver();
-  await installEdgeCrds(kube.admin, 'traefik', 'istio', 'contour');
+  await installEdgeCrds(kube.admin, 'traefik', 'istio', 'contour', 'openshift');
   await kube.admin.makeApiClient(k8s.CoreV1Api).createNamespace({ body: { metadata: { name: 'apps' } } });
 });
 after(stopAll);
@@ -66,6 +66,31 @@ const rows: {
       }),
   },
   {
+    kind: 'VirtualService',
+    source: 'istio-virtualservice',
+    name: 'mesh.example.org',
+    address: '192.0.2.40',
+    resource: 'virtualservice/apps/shop',
+    create: async (kc) => {
+      await createIstioObject(kc, {
+        apiVersion: 'networking.istio.io/v1',
+        kind: 'Gateway',
+        metadata: { name: 'mesh-edge', namespace: 'apps', annotations: { [TARGET]: '192.0.2.40' } },
+        spec: { servers: [{ hosts: ['*'], port: { number: 80, name: 'http', protocol: 'HTTP' } }] },
+      });
+      await createIstioObject(kc, {
+        apiVersion: 'networking.istio.io/v1',
+        kind: 'VirtualService',
+        metadata: { name: 'shop', namespace: 'apps' },
+        spec: {
+          hosts: ['mesh.example.org'],
+          gateways: ['apps/mesh-edge'],
+          http: [{ route: [{ destination: { host: 'web.apps.svc.cluster.local' } }] }],
+        },
+      });
+    },
+  },
+  {
     kind: 'HTTPProxy',
     source: 'contour-httpproxy',
     name: 'contour.example.org',
@@ -73,6 +98,21 @@ const rows: {
     resource: 'HTTPProxy/apps/proxy',
     create: (kc) =>
       createHttpProxy(kc, { name: 'proxy', namespace: 'apps', fqdn: 'contour.example.org', addresses: ['192.0.2.30'] }),
+  },
+  {
+    kind: 'OpenShift Route',
+    source: 'openshift-route',
+    name: 'openshift.example.org',
+    address: '192.0.2.50',
+    resource: 'route/apps/shop',
+    create: (kc) =>
+      createOpenShiftRoute(kc, {
+        name: 'shop',
+        namespace: 'apps',
+        host: 'openshift.example.org',
+        routers: [{ routerName: 'default', canonicalHostname: 'router.apps.example.net' }],
+        annotations: { [TARGET]: '192.0.2.50' },
+      }),
   },
 ];
 
