@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the real programs the test suite runs against, pinned, cached under .cache/.
 # Idempotent: a second run only checks stamps and prints versions (a second or two).
-#   Debian: etcd-server, bind9-dnsutils (dig), dnsperf, knot, bind9 (named, rndc: a BIND secondary
+#   Debian: etcd-server, bind9-dnsutils (dig), knot-dnsutils (kdig), dnsperf, knot, bind9 (named, rndc: a BIND secondary
 #   and a BIND resolver), unbound (a resolver in front of delegations)
 #   Go module proxy: CoreDNS, external-dns, kube-apiserver (reference peers; not part of the product)
 #   Debian: buildah, podman, runc (the image: npm run image, test/image/), ca-certificates (its CA
@@ -40,7 +40,7 @@ FLUX_VERSION=v1.9.6
 ARGOCD_VERSION=v3.5.7
 # runc named explicitly: podman depends on "crun | runc" and apt would pick crun, which refuses
 # hybrid cgroups v1 machines like this one.
-APT_PACKAGES=(etcd-server etcd-client bind9-dnsutils dnsperf knot bind9 unbound iproute2
+APT_PACKAGES=(etcd-server etcd-client bind9-dnsutils knot-dnsutils dnsperf knot bind9 unbound iproute2
   buildah podman runc ca-certificates shellcheck containernetworking-plugins iptables ipset
   prometheus chromium)
 
@@ -231,6 +231,7 @@ step build_trivy_kubernetes
 {
   echo "etcd            $(etcd --version | awk '/etcd Version/ {print $3}')"
   echo "dig             $(dig -v 2>&1 | awk '{print $2}')"
+  echo "kdig            $(kdig --version | awk '{print $NF}')"
   echo "dnsperf         $(dpkg-query -W -f='${Version}' dnsperf)"
   echo "knotd           $(knotd --version | awk '{print $NF}')"
   echo "named           $(named -v | awk '{print $2}')"

@@ -14,6 +14,7 @@ import {
   objectName,
   oneOf,
   path,
+  text,
   upstream,
 } from './field-rules.ts';
 import { transferSchema } from './transfer-config.ts';
@@ -46,6 +47,20 @@ export const drainSchema = v.object({
   maxSeconds: v.optional(integer(0, 3600)),
   /** Seconds to answer on after the EndpointSlices dropped the pod, or after SIGTERM when they cannot be read; default DRAIN_DEFAULTS.seconds (0). */
   seconds: v.optional(integer(0, 3600)),
+});
+
+/**
+ * How a replica tells who it is, so an operator knows which one answered: its identifier in the
+ * NSID option (RFC 5001) to a query that asks, and as TXT of CHAOS id.server. and hostname.bind.;
+ * the etcdns version as TXT of CHAOS version.server. and version.bind. only when turned on.
+ */
+export const identitySchema = v.object({
+  /** The identifier (one TXT string: 1-255 bytes); default the host name (os.hostname(): the pod's name). */
+  name: v.optional(text('1-255 bytes', (s) => s.length > 0 && Buffer.byteLength(s) <= 255)),
+  /** false: no NSID, and id.server./hostname.bind. are REFUSED. Default true. */
+  enabled: v.optional(v.boolean()),
+  /** true: version.server./version.bind. answer the etcdns version. Default false: REFUSED (as Knot with no version). */
+  version: v.optional(v.boolean()),
 });
 
 export const DEFAULT_LISTEN = '0.0.0.0:5353';
@@ -116,6 +131,8 @@ export const serverEntries = {
   drain: v.optional(drainSchema),
   /** Zone transfers out (AXFR over TCP) to these secondaries; off (REFUSED) when absent. */
   transfer: v.optional(transferSchema),
+  /** NSID and the CHAOS names (see identitySchema); default: the host name, no version. */
+  identity: v.optional(identitySchema),
 };
 
 export const serverConfigSchema = v.pipe(
@@ -136,5 +153,6 @@ export type DrainConfig = v.InferOutput<typeof drainSchema>;
 export type ServerConfig = v.InferOutput<typeof serverConfigSchema>;
 /** As written in the config file (and in the constructs' props). */
 export type ForwardInput = v.InferInput<typeof forwardSchema>;
+export type IdentityInput = v.InferInput<typeof identitySchema>;
 export type RateLimitInput = NonNullable<v.InferInput<typeof serverEntries.rateLimit>>;
 export type ServerConfigInput = v.InferInput<typeof serverConfigSchema>;

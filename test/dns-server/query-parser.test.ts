@@ -83,6 +83,21 @@ const cases: { name: string; msg: Buffer; want: Record<string, unknown> }[] = [
     want: { kind: 'query', edns: { payloadSize: 1232, version: 0, dnssecOk: false, keepalive: 'malformed' } },
   },
   {
+    name: 'NSID, empty (RFC 5001): asked',
+    msg: withRecords(NO_EDNS, [optWith([3, ''])]),
+    want: { kind: 'query', edns: { payloadSize: 1232, version: 0, dnssecOk: false, nsid: true } },
+  },
+  {
+    name: 'NSID with keepalive and a cookie: both asked',
+    msg: withRecords(NO_EDNS, [optWith([10, '0102030405060708'], [3, ''], [11, ''])]),
+    want: { kind: 'query', edns: { payloadSize: 1232, version: 0, dnssecOk: false, keepalive: 'asked', nsid: true } },
+  },
+  {
+    name: 'NSID with a payload: asked all the same (BIND ignores it too)',
+    msg: withRecords(NO_EDNS, [optWith([3, 'abcd'])]),
+    want: { kind: 'query', edns: { payloadSize: 1232, version: 0, dnssecOk: false, nsid: true } },
+  },
+  {
     name: 'other options only: no keepalive',
     msg: withRecords(NO_EDNS, [optWith([10, '0102030405060708'])]),
     want: { kind: 'query', edns: { payloadSize: 1232, version: 0, dnssecOk: false } },

@@ -15,6 +15,7 @@ export type Tool =
   | 'etcdctl'
   | 'dig'
   | 'dnsperf'
+  | 'kdig'
   | 'knotd'
   | 'knotc'
   | 'named'

@@ -7,6 +7,7 @@
 // bytes to read. Never throws.
 import { SERVER_CONFIG_DEFAULTS } from '../../config/server-config.ts';
 import { AnswerCache, type CachedAnswer } from './answer/answer-cache.ts';
+import { chaosAnswer, type ServerIdentity } from './answer/chaos-answer.ts';
 import type { Forwarder } from './answer/forwarder.ts';
 import { resolve, type ResolverData } from './answer/resolver.ts';
 import type { QueryLog } from './query-log.ts';
@@ -17,11 +18,13 @@ import { checkTsig, refusedBySignature, signAnswer, UNSIGNED, type TsigCheck } f
 import type { TsigKey } from './transfer/tsig.ts';
 import type { Messages, ZoneTransfer } from './transfer/zone-transfer.ts';
 import type { TransferZone } from './transfer/zone-source.ts';
-import { RCODE, TYPE } from './wire/dns-constants.ts';
+import { CLASS, RCODE, TYPE } from './wire/dns-constants.ts';
+import { withOption } from './wire/edns-option.ts';
 import { HEADER_SIZE, rcodeOf } from './wire/header.ts';
 import {
   HASH_BITS,
   nameFromWire,
+  NSID_OPTION,
   parseQuery,
   questionBytes,
   sameQuestion,
@@ -52,6 +55,8 @@ export interface QueryHandlerOptions {
   rateLimit?: ResponseRateLimiter | undefined;
   /** --query-log-every N. */
   queryLog?: QueryLog | undefined;
+  /** The identifier (NSID, CHAOS id.server.) and version (CHAOS version.bind.) told; absent: neither. */
+  identity?: ServerIdentity;
 }
 
 const TCP_LIMIT = 65535;
@@ -91,6 +96,8 @@ export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
   const { cache, metrics, forwarder, transfer, rateLimit, queryLog } = options;
   const maxUdp = options.maxUdpPayload ?? SERVER_CONFIG_DEFAULTS.maxUdpPayload;
   const tsigKeys = options.tsigKeys ?? [];
+  const identity = options.identity ?? { id: undefined, version: undefined };
+  const nsid = identity.id === undefined ? undefined : Buffer.from(identity.id);
 
   const count = (reply: Buffer, type: number, transport: Transport, started: number): Buffer => {
     metrics.countQuery(type, rcodeOf(reply), transport, (performance.now() - started) / 1000);
@@ -117,7 +124,10 @@ export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
     const name = nameFromWire(q.wireName);
     // A label with a "." byte cannot be one of our names, nor be written back by the codec.
     if (name === undefined) return encodeError(q, RCODE.REFUSED, msg);
-    const result = resolve({ name, type: q.type, class: q.class }, options.data());
+    const result =
+      q.class === CLASS.CH
+        ? chaosAnswer(name, q.type, identity)
+        : resolve({ name, type: q.type, class: q.class }, options.data());
     if (result.outOfZone && forwarder?.allows(client)) {
       return forwarder.forward(msg).then((reply) => {
         metrics.forwarded.inc({ outcome: reply ? 'answered' : 'failed' });
@@ -150,7 +160,11 @@ export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
     if (transferred) return transfer.handle(msg, q, transport, client, check);
     const refused = refusedBySignature(q, msg, check, now);
     if (refused) return refused;
-    const answered = answer(msg, q, transport, client);
+    let answered = answer(msg, q, transport, client);
+    // RFC 5001: our identifier, to a client that asked (a forwarded answer, the promise, is the
+    // upstream's), appended to the patched answer: the cached one stays alike for every client.
+    if (nsid && q.edns?.nsid && !(answered instanceof Promise))
+      answered = withOption(answered, NSID_OPTION, nsid, sizeLimit(transport, q.edns, maxUdp));
     if (check.kind !== 'ok') return answered;
     return answered instanceof Promise
       ? answered.then((a) => signAnswer(a, check, now))

@@ -3,9 +3,11 @@
 // metrics, the sockets and (unless it is a worker whose primary serves HTTP) the /healthz /readyz
 // /metrics edge.
 import type { Server } from 'node:http';
+import { hostname } from 'node:os';
 import { Etcd3, type IOptions } from 'etcd3';
 import { SERVER_CONFIG_DEFAULTS, type ServerConfig } from '../../config/server-config.ts';
 import { normalizePrefix, DEFAULT_PREFIX } from '../../skydns/skydns-key.ts';
+import { VERSION } from '../../version.ts';
 import { etcdClientOptions } from '../shared/etcd-client.ts';
 import { observeGarbageCollection } from '../shared/gc-metrics.ts';
 import { startHttpServer, type Readiness } from '../shared/http-server.ts';
@@ -117,6 +119,10 @@ function dispatch(p: Parts, store: RecordStore, data: () => ResolverData, transf
     tsigKeys: transfers.keys,
     rateLimit: rateLimit ? new ResponseRateLimiter(rateLimit) : undefined,
     queryLog: config.queryLogEvery ? new QueryLog(config.queryLogEvery, logger) : undefined,
+    identity: {
+      id: config.identity?.enabled === false ? undefined : (config.identity?.name ?? hostname()),
+      version: config.identity?.version ? `etcdns ${VERSION}` : undefined,
+    },
   });
 }
 

@@ -205,6 +205,25 @@ export const SERVER_OPTIONS: CommandTable = {
       help: `answer this long more once the EndpointSlices dropped this pod (unreadable: from SIGTERM), default ${DRAIN_DEFAULTS.seconds}`,
     },
     {
+      flag: 'identity',
+      kind: 'string',
+      field: 'identity.name',
+      value: 'NAME',
+      help: 'the identifier told by NSID and CHAOS TXT id.server./hostname.bind., default the host name (the pod name)',
+    },
+    {
+      flag: 'identity-enabled',
+      kind: 'bool',
+      field: 'identity.enabled',
+      help: 'false: no NSID, and CHAOS id.server./hostname.bind. REFUSED; default true',
+    },
+    {
+      flag: 'answer-version',
+      kind: 'bool',
+      field: 'identity.version',
+      help: 'answer CHAOS TXT version.server./version.bind. with the etcdns version; default off (REFUSED)',
+    },
+    {
       flag: 'log-level',
       kind: 'string',
       field: 'logLevel',

@@ -20,7 +20,8 @@ export const TYPE = {
   ANY: 255,
 } as const;
 
-export const CLASS = { IN: 1, ANY: 255 } as const;
+/** CH: CHAOS, where servers answer who they are (id.server., version.bind.). */
+export const CLASS = { IN: 1, CH: 3, ANY: 255 } as const;
 
 /** The DNSSEC OK bit of the OPT record's TTL field (RFC 3225). */
 export const EDNS_DO = 0x8000;

@@ -5,6 +5,8 @@ import type { TYPE } from './dns-constants.ts';
 interface Owner {
   name: string;
   ttl: number;
+  /** Absent: IN; CH for the server's own CHAOS answers. */
+  class?: number;
 }
 
 export type ResourceRecord =

@@ -14,19 +14,25 @@ export interface Edns {
    * "malformed" (FORMERR over TCP; ignored over UDP, as every keepalive option there). Absent: none.
    */
   keepalive?: 'asked' | 'malformed';
+  /** The client sent the NSID option (RFC 5001): the answer carries the server's identifier. Absent: not asked. */
+  nsid?: true;
 }
 
 /** EDNS option code of edns-tcp-keepalive (RFC 7828). */
 export const KEEPALIVE_OPTION = 11;
+/** EDNS option code of NSID (RFC 5001). */
+export const NSID_OPTION = 3;
 
-/** Whether the options in rdata [start, end) hold edns-tcp-keepalive, and with which length. */
-function keepaliveIn(msg: Buffer, start: number, end: number): Edns['keepalive'] {
+/** The options of an OPT record's rdata [start, end) the server acts on, set on `edns`. */
+function readOptions(msg: Buffer, start: number, end: number, edns: Edns): void {
   for (let off = start; off + 4 <= end;) {
+    const code = msg.readUInt16BE(off);
     const length = msg.readUInt16BE(off + 2);
-    if (msg.readUInt16BE(off) === KEEPALIVE_OPTION) return length === 0 ? 'asked' : 'malformed';
+    if (code === KEEPALIVE_OPTION) edns.keepalive ??= length === 0 ? 'asked' : 'malformed';
+    // RFC 5001 2.1: a query's NSID option is empty; like BIND, any payload is ignored.
+    else if (code === NSID_OPTION) edns.nsid = true;
     off += 4 + length;
   }
-  return undefined;
 }
 
 export interface QueryHeader {
@@ -184,13 +190,8 @@ export function parseQuery(msg: Buffer): ParseResult {
       if (edns || msg[start] !== 0)
         return failure(msg, questionEnd, edns, RCODE.FORMERR, 'more than one OPT record, or not at the root');
       const ttl = msg.readUInt32BE(off + 4);
-      const keepalive = rdLength > 0 ? keepaliveIn(msg, off + 10, off + 10 + rdLength) : undefined;
-      edns = {
-        payloadSize: msg.readUInt16BE(off + 2),
-        version: (ttl >>> 16) & 0xff,
-        dnssecOk: (ttl & EDNS_DO) !== 0,
-        ...(keepalive ? { keepalive } : {}),
-      };
+      edns = { payloadSize: msg.readUInt16BE(off + 2), version: (ttl >>> 16) & 0xff, dnssecOk: (ttl & EDNS_DO) !== 0 };
+      if (rdLength > 0) readOptions(msg, off + 10, off + 10 + rdLength, edns);
     }
     off += 10 + rdLength;
   }

@@ -2,7 +2,7 @@
 // into the client's size limit (drop optional additional records, else set TC), and patches a
 // stored encoding for another client: its ID, RD/CD bits and question bytes (letter case kept).
 import { Packet, type Question, type Resource } from 'dns2';
-import { EDNS_DO, TYPE } from './dns-constants.ts';
+import { CLASS, EDNS_DO, TYPE } from './dns-constants.ts';
 import type { Answer, ResourceRecord } from './dns-message.ts';
 import { copyIdAndFlags, HEADER_SIZE, headerRcode, QDCOUNT } from './header.ts';
 import type { Edns, QueryHeader } from './query-parser.ts';
@@ -59,7 +59,7 @@ function dataOf(r: ResourceRecord): Record<string, unknown> {
 function toDns2(r: ResourceRecord, names: CompressionTable, inAnswer: boolean): Dns2Record {
   const record = dataOf(r);
   record.type = r.type;
-  record.class = 1;
+  record.class = r.class ?? CLASS.IN;
   // dns2 reads a record's name just before writing it and its ttl right after: so the table
   // knows whether the name it is asked about is an answer's owner name.
   Object.defineProperties(record, {
