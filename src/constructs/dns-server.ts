@@ -8,6 +8,7 @@ import {
   DRAIN_DEFAULTS,
   serverEntries,
   type ForwardInput,
+  type IdentityInput,
   type RateLimitInput,
   type ServerConfigInput,
 } from '../config/server-config.ts';
@@ -159,6 +160,14 @@ export interface ServerProps extends WorkloadProps, TmpVolumeProps, ReplicaSprea
    */
   readonly queryLogEvery?: number;
   /**
+   * How a replica says who it is, so an operator knows which one answered: its identifier in
+   * the NSID option (RFC 5001) to queries that ask (`dig +nsid`) and as CHAOS TXT `id.server.`
+   * and `hostname.bind.`; `enabled: false` turns both off (REFUSED). `version: true` also answers
+   * CHAOS TXT `version.bind.` and `version.server.` with the etcdns version (REFUSED when off).
+   * @default - the identifier is the pod's name (its host name), enabled; version off
+   */
+  readonly identity?: IdentityInput;
+  /**
    * Zone transfers out (AXFR/IXFR over TCP, NOTIFY, TSIG) to secondaries such as the corporate DNS
    * servers, for every zone without its own `transfer`; a view may replace it with its own.
    * @default - off: transfers are REFUSED
@@ -275,6 +284,7 @@ export class DnsServer extends Construct {
       ...(snapshot ? { snapshotFile: `${SNAPSHOT_MOUNT.mountPath}/records.snapshot` } : {}),
       ...(props.rateLimit ? { rateLimit: props.rateLimit } : {}),
       ...(props.queryLogEvery ? { queryLogEvery: props.queryLogEvery } : {}),
+      ...(props.identity ? { identity: props.identity } : {}),
       ...(props.maxTcpConnections ? { maxTcpConnections: props.maxTcpConnections } : {}),
       ...(transfer.transfer ? { transfer: transfer.transfer } : {}),
       // The pod's address and namespace come from the downward API (ETCDNS_POD_IP, ETCDNS_POD_NAMESPACE).
@@ -422,6 +432,7 @@ export function serverProblems(p: ServerProps, path: string): string[] {
     ...settingProblems(serverEntries.forward, p.forward, `${path}.forward`),
     ...settingProblems(serverEntries.rateLimit, p.rateLimit, `${path}.rateLimit`),
     ...settingProblems(serverEntries.queryLogEvery, p.queryLogEvery, `${path}.queryLogEvery`),
+    ...settingProblems(serverEntries.identity, p.identity, `${path}.identity`),
     ...settingProblems(serverEntries.maxTcpConnections, p.maxTcpConnections, `${path}.maxTcpConnections`),
     ...transferProblems(p.transfer, `${path}.transfer`),
     ...intProblem(p.drainSeconds, `${path}.drainSeconds`, 0, 120, 'a number of seconds'),

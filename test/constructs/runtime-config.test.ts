@@ -76,3 +76,17 @@ test('etcd authentication: the password file from the Secret reference reaches b
   const controller = parseControllerOptions(podCommand(props, 'etcdns-controller', 'auth').args, podEnv).config;
   assert.deepEqual(controller.etcd.auth, { username: 'dns', passwordFile: '/etc/etcdns/etcd-auth/password' });
 });
+
+test("identity: the prop reaches the server's loader; absent, the config says nothing (the server takes its pod's name)", () => {
+  const identity = { name: 'dns-a', enabled: true, version: true };
+  const given: DnsStackProps = { zones: [{ name: 'example.org' }], server: { identity } };
+  assert.deepEqual(
+    loadServerSettings(podCommand(given, 'etcdns-server-internal', 'id').args, {}).config.identity,
+    identity,
+  );
+  const absent: DnsStackProps = { zones: [{ name: 'example.org' }] };
+  assert.equal(
+    loadServerSettings(podCommand(absent, 'etcdns-server-internal', 'noid').args, {}).config.identity,
+    undefined,
+  );
+});

@@ -214,6 +214,12 @@ const cases: [string, DnsStackProps, string, string][] = [
     'from 0 to 1000000',
   ],
   [
+    'identity longer than one TXT string',
+    { ...valid, server: { identity: { name: 'x'.repeat(256) } } },
+    'server.identity.name',
+    '1-255 bytes',
+  ],
+  [
     'TCP connection bound of 0',
     { ...valid, server: { maxTcpConnections: 0 } },
     'server.maxTcpConnections',
