@@ -82,6 +82,11 @@ export const serverEntries = {
   lookup: v.optional(oneOf(['own', 'subtree'])),
   /** Off when absent: the server is never an open resolver. */
   forward: v.optional(forwardSchema),
+  /**
+   * The networks the view answers (CoreDNS's `acl`, BIND's `allow-query`): a query from any other
+   * client is REFUSED and counted; zone transfers keep their own `transfer.allowCidrs`. Absent: all.
+   */
+  allowQueryFrom: v.optional(list(cidr, 'client CIDRs')),
   /** The served view's audience; default "internal". "external" refuses `forward` (authoritative only). */
   exposure: v.optional(oneOf(['internal', 'external'])),
   /** Worker processes sharing the socket; default 1. */

@@ -192,6 +192,11 @@ export interface DnsServerProps extends ServerProps {
   readonly exposure?: Exposure;
   /** Zones the view answers, each with its own `transfer` if any. */
   readonly zones: ZoneProps[];
+  /**
+   * The view's `allowQueryFrom`: only these client CIDRs are answered.
+   * @default - every client
+   */
+  readonly allowQueryFrom?: string[] | undefined;
   /** Where etcd is: EtcdCluster.clientAccess. */
   readonly etcd: EtcdClientAccess;
   /** Port of /healthz, /readyz and /metrics. */
@@ -285,6 +290,7 @@ export class DnsServer extends Construct {
       ...(props.rateLimit ? { rateLimit: props.rateLimit } : {}),
       ...(props.queryLogEvery ? { queryLogEvery: props.queryLogEvery } : {}),
       ...(props.identity ? { identity: props.identity } : {}),
+      ...(props.allowQueryFrom ? { allowQueryFrom: props.allowQueryFrom } : {}),
       ...(props.maxTcpConnections ? { maxTcpConnections: props.maxTcpConnections } : {}),
       ...(transfer.transfer ? { transfer: transfer.transfer } : {}),
       // The pod's address and namespace come from the downward API (ETCDNS_POD_IP, ETCDNS_POD_NAMESPACE).

@@ -279,6 +279,7 @@ export class DnsStack extends Construct {
           zones: view.zones,
           service: view.service,
           transfer: view.transfer,
+          allowQueryFrom: view.allowQueryFrom,
           etcd: etcdAs(serverUsers[i]!),
           httpPort,
           prometheusAnnotations,

@@ -3,6 +3,7 @@
 // DnsServer and Service; the controller writes every view (see src/runtime/controller/views/).
 import * as v from 'valibot';
 import { keyPrefix } from '../config/field-rules.ts';
+import { serverEntries } from '../config/server-config.ts';
 import { problemsOf } from '../config/schema-problems.ts';
 import {
   viewsSchema,
@@ -14,6 +15,7 @@ import {
 import type { ZoneConfig } from '../config/zone-config.ts';
 import { canonicalName, dnsNameProblem } from '../dns/dns-name.ts';
 import { dnsServiceProblems, type DnsServiceProps } from './dns-service.ts';
+import { settingProblems } from './kubernetes-rules.ts';
 import { transferProblems, type TransferProps, type ZoneProps } from './zone-transfer.ts';
 
 export interface ViewProps {
@@ -57,6 +59,13 @@ export interface ViewProps {
    * @default - `server.transfer`
    */
   readonly transfer?: TransferProps;
+  /**
+   * The networks this view answers (CIDRs, as CoreDNS's `acl` or BIND's `allow-query`): queries
+   * from any other client are REFUSED and counted in `etcdns_dns_acl_refused_total`; zone
+   * transfers keep `transfer.allowCidrs`.
+   * @default - every client
+   */
+  readonly allowQueryFrom?: string[];
 }
 
 export const DEFAULT_VIEWS: ViewProps[] = [{ name: 'internal' }];
@@ -71,6 +80,7 @@ export interface ResolvedView {
   selection: ViewSelection;
   rules: RewriteRule[];
   transfer?: TransferProps;
+  allowQueryFrom?: string[];
 }
 
 /** Views with their defaults filled in; assumes validated props. */
@@ -89,6 +99,7 @@ export function resolveViews(
     selection: view.selection ?? { mode: view.exposure === 'external' ? 'opt-in' : 'all' },
     rules: view.rules ?? [],
     ...((view.transfer ?? transfer) ? { transfer: view.transfer ?? transfer } : {}),
+    ...(view.allowQueryFrom ? { allowQueryFrom: view.allowQueryFrom } : {}),
   }));
 }
 
@@ -138,6 +149,7 @@ export function viewsProblems(views: ViewProps[] | undefined, zones: ZoneConfig[
     });
     problems.push(...dnsServiceProblems(view.service, `${at}.service`));
     problems.push(...transferProblems(view.transfer, `${at}.transfer`));
+    problems.push(...settingProblems(serverEntries.allowQueryFrom, view.allowQueryFrom, `${at}.allowQueryFrom`));
   });
   return problems;
 }

@@ -90,3 +90,17 @@ test("identity: the prop reaches the server's loader; absent, the config says no
     undefined,
   );
 });
+
+test("a view's allowQueryFrom reaches its server's loader, and only that view's", () => {
+  const props: DnsStackProps = {
+    zones: [{ name: 'example.org' }],
+    views: [
+      { name: 'internal', allowQueryFrom: ['10.0.0.0/8', 'fd00::/8'] },
+      { name: 'external', prefix: '/external', exposure: 'external' },
+    ],
+  };
+  const internal = loadServerSettings(podCommand(props, 'etcdns-server-internal', 'acl').args, {}).config;
+  assert.deepEqual(internal.allowQueryFrom, ['10.0.0.0/8', 'fd00::/8']);
+  const external = loadServerSettings(podCommand(props, 'etcdns-server-external', 'acl').args, {}).config;
+  assert.equal(external.allowQueryFrom, undefined);
+});

@@ -44,6 +44,12 @@ const cases: [string, DnsStackProps, string, string][] = [
     'views[0].zones[0]',
     `"example.com" is not one of the stack's zones ("example.org")`,
   ],
+  [
+    'a view answering a network that is not a CIDR',
+    { ...valid, views: [{ name: 'internal', allowQueryFrom: ['10.0.0.0/8', '10.0.0.0'] }] },
+    'views[0].allowQueryFrom[1]',
+    'CIDR',
+  ],
   ['two views on one prefix', { ...valid, views: [{ name: 'a' }, { name: 'b' }] }, 'views[1].prefix', 'overlaps'],
   [
     'two views of one name',

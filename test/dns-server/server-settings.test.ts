@@ -54,6 +54,19 @@ describe('accepted settings', () => {
       },
     },
     {
+      name: 'query ACL and identity flags',
+      args: [
+        ...BASE,
+        '--allow-query-from',
+        '10.0.0.0/8,fd00::/8',
+        '--identity',
+        'dns-a',
+        '--identity-enabled=false',
+        '--answer-version',
+      ],
+      want: { allowQueryFrom: ['10.0.0.0/8', 'fd00::/8'], identity: { name: 'dns-a', enabled: false, version: true } },
+    },
+    {
       name: 'a flag overrides the environment',
       args: ['--etcd', 'http://flag:2379'],
       env: { ETCDNS_ETCD_URLS: 'http://env:2379', ETCDNS_ZONE: 'example.org' },
@@ -212,6 +225,16 @@ describe('rejected settings name the field', () => {
       name: 'a bad client CIDR',
       args: [...BASE, '--forward-upstream', '10.0.0.53', '--forward-client-cidr', '10.0.0.0/33'],
       error: /^forward\.clientCidrs\[0\] \(--forward-client-cidr\): must be a CIDR/,
+    },
+    {
+      name: 'a bad query ACL CIDR',
+      args: [...BASE, '--allow-query-from', '10.0.0.0/8,192.0.2.0/33'],
+      error: /^allowQueryFrom\[1\] \(--allow-query-from\): must be a CIDR/,
+    },
+    {
+      name: 'an identity longer than one TXT string',
+      args: [...BASE, '--identity', 'x'.repeat(256)],
+      error: /^identity\.name \(--identity\): must be 1-255 bytes/,
     },
     {
       name: 'an upstream that is not an address',

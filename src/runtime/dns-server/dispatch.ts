@@ -1,5 +1,6 @@
 // The process's one pass over a message, in the order CoreDNS's plugin chain gives: parse ->
-// check TSIG once -> transfer or answer -> sign -> rate-limit -> send (the wire server sends).
+// query ACL -> check TSIG once -> transfer or answer (NSID added) -> sign -> rate-limit -> send
+// (the wire server sends).
 // Each step reads what the one before found, nothing is parsed twice: the parser hashes the
 // question as it reads it and the answer cache is keyed by that hash (no string per query); the
 // resolver's Answer says which zone it is of and whether it is the name's own, so nothing is
@@ -55,6 +56,8 @@ export interface QueryHandlerOptions {
   rateLimit?: ResponseRateLimiter | undefined;
   /** --query-log-every N. */
   queryLog?: QueryLog | undefined;
+  /** allowQueryFrom: whether a client's queries are answered (all when absent); transfers apart. */
+  allowsQuery?: ((client: string) => boolean) | undefined;
   /** The identifier (NSID, CHAOS id.server.) and version (CHAOS version.bind.) told; absent: neither. */
   identity?: ServerIdentity;
 }
@@ -93,7 +96,7 @@ function asksKeepalive(parsed: ReturnType<typeof parseQuery>): boolean {
 }
 
 export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
-  const { cache, metrics, forwarder, transfer, rateLimit, queryLog } = options;
+  const { cache, metrics, forwarder, transfer, rateLimit, queryLog, allowsQuery } = options;
   const maxUdp = options.maxUdpPayload ?? SERVER_CONFIG_DEFAULTS.maxUdpPayload;
   const tsigKeys = options.tsigKeys ?? [];
   const identity = options.identity ?? { id: undefined, version: undefined };
@@ -154,6 +157,11 @@ export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
   /** Transfer or answer, then sign: what a parsed query gets before the rate limit. */
   const reply = (msg: Buffer, q: ParsedQuery, transport: Transport, client: string): Messages | Promise<Messages> => {
     const transferred = transfer !== undefined && (q.type === TYPE.AXFR || q.type === TYPE.IXFR);
+    // CoreDNS's acl comes before tsig, chaos and the cache: a refused client reaches none of them.
+    if (!transferred && allowsQuery && !allowsQuery(client)) {
+      metrics.aclRefused.inc();
+      return encodeError(q, RCODE.REFUSED, msg);
+    }
     const check: TsigCheck = q.signed
       ? checkTsig(msg, q.tsigStart, transferred ? transfer.keysFor(q) : tsigKeys, now())
       : UNSIGNED;

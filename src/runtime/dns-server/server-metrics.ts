@@ -51,6 +51,10 @@ export class ServerMetrics {
     'etcdns_dns_internal_errors_total',
     'Queries answered SERVFAIL after an unexpected error.',
   );
+  readonly aclRefused = this.registry.counter(
+    'etcdns_dns_acl_refused_total',
+    'Queries REFUSED because the client is outside allowQueryFrom.',
+  );
   readonly forwarded = this.registry.counter('etcdns_dns_forwarded_total', 'Queries forwarded upstream, by outcome.');
   readonly tcpConnections = this.registry.gauge('etcdns_dns_tcp_connections', 'Open DNS-over-TCP connections.');
   readonly tcpClosedUnderPressure = this.registry.counter(

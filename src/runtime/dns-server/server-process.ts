@@ -6,6 +6,7 @@ import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import { Etcd3, type IOptions } from 'etcd3';
 import { SERVER_CONFIG_DEFAULTS, type ServerConfig } from '../../config/server-config.ts';
+import { cidrMatcher } from '../../dns/cidr.ts';
 import { normalizePrefix, DEFAULT_PREFIX } from '../../skydns/skydns-key.ts';
 import { VERSION } from '../../version.ts';
 import { etcdClientOptions } from '../shared/etcd-client.ts';
@@ -119,6 +120,7 @@ function dispatch(p: Parts, store: RecordStore, data: () => ResolverData, transf
     tsigKeys: transfers.keys,
     rateLimit: rateLimit ? new ResponseRateLimiter(rateLimit) : undefined,
     queryLog: config.queryLogEvery ? new QueryLog(config.queryLogEvery, logger) : undefined,
+    allowsQuery: config.allowQueryFrom ? cidrMatcher(config.allowQueryFrom) : undefined,
     identity: {
       id: config.identity?.enabled === false ? undefined : (config.identity?.name ?? hostname()),
       version: config.identity?.version ? `etcdns ${VERSION}` : undefined,

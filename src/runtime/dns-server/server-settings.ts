@@ -63,6 +63,13 @@ export const SERVER_OPTIONS: CommandTable = {
       help: "the view's audience, default internal; external never forwards",
     },
     {
+      flag: 'allow-query-from',
+      kind: 'list',
+      field: 'allowQueryFrom',
+      value: 'CIDR',
+      help: 'answer only clients in these CIDRs, REFUSED to others (zone transfers apart); default all',
+    },
+    {
       flag: 'forward-upstream',
       kind: 'list',
       field: 'forward.upstreams',
