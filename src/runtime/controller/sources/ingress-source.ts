@@ -3,8 +3,8 @@
 // ingress-hostname-source annotation narrows that to the rule and TLS hosts (defined-hosts-only)
 // or to the hostname annotation (annotation-only), as external-dns reads it.
 import type { V1Ingress } from '@kubernetes/client-node';
-import type { ObjectRef } from '../desired-record.ts';
 import { readAnnotation, type Annotations } from './annotations.ts';
+import { objectRef } from './object-ref.ts';
 import { RecordBuilder, type SourceResult } from './record-builder.ts';
 import { loadBalancerTargets } from './service-source.ts';
 import { objectSelected, type SourceOptions } from './source-options.ts';
@@ -20,13 +20,7 @@ export function ingressRecords(ing: V1Ingress, options: SourceOptions, out: Sour
   const meta = ing.metadata;
   if (!meta?.name || !objectSelected(meta, options)) return;
   if (options.ingressClasses.length > 0 && !options.ingressClasses.includes(ingressClassOf(ing) ?? '')) return;
-  const ref: ObjectRef = {
-    kind: 'Ingress',
-    apiVersion: 'networking.k8s.io/v1',
-    namespace: meta.namespace ?? 'default',
-    name: meta.name,
-    ...(meta.uid ? { uid: meta.uid } : {}),
-  };
+  const ref = objectRef('Ingress', 'networking.k8s.io/v1', meta)!;
   const b = new RecordBuilder(ref, meta.annotations, options, out);
   const from = hostnameSources(meta.annotations, b);
   const hosts = new Set<string>();

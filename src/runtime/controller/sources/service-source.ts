@@ -4,8 +4,9 @@
 // per-pod names; ExternalName -> a CNAME.
 import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
 import { canonicalName } from '../../../dns/dns-name.ts';
-import type { DesiredRecord, ObjectRef } from '../desired-record.ts';
+import type { DesiredRecord } from '../desired-record.ts';
 import { readAnnotation, splitList } from './annotations.ts';
+import { objectRef } from './object-ref.ts';
 import { RecordBuilder, type SourceResult } from './record-builder.ts';
 import { objectSelected, type SourceOptions } from './source-options.ts';
 import { serviceSrvRecords, srvWanted, type SrvTarget } from './service-srv.ts';
@@ -42,13 +43,7 @@ export function serviceRecords(svc: V1Service, ctx: ServiceContext, options: Sou
   const meta = svc.metadata;
   // A Service's names all come from its annotations: with --ignore-hostname-annotation, none (as external-dns).
   if (!meta?.name || !objectSelected(meta, options) || options.ignoreHostnameAnnotation) return;
-  const ref: ObjectRef = {
-    kind: 'Service',
-    apiVersion: 'v1',
-    namespace: meta.namespace ?? 'default',
-    name: meta.name,
-    ...(meta.uid ? { uid: meta.uid } : {}),
-  };
+  const ref = objectRef('Service', 'v1', meta)!;
   const b = new RecordBuilder(ref, meta.annotations, options, out);
   const hostnames = splitList(readAnnotation(meta.annotations, 'hostname')?.value);
   const internal = splitList(readAnnotation(meta.annotations, 'internal-hostname')?.value);

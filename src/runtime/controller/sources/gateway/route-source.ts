@@ -4,8 +4,8 @@
 // listener's (listener-hostname.ts), and the name that results points at the Gateway's addresses,
 // or at the target annotation of the ListenerSet or Gateway. The route's own annotations give
 // extra hostnames, the TTL and the controller; TCP and UDP routes have no hostnames of their own.
-import type { ObjectRef } from '../../desired-record.ts';
 import { readAnnotation } from '../annotations.ts';
+import { objectRef } from '../object-ref.ts';
 import { RecordBuilder, type SourceResult } from '../record-builder.ts';
 import { objectSelected, type SourceOptions } from '../source-options.ts';
 import type { Route } from './gateway-api.ts';
@@ -27,13 +27,7 @@ export function routeRecords(
   const meta = route.metadata;
   if (!meta?.name || !objectSelected(meta, options)) return;
   const namespace = meta.namespace ?? 'default';
-  const ref: ObjectRef = {
-    kind,
-    apiVersion: route.apiVersion ?? 'gateway.networking.k8s.io/v1',
-    namespace,
-    name: meta.name,
-    ...(meta.uid ? { uid: meta.uid } : {}),
-  };
+  const ref = objectRef(kind, route.apiVersion ?? 'gateway.networking.k8s.io/v1', meta)!;
   const b = new RecordBuilder(ref, meta.annotations, options, out);
   const routeHosts = hostnames(route, kind, b);
   const identity = { kind, namespace, namespaceLabels: context.namespaceLabels(namespace) };

@@ -3,7 +3,7 @@
 // Gateway's targets (gateway-targets.ts). A Gateway whose ingress annotation is malformed or names
 // a missing Ingress is skipped and reported (external-dns exits, publishing nothing at all).
 import { kubernetesKind, type ObjectKind } from '../../../../config/source-kinds.ts';
-import type { ObjectRef } from '../../desired-record.ts';
+import { objectRef } from '../object-ref.ts';
 import { RecordBuilder, type SourceResult } from '../record-builder.ts';
 import type { SourceRuntime } from '../source-runtime.ts';
 import { objectSelected, type SourceOptions } from '../source-options.ts';
@@ -21,13 +21,7 @@ export function istioGatewayRecords(
 ): void {
   const meta = gateway.metadata;
   if (!meta?.name || !objectSelected(meta, options)) return;
-  const ref: ObjectRef = {
-    kind: kubernetesKind('IstioGateway') as ObjectKind,
-    apiVersion: gateway.apiVersion ?? `${ISTIO_GROUP}/v1`,
-    namespace: meta.namespace ?? 'default',
-    name: meta.name,
-    ...(meta.uid ? { uid: meta.uid } : {}),
-  };
+  const ref = objectRef(kubernetesKind('IstioGateway') as ObjectKind, gateway.apiVersion ?? `${ISTIO_GROUP}/v1`, meta)!;
   const b = new RecordBuilder(ref, meta.annotations, options, out);
   const targets = gatewayTargets(gateway, context);
   if (!targets.ok) {

@@ -7,8 +7,8 @@
 // no targets (external-dns follows it anyway); a malformed gateway reference skips this
 // VirtualService, and a Gateway whose targets cannot be read gives none, both reported
 // (external-dns exits on either, publishing nothing at all).
-import type { ObjectRef } from '../../desired-record.ts';
 import { readAnnotation, splitList } from '../annotations.ts';
+import { objectRef } from '../object-ref.ts';
 import { RecordBuilder, type SourceResult } from '../record-builder.ts';
 import type { SourceRuntime } from '../source-runtime.ts';
 import { controllerSelected, objectSelected, type SourceOptions } from '../source-options.ts';
@@ -33,13 +33,7 @@ export function virtualServiceRecords(
   const meta = vs.metadata;
   if (!meta?.name || !objectSelected(meta, options)) return;
   const namespace = meta.namespace ?? 'default';
-  const ref: ObjectRef = {
-    kind: 'VirtualService',
-    apiVersion: vs.apiVersion ?? `${ISTIO_GROUP}/v1`,
-    namespace,
-    name: meta.name,
-    ...(meta.uid ? { uid: meta.uid } : {}),
-  };
+  const ref = objectRef('VirtualService', vs.apiVersion ?? `${ISTIO_GROUP}/v1`, meta)!;
   const b = new RecordBuilder(ref, meta.annotations, options, out);
   const hosts = [...new Set([...specHosts(vs), ...b.annotatedHostnames()])];
   if (hosts.length === 0) return;

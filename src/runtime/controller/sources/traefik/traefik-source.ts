@@ -7,8 +7,8 @@
 // instead, or those of the Service its etcdns.io/traefik-service annotation names.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { apiVersionOf, kubernetesKind, objectSpec, type ObjectKind } from '../../../../config/source-kinds.ts';
-import type { ObjectRef } from '../../desired-record.ts';
 import { readAnnotation } from '../annotations.ts';
+import { objectRef } from '../object-ref.ts';
 import { RecordBuilder, type SourceResult } from '../record-builder.ts';
 import { loadBalancerTargets } from '../service-source.ts';
 import { objectSelected, type SourceOptions } from '../source-options.ts';
@@ -54,13 +54,11 @@ export function traefikRecords(
 ): void {
   const meta = route.metadata;
   if (!meta?.name || !objectSelected(meta, options)) return;
-  const ref: ObjectRef = {
-    kind: kubernetesKind(kind) as ObjectKind,
-    apiVersion: route.apiVersion ?? apiVersionOf(objectSpec(kind).api),
-    namespace: meta.namespace ?? 'default',
-    name: meta.name,
-    ...(meta.uid ? { uid: meta.uid } : {}),
-  };
+  const ref = objectRef(
+    kubernetesKind(kind) as ObjectKind,
+    route.apiVersion ?? apiVersionOf(objectSpec(kind).api),
+    meta,
+  )!;
   const b = new RecordBuilder(ref, meta.annotations, options, out);
   let targets: Target[] | undefined = b.targetOverride;
   if (!targets) {
