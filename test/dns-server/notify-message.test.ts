@@ -13,7 +13,7 @@ import {
   verifyRequest,
   verifyResponse,
   type TsigKey,
-} from '../../src/runtime/dns-server/transfer/tsig.ts';
+} from '../../src/runtime/dns-server/tsig/tsig.ts';
 
 const SOA = {
   name: 'example.org.',

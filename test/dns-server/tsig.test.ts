@@ -4,7 +4,7 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { checkTsig } from '../../src/runtime/dns-server/transfer/signed-query.ts';
+import { checkTsig } from '../../src/runtime/dns-server/tsig/signed-query.ts';
 import { decideTransfer, transferPolicy } from '../../src/runtime/dns-server/transfer/transfer-acl.ts';
 import { parseQuery, type ParsedQuery } from '../../src/runtime/dns-server/wire/query-parser.ts';
 import {
@@ -13,7 +13,7 @@ import {
   TSIG_ERROR,
   verifyRequest,
   type TsigKey,
-} from '../../src/runtime/dns-server/transfer/tsig.ts';
+} from '../../src/runtime/dns-server/tsig/tsig.ts';
 import { tool } from '../support/tools.ts';
 
 const SECRET = Buffer.from('a tsig secret for the table test').toString('base64');

@@ -1,9 +1,9 @@
 // Who may transfer a zone: the client's address must be on the allow list and, when keys are
 // configured, the request must carry a valid TSIG. Pure: the request's TSIG is checked once by the
-// dispatch (signed-query.ts), against the zone's keys; the transfer code answers the verdict.
+// dispatch (../tsig/signed-query.ts), against the zone's keys; the transfer code answers the verdict.
 import { cidrMatcher } from '../../../dns/cidr.ts';
-import type { TsigCheck } from './signed-query.ts';
-import type { TsigKey, TsigRecord } from './tsig.ts';
+import type { TsigCheck } from '../tsig/signed-query.ts';
+import type { TsigKey, TsigRecord } from '../tsig/tsig.ts';
 
 export interface TransferPolicy {
   allows: (client: string) => boolean;

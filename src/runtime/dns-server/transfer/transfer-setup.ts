@@ -11,7 +11,7 @@ import type { Logger } from '../../shared/log.ts';
 import { transferPolicy, type TransferPolicy } from './transfer-acl.ts';
 import type { TransferMetrics } from './transfer-metrics.ts';
 import { TransferStatus } from './transfer-status.ts';
-import { parseKeyFile, type TsigKey } from './tsig.ts';
+import { parseKeyFile, type TsigKey } from '../tsig/tsig.ts';
 import { ZoneNotifier, type NotifyTarget } from './zone-notifier.ts';
 import type { TransferZone, ZoneSource } from './zone-source.ts';
 import { ZoneTransfer } from './zone-transfer.ts';

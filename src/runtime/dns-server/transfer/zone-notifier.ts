@@ -12,7 +12,7 @@ import { idOf } from '../wire/header.ts';
 import { notifyMessage, notifyReply } from './notify-message.ts';
 import type { TransferMetrics } from './transfer-metrics.ts';
 import type { TransferStatus } from './transfer-status.ts';
-import { signRequest, verifyResponse, type TsigKey } from './tsig.ts';
+import { signRequest, verifyResponse, type TsigKey } from '../tsig/tsig.ts';
 
 export interface NotifyTarget {
   address: HostPort;

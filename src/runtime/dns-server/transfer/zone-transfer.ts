@@ -13,12 +13,12 @@ import { encodeAnswer, encodeError, patchFor } from '../wire/response-encoder.ts
 import { soaSerialOffset, wireSerial } from '../wire/soa-serial.ts';
 import type { Transport } from '../wire/wire-server.ts';
 import { incrementalTransfer } from './incremental-transfer.ts';
-import type { TsigCheck } from './signed-query.ts';
-import { tsigFailure } from './signed-query.ts';
+import type { TsigCheck } from '../tsig/signed-query.ts';
+import { tsigFailure } from '../tsig/signed-query.ts';
 import { decideTransfer, type TransferDecision, type TransferPolicy } from './transfer-acl.ts';
 import type { TransferMetrics } from './transfer-metrics.ts';
 import type { TransferStatus } from './transfer-status.ts';
-import { TsigSigner, type TsigKey } from './tsig.ts';
+import { TsigSigner, type TsigKey } from '../tsig/tsig.ts';
 import type { TransferZone, ZoneSource } from './zone-source.ts';
 
 /** Room left in each 64 KiB message for the TSIG record. */

@@ -1,7 +1,7 @@
 // TSIG on a request (RFC 8945), checked once by the dispatch before it answers: a secondary signs
 // its SOA queries and transfers with the transfer key and drops an unsigned answer, so a signed
 // query is answered signed, and one that fails the check gets NOTAUTH with the TSIG error instead
-// of an answer. Transfers judge the same check against their zone's policy (transfer-acl.ts).
+// of an answer. Transfers judge the same check against their zone's policy (../transfer/transfer-acl.ts).
 import { RCODE } from '../wire/dns-constants.ts';
 import type { QueryHeader } from '../wire/query-parser.ts';
 import { encodeError } from '../wire/response-encoder.ts';

@@ -1,6 +1,6 @@
 // TSIG (RFC 8945): BIND key files, verifying a signed request, signing the answers to it, and
-// signing our own requests (NOTIFY) and checking their answers. Pure, on node:crypto's HMAC; the
-// transfer code decides what a failed check answers.
+// signing our own requests (NOTIFY) and checking their answers. Pure, on node:crypto's HMAC;
+// signed-query.ts decides what a failed check answers.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { CLASS, TYPE } from '../wire/dns-constants.ts';
 import { ANCOUNT, ARCOUNT, HEADER_SIZE, idOf, NSCOUNT, QDCOUNT, setId } from '../wire/header.ts';
