@@ -382,9 +382,9 @@ describe('dist/dev on a real single-node cluster', { timeout: 1_200_000 }, () =>
         queries++;
         const r = await ask();
         if (r.status === 'NOERROR') continue;
-        firstTriesLost.push(`${new Date().toISOString()} ${r.status || 'no answer'}`);
+        firstTriesLost.push(`${new Date().toISOString()} ${lossReason(r)}`);
         const retry = await ask();
-        if (retry.status !== 'NOERROR') failures.push(`${new Date().toISOString()} ${retry.status || 'no answer'}`);
+        if (retry.status !== 'NOERROR') failures.push(`${new Date().toISOString()} ${lossReason(retry)}`);
       }
     })();
     const t0 = performance.now();
@@ -428,6 +428,13 @@ describe('dist/dev on a real single-node cluster', { timeout: 1_200_000 }, () =>
       oldPodLogs: oldLogs.map((l) => `--- ${l.pod} ---\n${l.text()}`).join('\n'),
       drains: oldLogs.map((l) => drainOf(l.text())),
     };
+  }
+
+  /** Why a lookup failed: its rcode, or what dig said (timed out, refused, unreachable). */
+  function lossReason(r: { status: string; raw?: string }): string {
+    if (r.status) return r.status;
+    const said = r.raw?.split('\n').find((l) => /timed out|refused|unreachable|error/i.test(l));
+    return `no answer${said ? ` (${said.replace(/^;;\s*/, '').trim()})` : ''}`;
   }
 
   /** A pod's log as it is written, until the pod is gone (or `stop`). */

@@ -26,6 +26,14 @@ export const FENCE = '10.213.0.0/16';
 export const POD_CIDR = '10.213.0.0/24';
 /** The bridge's host address: node IP, pods' gateway, API server and cluster DNS address. */
 export const GATEWAY = '10.213.0.1';
+/**
+ * The bridge's own MAC, set explicitly (0a:58 and the gateway's address, as the CNI bridge plugin
+ * derives it). A bridge without one takes the lowest MAC of its ports and changes it when that port
+ * goes: a roll that removed the old pod's veth moved the gateway's MAC under the new pod, whose
+ * replies to the node went to the old MAC until it asked again (lost first tries in CI). The CNI
+ * plugin pins it only on a bridge whose gateway address it set itself; this one is set here.
+ */
+const BRIDGE_MAC = '0a:58:0a:d5:00:01';
 export const SERVICE_CIDR = '10.213.128.0/24';
 /** Load-balancer addresses tests set in Service status (kube-proxy programs them). */
 export const LB_CIDR = '10.213.200.0/24';
@@ -163,7 +171,7 @@ export function saveRecord(record: HostRecord): void {
 /** The fence, the bridge with its gateway address, and the routes onto it. */
 export function setUpNetwork(): void {
   run('ip', ['route', 'add', 'blackhole', FENCE]);
-  run('ip', ['link', 'add', BRIDGE, 'type', 'bridge']);
+  run('ip', ['link', 'add', BRIDGE, 'address', BRIDGE_MAC, 'type', 'bridge']);
   run('ip', ['addr', 'add', `${GATEWAY}/24`, 'dev', BRIDGE]);
   run('ip', ['link', 'set', BRIDGE, 'up']);
   run('ip', ['route', 'add', SERVICE_CIDR, 'dev', BRIDGE, 'src', GATEWAY]);
