@@ -21,7 +21,7 @@ export interface EtcdRolesProps {
   readonly passwordSecret: string;
   /**
    * Render a Job running `etcdns etcd-roles`, which creates the roles and users (idempotent; it sets
-   * the passwords again on every run). Off: run the command yourself (README, "Least privilege").
+   * the passwords again on every run). Off: run the command yourself (docs/security.md, "Least privilege").
    * @default true
    */
   readonly job?: boolean;

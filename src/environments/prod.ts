@@ -15,7 +15,7 @@ export const prod: DnsStackProps = {
   ownership: { ownerId: 'etcdns-prod', policy: 'sync' },
   etcd: {
     replicas: 3,
-    // The digest decides what runs (README, "The image: build and publish": how to get one).
+    // The digest decides what runs (docs/image.md: how to get one).
     image: {
       repository: 'registry.k8s.io/etcd',
       tag: '3.5.21-0',

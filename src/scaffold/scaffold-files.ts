@@ -106,11 +106,11 @@ export const shared = {
   zones: [{ name: 'example.org', soa: { rname: 'hostmaster.example.org' } }],
   sources: { kinds: ['service', 'ingress'] },
   // Gateway API routes and DNSEndpoint objects, by external-dns's source names (the routes need
-  // the Gateway API CRDs on the cluster; see the etcdns README, "Sources"):
+  // the Gateway API CRDs on the cluster; see the etcdns docs, docs/sources.md):
   // sources: { kinds: ['service', 'gateway-httproute', 'gateway-grpcroute', 'crd'], dnsEndpointCrd: true },
   // Records kept in Git, each one a DNSEndpoint in dist/<env>/ (needs "crd" above):
   // records: [{ name: 'example.org', type: 'MX', targets: ['10 mail.example.org'] }],
-  // Where your CI publishes the etcdns image (see the etcdns README, "The image").
+  // Where your CI publishes the etcdns image (see the etcdns docs, docs/image.md).
   // server: { image: { repository: 'registry.example.org/etcdns', tag: '<version>' } },
   // controller: { image: { repository: 'registry.example.org/etcdns', tag: '<version>' } },
 } satisfies DnsStackProps;

@@ -90,7 +90,7 @@ for (const [env, props] of Object.entries(ENVIRONMENTS)) {
     // The owner id is an identity the environment chose (staging's equals its namespace's name).
     const found = objects.flatMap((o) => mentions(o, original)).filter((m) => !m.path.endsWith('/ownerId'));
     // Kept on purpose: the full names of the synthesized namespace in certificates (beside the
-    // short names the stack dials); a stack moved with TLS needs them reissued (README).
+    // short names the stack dials); a stack moved with TLS needs them reissued (docs/gitops.md, "Another namespace").
     const kept = found.filter((m) => m.object.startsWith('Certificate/') && m.path.startsWith('spec/dnsNames/'));
     assert.deepEqual(
       found.filter((m) => !kept.includes(m)),

@@ -4,7 +4,7 @@
 // names a container port of the pods it selects, wrong props refused naming the field, and the
 // objects accepted by the real kube-apiserver (server-side dry-run apply, every field kept).
 // The test cluster's CNI bridge plugin does not enforce NetworkPolicy, so enforcement itself is
-// not shown here (README, "Least privilege").
+// not shown here (docs/security.md, "Least privilege").
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { App, Chart } from 'cdk8s';

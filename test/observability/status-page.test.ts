@@ -4,7 +4,7 @@
 // object, by address); each view shows its names with their records, objects and rules, refused
 // and conflicting objects with reason and time. A Service whose annotations carry markup shows it
 // as text and runs nothing (JavaScript on); no secret value reaches the page. The test saves a
-// screenshot (ETCDNS_SCREENSHOT=docs/images/status-page.png writes the README's).
+// screenshot (ETCDNS_SCREENSHOT=docs/images/status-page.png writes docs/operations.md's).
 import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

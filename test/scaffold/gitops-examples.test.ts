@@ -1,6 +1,6 @@
 // The GitOps objects users copy, checked against the engines' own CRD schemas on the real
 // kube-apiserver (server-side dry run, unknown fields refused): the Argo CD Applications and the
-// Flux GitRepository/Kustomizations `etcdns init` writes, and the examples of the README's
+// Flux GitRepository/Kustomizations `etcdns init` writes, and the examples of docs/gitops.md's
 // "Deploy with Argo CD" and "Deploy with Flux". The CRDs come from the engines' modules
 // (scripts/setup-test-env.sh, downloaded, not built: Argo CD v3.5.7's manifests/crds, Flux
 // v1.9.6's config/crd/bases). Flux itself applies the scaffold in test/cluster/flux.cluster.ts;
@@ -38,13 +38,13 @@ const dryRun = (yaml: string) =>
 
 const ENGINE_GROUP = /^(argoproj\.io|[a-z]+\.toolkit\.fluxcd\.io)\//;
 
-/** The YAML blocks of a README section that hold Argo CD or Flux objects. */
-function readmeExamples(section: string): string[] {
-  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-  const start = readme.indexOf(`\n## ${section}\n`);
-  assert.ok(start >= 0, `README has "## ${section}"`);
-  const end = readme.indexOf('\n## ', start + 1);
-  const text = readme.slice(start, end < 0 ? undefined : end);
+/** The YAML blocks of a docs/gitops.md section that hold Argo CD or Flux objects. */
+function gitopsDocExamples(section: string): string[] {
+  const page = readFileSync(join(repoRoot, 'docs', 'gitops.md'), 'utf8');
+  const start = page.indexOf(`\n## ${section}\n`);
+  assert.ok(start >= 0, `docs/gitops.md has "## ${section}"`);
+  const end = page.indexOf('\n## ', start + 1);
+  const text = page.slice(start, end < 0 ? undefined : end);
   return [...text.matchAll(/```yaml\n([\s\S]*?)```/g)]
     .map((m) => m[1]!)
     .filter((y) => (loadAll(y) as { apiVersion?: string }[]).some((o) => o && ENGINE_GROUP.test(o.apiVersion ?? '')));
@@ -86,10 +86,10 @@ describe('what etcdns init writes is valid for the engines', () => {
     });
 });
 
-describe("the README's examples are valid for the engines", () => {
+describe("docs/gitops.md's examples are valid for the engines", () => {
   for (const section of ['Deploy with Argo CD', 'Deploy with Flux'])
     test(`"${section}"`, () => {
-      const examples = readmeExamples(section);
+      const examples = gitopsDocExamples(section);
       assert.ok(examples.length > 0, 'the section has an example');
       for (const yaml of examples) {
         const r = dryRun(yaml);
