@@ -4,12 +4,12 @@
 // /metrics edge.
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
-import { Etcd3, type IOptions } from 'etcd3';
+import type { Etcd3 } from 'etcd3';
 import { SERVER_CONFIG_DEFAULTS, type ServerConfig } from '../../config/server-config.ts';
 import { cidrMatcher } from '../../dns/cidr.ts';
 import { normalizePrefix, DEFAULT_PREFIX } from '../../skydns/skydns-key.ts';
 import { VERSION } from '../../version.ts';
-import { etcdClientOptions } from '../shared/etcd-client.ts';
+import { createEtcdClient, type EtcdCallOptions } from '../shared/etcd-client.ts';
 import { observeGarbageCollection } from '../shared/gc-metrics.ts';
 import { startHttpServer, type Readiness } from '../shared/http-server.ts';
 import { createLogger, type Logger } from '../shared/log.ts';
@@ -40,17 +40,13 @@ const STATUS_INTERVAL_MS = 1000;
 /** etcd calls other than the watch stream give up after this long (the store then retries). */
 const CALL_DEADLINE_MS = 5000;
 
-export function etcdOptions(settings: ServerSettings): IOptions {
-  const options: IOptions = {
-    ...etcdClientOptions(settings.config.etcd),
-    dialTimeout: CALL_DEADLINE_MS,
-    // A range page of large values can exceed gRPC's default 4 MiB (etcd takes 1.5 MiB values):
-    // room for most such pages; the record store reads smaller pages when one is larger still.
-    grpcOptions: { 'grpc.max_receive_message_length': 64 * 2 ** 20 },
-    defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + CALL_DEADLINE_MS }),
-  };
-  return options;
-}
+const ETCD_CALLS: EtcdCallOptions = {
+  dialTimeout: CALL_DEADLINE_MS,
+  // A range page of large values can exceed gRPC's default 4 MiB (etcd takes 1.5 MiB values):
+  // room for most such pages; the record store reads smaller pages when one is larger still.
+  grpcOptions: { 'grpc.max_receive_message_length': 64 * 2 ** 20 },
+  defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + CALL_DEADLINE_MS }),
+};
 
 export interface RunningServer {
   wire: WireServer;
@@ -190,7 +186,7 @@ export async function startDnsServer(
     metrics: new ServerMetrics(),
     zones,
     prefix: normalizePrefix(config.prefix ?? DEFAULT_PREFIX),
-    client: new Etcd3(etcdOptions(settings)),
+    client: createEtcdClient(settings.config.etcd, ETCD_CALLS),
     cache: new AnswerCache(),
   };
   const lookup = config.lookup ?? 'own';

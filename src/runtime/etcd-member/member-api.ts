@@ -1,13 +1,12 @@
 // The membership calls etcd-member needs, over the etcd3 client (gRPC, optional TLS and login).
-import { readFileSync } from 'node:fs';
 import {
   Etcd3,
   EtcdAuthenticationFailedError,
   EtcdInvalidAuthTokenError,
   EtcdPermissionDeniedError,
   GRPCUnauthenticatedError,
-  type IOptions,
 } from 'etcd3';
+import { createEtcdClient } from '../shared/etcd-client.ts';
 import type { ClusterMember } from './member-plan.ts';
 
 export interface MemberApi {
@@ -60,20 +59,9 @@ function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
 const AUTH_OFF = /authentication is not enabled/;
 
 export function openCluster(c: MemberConnection): MemberApi {
-  const options: IOptions = { hosts: c.endpoints, dialTimeout: ANSWER_MS };
-  if (c.tls)
-    options.credentials = {
-      rootCertificate: readFileSync(c.tls.caFile),
-      ...(c.tls.certFile ? { certChain: readFileSync(c.tls.certFile) } : {}),
-      ...(c.tls.keyFile ? { privateKey: readFileSync(c.tls.keyFile) } : {}),
-    };
-  const plain = new Etcd3(options);
-  let client = c.auth
-    ? new Etcd3({
-        ...options,
-        auth: { username: c.auth.username, password: readFileSync(c.auth.passwordFile, 'utf8').trim() },
-      })
-    : plain;
+  const calls = { dialTimeout: ANSWER_MS };
+  const plain = createEtcdClient({ endpoints: c.endpoints, tls: c.tls }, calls);
+  let client = c.auth ? createEtcdClient(c, calls) : plain;
   // A cluster bootstraps with authentication off; root's login works only once it is on.
   const call = async <T>(f: (client: Etcd3) => Promise<T>): Promise<T> => {
     try {

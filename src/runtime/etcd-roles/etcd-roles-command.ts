@@ -11,8 +11,8 @@ import {
   EtcdPermissionDeniedError,
   GRPCFailedPreconditionError,
   Range,
-  type IOptions,
 } from 'etcd3';
+import { createEtcdClient } from '../shared/etcd-client.ts';
 import type { Subcommand } from '../subcommand.ts';
 import {
   desiredRoles,
@@ -95,23 +95,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const readPassword = (file: string) => readFileSync(file, 'utf8').replace(/\r?\n$/, '');
 const CALL_MS = 5000;
 
-function clientOptions(o: EtcdRolesOptions): IOptions {
-  const options: IOptions = { hosts: o.endpoints, dialTimeout: CALL_MS };
-  if (o.tls)
-    options.credentials = {
-      rootCertificate: readFileSync(o.tls.caFile),
-      ...(o.tls.certFile ? { certChain: readFileSync(o.tls.certFile) } : {}),
-      ...(o.tls.keyFile ? { privateKey: readFileSync(o.tls.keyFile) } : {}),
-    };
-  return options;
-}
+const clientOf = (o: EtcdRolesOptions, auth?: { username: string; password: string }) =>
+  createEtcdClient({ endpoints: o.endpoints, tls: o.tls, auth }, { dialTimeout: CALL_MS });
 
 /**
  * A client allowed to manage users: root once authentication is on; before that anyone is
  * (etcd says "authentication is not enabled" to a login), so no credentials.
  */
 async function adminClient(o: EtcdRolesOptions, rootPassword: string): Promise<{ client: Etcd3; authOn: boolean }> {
-  const root = new Etcd3({ ...clientOptions(o), auth: { username: 'root', password: rootPassword } });
+  const root = clientOf(o, { username: 'root', password: rootPassword });
   try {
     await root.getUsers();
     return { client: root, authOn: true };
@@ -119,7 +111,7 @@ async function adminClient(o: EtcdRolesOptions, rootPassword: string): Promise<{
     root.close();
     if (!(e instanceof GRPCFailedPreconditionError && /authentication is not enabled/.test(e.message))) throw e;
   }
-  return { client: new Etcd3(clientOptions(o)), authOn: false };
+  return { client: clientOf(o), authOn: false };
 }
 
 const describeRange = (p: { key: string; rangeEnd: string }) => `[${p.key}, ${p.rangeEnd})`;

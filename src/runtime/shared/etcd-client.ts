@@ -1,11 +1,15 @@
-// Builds an etcd3 client from an EtcdConnection (files for TLS and password, read at start-up;
-// a password value from the environment is used as it is).
+// The one etcd3 client builder of every command: endpoints, TLS files and the password, read at
+// start-up (a password value from the environment is used as it is); each command adds its own
+// timeouts and limits.
 import { readFileSync } from 'node:fs';
 import { Etcd3, type IOptions } from 'etcd3';
 import type { EtcdConnection } from '../../config/etcd-connection.ts';
 
-export function etcdClientOptions(conn: EtcdConnection): IOptions {
-  const options: IOptions = { hosts: conn.endpoints };
+/** A command's own client settings on top of the connection: timeouts, gRPC limits. */
+export type EtcdCallOptions = Omit<IOptions, 'hosts' | 'credentials' | 'auth'>;
+
+export function etcdClientOptions(conn: EtcdConnection, call: EtcdCallOptions = {}): IOptions {
+  const options: IOptions = { hosts: conn.endpoints, ...call };
   if (conn.tls) {
     options.credentials = {
       rootCertificate: readFileSync(conn.tls.caFile),
@@ -20,6 +24,6 @@ export function etcdClientOptions(conn: EtcdConnection): IOptions {
   return options;
 }
 
-export function createEtcdClient(conn: EtcdConnection): Etcd3 {
-  return new Etcd3(etcdClientOptions(conn));
+export function createEtcdClient(conn: EtcdConnection, call: EtcdCallOptions = {}): Etcd3 {
+  return new Etcd3(etcdClientOptions(conn, call));
 }
