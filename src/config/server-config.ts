@@ -11,6 +11,7 @@ import {
   list,
   logLevel,
   namespaceName,
+  network,
   objectName,
   oneOf,
   path,
@@ -61,6 +62,25 @@ export const identitySchema = v.object({
   enabled: v.optional(v.boolean()),
   /** true: version.server./version.bind. answer the etcdns version. Default false: REFUSED (as Knot with no version). */
   version: v.optional(v.boolean()),
+});
+
+/**
+ * The order of A and AAAA records in answers (CoreDNS's `loadbalance`): `rotation: round-robin`
+ * moves each RRset one step per answer; `prefer` puts first the records in those of its networks
+ * that hold the client (its source address), the first listed network first.
+ */
+/** `prefer` lists at most this many networks: the server keeps a record's networks as the bits of a small integer. */
+export const MAX_PREFER = 30;
+export const answerOrderSchema = v.object({
+  /** "off" (default): the stored order; "round-robin": each answer starts one record further. */
+  rotation: v.optional(oneOf(['off', 'round-robin'])),
+  /** Networks (CIDRs, at most 30), in order of preference; default none. */
+  prefer: v.optional(
+    v.pipe(
+      list(network, 'networks'),
+      v.check((a) => a.length <= MAX_PREFER, `must list at most ${MAX_PREFER} networks`),
+    ),
+  ),
 });
 
 export const DEFAULT_LISTEN = '0.0.0.0:5353';
@@ -138,6 +158,8 @@ export const serverEntries = {
   transfer: v.optional(transferSchema),
   /** NSID and the CHAOS names (see identitySchema); default: the host name, no version. */
   identity: v.optional(identitySchema),
+  /** The order of A and AAAA records (see answerOrderSchema); default: as stored, for every client. */
+  answerOrder: v.optional(answerOrderSchema),
 };
 
 export const serverConfigSchema = v.pipe(
@@ -159,5 +181,6 @@ export type ServerConfig = v.InferOutput<typeof serverConfigSchema>;
 /** As written in the config file (and in the constructs' props). */
 export type ForwardInput = v.InferInput<typeof forwardSchema>;
 export type IdentityInput = v.InferInput<typeof identitySchema>;
+export type AnswerOrderInput = v.InferInput<typeof answerOrderSchema>;
 export type RateLimitInput = NonNullable<v.InferInput<typeof serverEntries.rateLimit>>;
 export type ServerConfigInput = v.InferInput<typeof serverConfigSchema>;

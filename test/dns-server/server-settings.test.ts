@@ -67,6 +67,11 @@ describe('accepted settings', () => {
       want: { allowQueryFrom: ['10.0.0.0/8', 'fd00::/8'], identity: { name: 'dns-a', enabled: false, version: true } },
     },
     {
+      name: 'answer order flags',
+      args: [...BASE, '--answer-rotation', 'round-robin', '--answer-prefer', '10.1.0.0/16,fd00:1::/48'],
+      want: { answerOrder: { rotation: 'round-robin', prefer: ['10.1.0.0/16', 'fd00:1::/48'] } },
+    },
+    {
       name: 'a flag overrides the environment',
       args: ['--etcd', 'http://flag:2379'],
       env: { ETCDNS_ETCD_URLS: 'http://env:2379', ETCDNS_ZONE: 'example.org' },
@@ -235,6 +240,21 @@ describe('rejected settings name the field', () => {
       name: 'an identity longer than one TXT string',
       args: [...BASE, '--identity', 'x'.repeat(256)],
       error: /^identity\.name \(--identity\): must be 1-255 bytes/,
+    },
+    {
+      name: 'an answer rotation that is not known',
+      args: [...BASE, '--answer-rotation', 'random'],
+      error: /^answerOrder\.rotation \(--answer-rotation\): must be one of "off", "round-robin"/,
+    },
+    {
+      name: 'a prefer network with host bits set',
+      args: [...BASE, '--answer-prefer', '10.1.0.0/16,10.2.0.1/16'],
+      error: /^answerOrder\.prefer\[1\] \(--answer-prefer\): .*host bits set/,
+    },
+    {
+      name: 'more prefer networks than the server orders by',
+      args: [...BASE, '--answer-prefer', Array.from({ length: 31 }, (_, i) => `10.${i}.0.0/16`).join(',')],
+      error: /^answerOrder\.prefer \(--answer-prefer\): must list at most 30 networks/,
     },
     {
       name: 'an upstream that is not an address',

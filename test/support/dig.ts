@@ -95,6 +95,21 @@ export async function dig(q: DigQuery): Promise<DigResult> {
   return parseDig(stdout);
 }
 
+/**
+ * The same question asked `times` times by one dig process (one query after another, each its
+ * own message; over TCP each its own connection): many answers without a process per answer.
+ */
+export async function digRepeated(q: DigQuery, times: number): Promise<DigResult[]> {
+  const seconds = q.timeoutSeconds ?? 2;
+  const one = [q.name, q.type ?? 'A', '+norecurse', `+time=${seconds}`, '+tries=1', ...(q.tcp ? ['+tcp'] : [])];
+  const args = [`@${q.server ?? '127.0.0.1'}`, '-p', String(q.port)];
+  for (let i = 0; i < times; i++) args.push(...one, ...(q.extra ?? []));
+  const { stdout } = await run(tool('dig'), args, { timeout: (seconds * times + 5) * 1000, maxBuffer: 64 << 20 });
+  const results = stdout.split(';; Got answer:').slice(1).map(parseDig);
+  if (results.length !== times) throw new Error(`dig answered ${results.length} of ${times} queries: ${stdout}`);
+  return results;
+}
+
 /** The data of the answer records of one type, sorted: the usual thing a test compares. */
 export function answerData(result: DigResult, type: string): string[] {
   return result.answer

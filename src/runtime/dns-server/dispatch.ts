@@ -8,6 +8,7 @@
 // bytes to read. Never throws.
 import { SERVER_CONFIG_DEFAULTS } from '../../config/server-config.ts';
 import { AnswerCache, type CachedAnswer } from './answer/answer-cache.ts';
+import type { AnswerOrder } from './answer/answer-order.ts';
 import { chaosAnswer, type ServerIdentity } from './answer/chaos-answer.ts';
 import type { Forwarder } from './answer/forwarder.ts';
 import { resolve, type ResolverData } from './answer/resolver.ts';
@@ -60,6 +61,8 @@ export interface QueryHandlerOptions {
   allowsQuery?: ((client: string) => boolean) | undefined;
   /** The identifier (NSID, CHAOS id.server.) and version (CHAOS version.bind.) told; absent: neither. */
   identity?: ServerIdentity;
+  /** answerOrder (rotation, prefer) when it reorders anything; absent: answers go as stored. */
+  answerOrder?: AnswerOrder | undefined;
 }
 
 const TCP_LIMIT = 65535;
@@ -90,13 +93,15 @@ function cacheKey(questionHash: number, variant: number): number {
 
 const now = () => Math.floor(Date.now() / 1000);
 
+const ORDERED_TYPES = new Set<number>([TYPE.A, TYPE.AAAA, TYPE.ANY]);
+
 /** A query that asked for edns-tcp-keepalive as it should, unsigned (a TSIG must stay the last record). */
 function asksKeepalive(parsed: ReturnType<typeof parseQuery>): boolean {
   return parsed.kind === 'query' && parsed.edns?.keepalive === 'asked' && !parsed.signed;
 }
 
 export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
-  const { cache, metrics, forwarder, transfer, rateLimit, queryLog, allowsQuery } = options;
+  const { cache, metrics, forwarder, transfer, rateLimit, queryLog, allowsQuery, answerOrder } = options;
   const maxUdp = options.maxUdpPayload ?? SERVER_CONFIG_DEFAULTS.maxUdpPayload;
   const tsigKeys = options.tsigKeys ?? [];
   const identity = options.identity ?? { id: undefined, version: undefined };
@@ -107,11 +112,12 @@ export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
     return reply;
   };
 
-  /** A stored answer for this query: its ID, flags and question bytes, and the zone's serial now. */
-  const fromCache = (cached: CachedAnswer, msg: Buffer, q: ParsedQuery): Buffer => {
+  /** A stored answer for this query: its ID, flags and question bytes, the zone's serial now, its records' order. */
+  const fromCache = (cached: CachedAnswer, msg: Buffer, q: ParsedQuery, client: string): Buffer => {
     const reply = patchFor(cached.encoded, msg, q.questionEnd);
     if (cached.serialAt >= 0)
       reply.writeUInt32BE(wireSerial(options.data().index.serial(cached.zone)), cached.serialAt);
+    if (cached.order) answerOrder!.apply(reply, cached.encoded, cached.order, client);
     return reply;
   };
 
@@ -122,7 +128,7 @@ export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
     const key = cacheKey(q.questionHash, variant);
     const cached = cache.get(key);
     if (cached && cached.variant === variant && sameQuestion(cached.question!, msg, q.questionEnd))
-      return fromCache(cached, msg, q);
+      return fromCache(cached, msg, q, client);
 
     const name = nameFromWire(q.wireName);
     // A label with a "." byte cannot be one of our names, nor be written back by the codec.
@@ -141,17 +147,22 @@ export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
     // The cache is shared by all clients, so it holds only answers that do not depend on the
     // client: with forwarding on, a name outside our zones is REFUSED to some and forwarded for
     // others, so that refusal is made afresh each time (it costs a zone match, no etcd data).
-    if (!(result.outOfZone && forwarder)) {
-      cache.set(key, {
-        encoded: template,
-        question: questionBytes(msg, q),
-        variant,
-        serialAt: result.zone ? soaSerialOffset(template) : -1,
-        zone: result.zone ?? '',
-        ownName: result.ownName ? q.wireName : undefined,
-      });
-    }
-    return patchFor(template, msg, q.questionEnd);
+    // The records' order per client is applied to each copy sent, never to the stored bytes.
+    if (result.outOfZone && forwarder) return patchFor(template, msg, q.questionEnd);
+    const entry: CachedAnswer = {
+      encoded: template,
+      question: questionBytes(msg, q),
+      variant,
+      serialAt: result.zone ? soaSerialOffset(template) : -1,
+      zone: result.zone ?? '',
+      ownName: result.ownName ? q.wireName : undefined,
+      // Only answers to these types hold A/AAAA records in their answer section.
+      order: answerOrder && ORDERED_TYPES.has(q.type) ? answerOrder.layoutOf(template) : undefined,
+    };
+    cache.set(key, entry);
+    const out = patchFor(template, msg, q.questionEnd);
+    if (entry.order) answerOrder!.apply(out, template, entry.order, client);
+    return out;
   };
 
   /** Transfer or answer, then sign: what a parsed query gets before the rate limit. */

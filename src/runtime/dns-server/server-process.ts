@@ -15,6 +15,7 @@ import { startHttpServer, type Readiness } from '../shared/http-server.ts';
 import { createLogger, type Logger } from '../shared/log.ts';
 import { serverStatusRoutes } from '../status-page/server-routes.ts';
 import { AnswerCache } from './answer/answer-cache.ts';
+import { AnswerOrder } from './answer/answer-order.ts';
 import { changedNames } from './answer/answer-scope.ts';
 import { Forwarder } from './answer/forwarder.ts';
 import type { ResolverData } from './answer/resolver.ts';
@@ -100,6 +101,12 @@ function recordStore(p: Parts, transfers: () => Transfers<Zone>) {
   return { store, snapshot, history };
 }
 
+/** The order of A/AAAA records the config asks for, or undefined when answers go as stored. */
+function answerOrder(config: ServerConfig): AnswerOrder | undefined {
+  const order = new AnswerOrder(config.answerOrder?.rotation ?? 'off', config.answerOrder?.prefer ?? []);
+  return order.active ? order : undefined;
+}
+
 /** The dispatch of every message, with what it answers from and who it forwards for. */
 function dispatch(p: Parts, store: RecordStore, data: () => ResolverData, transfers: Transfers<Zone>): QueryHandler {
   const { config, logger, metrics } = p;
@@ -117,6 +124,7 @@ function dispatch(p: Parts, store: RecordStore, data: () => ResolverData, transf
     rateLimit: rateLimit ? new ResponseRateLimiter(rateLimit) : undefined,
     queryLog: config.queryLogEvery ? new QueryLog(config.queryLogEvery, logger) : undefined,
     allowsQuery: config.allowQueryFrom ? cidrMatcher(config.allowQueryFrom) : undefined,
+    answerOrder: answerOrder(config),
     identity: {
       id: config.identity?.enabled === false ? undefined : (config.identity?.name ?? hostname()),
       version: config.identity?.version ? `etcdns ${VERSION}` : undefined,

@@ -231,6 +231,20 @@ export const SERVER_OPTIONS: CommandTable = {
       help: 'answer CHAOS TXT version.server./version.bind. with the etcdns version; default off (REFUSED)',
     },
     {
+      flag: 'answer-rotation',
+      kind: 'string',
+      field: 'answerOrder.rotation',
+      value: 'off|round-robin',
+      help: 'round-robin: each answer starts its A/AAAA records one further; default off',
+    },
+    {
+      flag: 'answer-prefer',
+      kind: 'list',
+      field: 'answerOrder.prefer',
+      value: 'CIDR',
+      help: 'A/AAAA records in those of these networks that hold the client go first, first listed first; default none',
+    },
+    {
       flag: 'log-level',
       kind: 'string',
       field: 'logLevel',

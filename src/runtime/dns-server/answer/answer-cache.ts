@@ -27,10 +27,13 @@ export interface CachedAnswer {
   zone: string;
   /** The name (lower-case wire form) the answer depends on alone, or undefined when shared. */
   ownName: string | undefined;
+  /** Its A/AAAA records to order per send (answer-order.ts), or undefined: sent as stored. */
+  order?: OrderLayout | undefined;
 }
 
 import { RCODE } from '../wire/dns-constants.ts';
 import { rcodeOf } from '../wire/header.ts';
+import type { OrderLayout } from './answer-order.ts';
 
 /** Per entry beyond its bytes and key: the Map slot, the record, the Buffer object (measured in V8: ~150-250). */
 const ENTRY_OVERHEAD = 200;
