@@ -2,19 +2,15 @@
 // point 6: the README's old table still placed the SkyDNS model in a folder it had left).
 // One test per path.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { markdownSection } from '../support/markdown-section.ts';
 import { repoRoot } from '../support/tools.ts';
 
 /** The paths in the first column of the table under "## Layout". */
 function layoutPaths(): string[] {
-  const page = readFileSync(join(repoRoot, 'docs', 'layout.md'), 'utf8');
-  const start = page.indexOf('\n## Layout\n');
-  assert.ok(start >= 0, 'docs/layout.md has "## Layout"');
-  const end = page.indexOf('\n## ', start + 1);
-  const rows = page
-    .slice(start, end < 0 ? undefined : end)
+  const rows = markdownSection('docs/layout.md', 'Layout')
     .split('\n')
     .filter((l) => l.startsWith('| `'));
   return rows.flatMap((row) => [...row.split('|')[1]!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!));

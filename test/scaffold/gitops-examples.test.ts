@@ -7,11 +7,12 @@
 // Argo CD cannot run here (its gitops-engine does not build through the module proxy).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadAll } from 'js-yaml';
 import { scaffoldFiles } from '../../src/scaffold/scaffold-files.ts';
+import { markdownSection } from '../support/markdown-section.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
 import { stopAll } from '../support/process.ts';
 import { repoRoot } from '../support/tools.ts';
@@ -40,12 +41,7 @@ const ENGINE_GROUP = /^(argoproj\.io|[a-z]+\.toolkit\.fluxcd\.io)\//;
 
 /** The YAML blocks of a docs/gitops.md section that hold Argo CD or Flux objects. */
 function gitopsDocExamples(section: string): string[] {
-  const page = readFileSync(join(repoRoot, 'docs', 'gitops.md'), 'utf8');
-  const start = page.indexOf(`\n## ${section}\n`);
-  assert.ok(start >= 0, `docs/gitops.md has "## ${section}"`);
-  const end = page.indexOf('\n## ', start + 1);
-  const text = page.slice(start, end < 0 ? undefined : end);
-  return [...text.matchAll(/```yaml\n([\s\S]*?)```/g)]
+  return [...markdownSection('docs/gitops.md', section).matchAll(/```yaml\n([\s\S]*?)```/g)]
     .map((m) => m[1]!)
     .filter((y) => (loadAll(y) as { apiVersion?: string }[]).some((o) => o && ENGINE_GROUP.test(o.apiVersion ?? '')));
 }
