@@ -8,6 +8,7 @@ import {
   DRAIN_DEFAULTS,
   serverEntries,
   type ForwardInput,
+  type AnswerOrderInput,
   type IdentityInput,
   type RateLimitInput,
   type ServerConfigInput,
@@ -168,6 +169,14 @@ export interface ServerProps extends WorkloadProps, TmpVolumeProps, ReplicaSprea
    */
   readonly identity?: IdentityInput;
   /**
+   * The order of A and AAAA records in answers (CoreDNS's `loadbalance`): `rotation: 'round-robin'`
+   * starts each answer one record further; `prefer` (CIDRs, at most 30) puts first the records in
+   * those of its networks that hold the client, the first listed first. A view's own
+   * `answerOrder` replaces the fields it sets. See docs/answer-order.md.
+   * @default - off: records in the stored order for every client
+   */
+  readonly answerOrder?: AnswerOrderInput;
+  /**
    * Zone transfers out (AXFR/IXFR over TCP, NOTIFY, TSIG) to secondaries such as the corporate DNS
    * servers, for every zone without its own `transfer`; a view may replace it with its own.
    * @default - off: transfers are REFUSED
@@ -291,6 +300,7 @@ export class DnsServer extends Construct {
       ...(props.queryLogEvery ? { queryLogEvery: props.queryLogEvery } : {}),
       ...(props.identity ? { identity: props.identity } : {}),
       ...(props.allowQueryFrom ? { allowQueryFrom: props.allowQueryFrom } : {}),
+      ...(props.answerOrder ? { answerOrder: props.answerOrder } : {}),
       ...(props.maxTcpConnections ? { maxTcpConnections: props.maxTcpConnections } : {}),
       ...(transfer.transfer ? { transfer: transfer.transfer } : {}),
       // The pod's address and namespace come from the downward API (ETCDNS_POD_IP, ETCDNS_POD_NAMESPACE).
@@ -439,6 +449,7 @@ export function serverProblems(p: ServerProps, path: string): string[] {
     ...settingProblems(serverEntries.rateLimit, p.rateLimit, `${path}.rateLimit`),
     ...settingProblems(serverEntries.queryLogEvery, p.queryLogEvery, `${path}.queryLogEvery`),
     ...settingProblems(serverEntries.identity, p.identity, `${path}.identity`),
+    ...settingProblems(serverEntries.answerOrder, p.answerOrder, `${path}.answerOrder`),
     ...settingProblems(serverEntries.maxTcpConnections, p.maxTcpConnections, `${path}.maxTcpConnections`),
     ...transferProblems(p.transfer, `${path}.transfer`),
     ...intProblem(p.drainSeconds, `${path}.drainSeconds`, 0, 120, 'a number of seconds'),

@@ -280,6 +280,7 @@ export class DnsStack extends Construct {
           service: view.service,
           transfer: view.transfer,
           allowQueryFrom: view.allowQueryFrom,
+          ...(view.answerOrder ? { answerOrder: { ...props.server?.answerOrder, ...view.answerOrder } } : {}),
           etcd: etcdAs(serverUsers[i]!),
           httpPort,
           prometheusAnnotations,

@@ -3,7 +3,7 @@
 // DnsServer and Service; the controller writes every view (see src/runtime/controller/views/).
 import * as v from 'valibot';
 import { keyPrefix } from '../config/field-rules.ts';
-import { serverEntries } from '../config/server-config.ts';
+import { serverEntries, type AnswerOrderInput } from '../config/server-config.ts';
 import { problemsOf } from '../config/schema-problems.ts';
 import {
   viewsSchema,
@@ -66,6 +66,12 @@ export interface ViewProps {
    * @default - every client
    */
   readonly allowQueryFrom?: string[];
+  /**
+   * The order of A and AAAA records for this view's clients (`rotation`, `prefer`: see
+   * `server.answerOrder`); the fields it sets replace the server's.
+   * @default - `server.answerOrder`
+   */
+  readonly answerOrder?: AnswerOrderInput;
 }
 
 export const DEFAULT_VIEWS: ViewProps[] = [{ name: 'internal' }];
@@ -81,6 +87,7 @@ export interface ResolvedView {
   rules: RewriteRule[];
   transfer?: TransferProps;
   allowQueryFrom?: string[];
+  answerOrder?: AnswerOrderInput;
 }
 
 /** Views with their defaults filled in; assumes validated props. */
@@ -100,6 +107,7 @@ export function resolveViews(
     rules: view.rules ?? [],
     ...((view.transfer ?? transfer) ? { transfer: view.transfer ?? transfer } : {}),
     ...(view.allowQueryFrom ? { allowQueryFrom: view.allowQueryFrom } : {}),
+    ...(view.answerOrder ? { answerOrder: view.answerOrder } : {}),
   }));
 }
 
@@ -150,6 +158,7 @@ export function viewsProblems(views: ViewProps[] | undefined, zones: ZoneConfig[
     problems.push(...dnsServiceProblems(view.service, `${at}.service`));
     problems.push(...transferProblems(view.transfer, `${at}.transfer`));
     problems.push(...settingProblems(serverEntries.allowQueryFrom, view.allowQueryFrom, `${at}.allowQueryFrom`));
+    problems.push(...settingProblems(serverEntries.answerOrder, view.answerOrder, `${at}.answerOrder`));
   });
   return problems;
 }

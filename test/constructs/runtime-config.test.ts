@@ -104,3 +104,19 @@ test("a view's allowQueryFrom reaches its server's loader, and only that view's"
   const external = loadServerSettings(podCommand(props, 'etcdns-server-external', 'acl').args, {}).config;
   assert.equal(external.allowQueryFrom, undefined);
 });
+
+test("answerOrder: the server's reaches every view's loader, a view's own fields replace it there; absent, none", () => {
+  const props: DnsStackProps = {
+    zones: [{ name: 'example.org' }],
+    server: { answerOrder: { rotation: 'round-robin' } },
+    views: [
+      { name: 'internal', answerOrder: { prefer: ['10.1.0.0/16', '10.2.0.0/16'] } },
+      { name: 'external', prefix: '/external', exposure: 'external' },
+    ],
+  };
+  const config = (p: DnsStackProps, view: string) =>
+    loadServerSettings(podCommand(p, `etcdns-server-${view}`, 'order').args, {}).config.answerOrder;
+  assert.deepEqual(config(props, 'internal'), { rotation: 'round-robin', prefer: ['10.1.0.0/16', '10.2.0.0/16'] });
+  assert.deepEqual(config(props, 'external'), { rotation: 'round-robin' });
+  assert.equal(config({ zones: [{ name: 'example.org' }] }, 'internal'), undefined);
+});

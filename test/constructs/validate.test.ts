@@ -50,6 +50,18 @@ const cases: [string, DnsStackProps, string, string][] = [
     'views[0].allowQueryFrom[1]',
     'CIDR',
   ],
+  [
+    'a view preferring a network with host bits set',
+    { ...valid, views: [{ name: 'internal', answerOrder: { prefer: ['10.1.0.0/16', '10.2.0.1/16'] } }] },
+    'views[0].answerOrder.prefer[1]',
+    'host bits set',
+  ],
+  [
+    'an answer rotation that is not known',
+    { ...valid, server: { answerOrder: { rotation: 'random' as 'off' } } },
+    'server.answerOrder.rotation',
+    '"round-robin"',
+  ],
   ['two views on one prefix', { ...valid, views: [{ name: 'a' }, { name: 'b' }] }, 'views[1].prefix', 'overlaps'],
   [
     'two views of one name',
