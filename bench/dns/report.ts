@@ -1,10 +1,13 @@
 // Turns measurements into the table the benchmark prints and the ratios the issues' targets
 // are stated in (ours / CoreDNS, ours / Knot), and ours / the Node floor (node-floor.ts).
 
-export const SERVERS = ['etcdns', 'coredns', 'knot', 'node-floor', 'etcdns-baseline'] as const;
+export const SERVERS = ['etcdns', 'coredns', 'knot', 'node-floor', 'etcdns-baseline', 'etcdns-order'] as const;
 export type ServerName = (typeof SERVERS)[number];
-/** Every server but the baseline, which runs only when a baseline checkout is given (--baseline). */
-export const DEFAULT_SERVERS: readonly ServerName[] = SERVERS.filter((s) => s !== 'etcdns-baseline');
+/** Servers that run only when asked: the baseline (--baseline DIR), and etcdns with answerOrder on (--servers). */
+const ON_REQUEST: readonly ServerName[] = ['etcdns-baseline', 'etcdns-order'];
+export const DEFAULT_SERVERS: readonly ServerName[] = SERVERS.filter((s) => !ON_REQUEST.includes(s));
+/** The etcdns builds, each given against the Node floor. */
+const ETCDNS_BUILDS: readonly ServerName[] = ['etcdns', 'etcdns-baseline', 'etcdns-order'];
 export type Mode = 'pinned' | 'unpinned';
 
 /** One server in one mode, medians over the runs. */
@@ -126,7 +129,7 @@ export interface FloorRatios {
 export function floorRatios(ms: readonly Measurement[]): FloorRatios[] {
   return ms.flatMap((m) => {
     const floor = find(ms, 'node-floor', m.mode);
-    if (!floor || (m.server !== 'etcdns' && m.server !== 'etcdns-baseline')) return [];
+    if (!floor || !ETCDNS_BUILDS.includes(m.server)) return [];
     return [
       {
         server: m.server,

@@ -33,17 +33,25 @@ export interface ServerContext {
   baselineBin?: string | undefined;
 }
 
+/**
+ * `etcdns-order`: rotation on, and a prefer network holding both dnsperf's address (127.0.0.1)
+ * and every record's (10.0.x.x), so each multi-address answer takes the whole path: the client's
+ * networks looked up, every record ranked, the records rotated in the copy sent.
+ */
+const ANSWER_ORDER_ARGS = ['--answer-rotation', 'round-robin', '--answer-prefer', '0.0.0.0/1'];
+
 export async function startBenchServer(name: ServerName, ctx: ServerContext): Promise<BenchServer> {
   const zone = ctx.set.zone;
   switch (name) {
     case 'etcdns':
+    case 'etcdns-order':
     case 'etcdns-baseline': {
       if (name === 'etcdns-baseline' && !ctx.baselineBin) throw new Error('etcdns-baseline needs --baseline DIR');
       const s = await startEtcdnsServer({
         etcdEndpoints: ctx.etcdEndpoints,
         zones: [zone],
         prefix: ctx.prefix,
-        args: ctx.etcdnsArgs,
+        args: name === 'etcdns-order' ? [...ctx.etcdnsArgs, ...ANSWER_ORDER_ARGS] : ctx.etcdnsArgs,
         ...(name === 'etcdns-baseline' ? { bin: ctx.baselineBin } : {}),
       });
       const gcPauses = async () => {
