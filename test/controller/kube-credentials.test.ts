@@ -1,8 +1,8 @@
 // Table tests of reading an exec credential plugin's output (client.authentication.k8s.io).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseExecCredential, type IssuedCredential } from '../../src/runtime/controller/kube/kube-credentials.ts';
-import type { ExecPlugin } from '../../src/runtime/controller/kube/kube-target.ts';
+import { parseExecCredential, type IssuedCredential } from '../../src/runtime/kube/kube-credentials.ts';
+import type { ExecPlugin } from '../../src/runtime/kube/kube-target.ts';
 
 const plugin: ExecPlugin = { apiVersion: 'client.authentication.k8s.io/v1', command: 'login', args: [], env: [] };
 const cred = (status: unknown, apiVersion = plugin.apiVersion, kind = 'ExecCredential') =>

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadKubeTarget, type KubeTarget } from '../../src/runtime/controller/kube/kube-target.ts';
+import { loadKubeTarget, type KubeTarget } from '../../src/runtime/kube/kube-target.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const CA = '-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n';

@@ -24,7 +24,7 @@ import { controllerClusterRules } from '../../src/constructs/controller-rbac.ts'
 import { controllerUsage } from '../../src/runtime/controller/controller-options.ts';
 import { IncrementalPlanner } from '../../src/runtime/controller/incremental/incremental-planner.ts';
 import { ClusterCache } from '../../src/runtime/controller/kube/cluster-cache.ts';
-import { KubeClient } from '../../src/runtime/controller/kube/kube-client.ts';
+import { KubeClient } from '../../src/runtime/kube/kube-client.ts';
 import { createLogger } from '../../src/runtime/shared/log.ts';
 import { SOURCE_RUNTIMES } from '../../src/runtime/controller/sources/source-registry.ts';
 import { sourceOptions } from '../../src/runtime/controller/sources/source-options.ts';

@@ -5,8 +5,8 @@
 // `drain.seconds` from SIGTERM. So a roll does not depend on how fast the endpoints move: the
 // server answers until they have, and its margin for the proxies starts from there.
 import { DRAIN_DEFAULTS, type DrainConfig } from '../../config/server-config.ts';
-import { KubeClient } from '../controller/kube/kube-client.ts';
-import { loadKubeTarget } from '../controller/kube/kube-target.ts';
+import { KubeClient } from '../kube/kube-client.ts';
+import { loadKubeTarget } from '../kube/kube-target.ts';
 import type { Readiness } from '../shared/http-server.ts';
 import type { Logger } from '../shared/log.ts';
 import { listsAsReady } from './endpoint-listing.ts';

@@ -5,8 +5,8 @@
 //   etcdns etcd-member leave ...  a sidecar: on termination after a scale-down, remove the
 //                                 member (member-leave.ts)
 import { parseArgs } from 'node:util';
-import { KubeClient } from '../controller/kube/kube-client.ts';
-import { loadKubeTarget } from '../controller/kube/kube-target.ts';
+import { KubeClient } from '../kube/kube-client.ts';
+import { loadKubeTarget } from '../kube/kube-target.ts';
 import type { Subcommand } from '../subcommand.ts';
 import type { MemberConnection } from './member-api.ts';
 import { leave, type LeaveOptions } from './member-leave.ts';

@@ -3,8 +3,8 @@
 // members that stay; a pod that stops for any other reason stays a member. As a native sidecar
 // it is stopped after etcd, so it removes a member that has already stopped: the others keep
 // their quorum throughout (5 -> 3: 3 of 5 running, then 3 of 4, then 3 of 3).
-import type { KubeClient } from '../controller/kube/kube-client.ts';
-import { KubeApiError } from '../controller/kube/kube-client.ts';
+import type { KubeClient } from '../kube/kube-client.ts';
+import { KubeApiError } from '../kube/kube-client.ts';
 import { planLeave, type LeavePlan } from './leave-plan.ts';
 import { openCluster, type MemberConnection } from './member-api.ts';
 import { log, sleep } from './prepare-member.ts';

@@ -2,7 +2,7 @@
 // running it, with their kubeconfig): the stack's pods, and through the API server's proxy each
 // pod's own account: etcd's /metrics and /health, each DNS server's and controller's
 // /status.json; the controller's Lease. A part that does not answer is kept as its error.
-import type { KubeClient } from '../controller/kube/kube-client.ts';
+import type { KubeClient } from '../kube/kube-client.ts';
 import type { ControllerSummary } from '../status-page/controller-page.ts';
 import type { ServerSummary } from '../status-page/server-page.ts';
 import { metricSamples, type MetricSample } from './metric-samples.ts';

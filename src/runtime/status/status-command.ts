@@ -62,8 +62,8 @@ async function run(args: string[]): Promise<number> {
     return 0;
   }
   // Loaded once the arguments are good: the Kubernetes client is not needed for --help.
-  const { loadKubeTarget } = await import('../controller/kube/kube-target.ts');
-  const { KubeClient } = await import('../controller/kube/kube-client.ts');
+  const { loadKubeTarget } = await import('../kube/kube-target.ts');
+  const { KubeClient } = await import('../kube/kube-client.ts');
   const { readStackStatus } = await import('./stack-status.ts');
   const { statusReport } = await import('./status-report.ts');
   let kube;

@@ -29,7 +29,7 @@ import { SOURCE_RUNTIMES } from '../sources/source-registry.ts';
 import type { SourceRuntime } from '../sources/source-runtime.ts';
 import { sliceService } from '../sources/service-source.ts';
 import { Informer, type ObjectChange } from './informer.ts';
-import type { KubeClient } from './kube-client.ts';
+import type { KubeClient } from '../../kube/kube-client.ts';
 
 export type ClusterChange = { objects: ObjectKey[] } | 'all';
 

@@ -8,7 +8,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from '../../shared/log.ts';
-import { KubeApiError, type KubeClient, type WatchEvent } from './kube-client.ts';
+import { KubeApiError, type KubeClient, type WatchEvent } from '../../kube/kube-client.ts';
 import { slimObject } from './slim-object.ts';
 
 export interface InformerOptions {

@@ -12,7 +12,7 @@
 // The controller asks isLeader() before each view's writes; an etcd transaction sent just
 // before the deadline lands within that margin unless etcd stalls for longer.
 import type { Logger } from '../../shared/log.ts';
-import { KubeApiError, type KubeClient } from './kube-client.ts';
+import { KubeApiError, type KubeClient } from '../../kube/kube-client.ts';
 
 /** A coordination.k8s.io/v1 Lease as it travels: times are strings. */
 interface Lease {

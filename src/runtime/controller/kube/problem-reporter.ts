@@ -4,7 +4,7 @@
 // Failures to record an Event are logged, never fatal. Without a Kubernetes client (dry runs),
 // problems are only logged.
 import type { Logger } from '../../shared/log.ts';
-import type { KubeClient } from './kube-client.ts';
+import type { KubeClient } from '../../kube/kube-client.ts';
 import type { Problem } from '../desired-record.ts';
 import { problemId } from '../problem-times.ts';
 

@@ -5,7 +5,7 @@ import { DNS_ENDPOINTS, collectionPath } from '../../../config/source-kinds.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { DnsEndpoint, DnsEndpointStatus } from '../sources/dns-endpoint/dns-endpoint.ts';
 import { sameStatus } from '../sources/dns-endpoint/dns-endpoint-status.ts';
-import { KubeApiError, type KubeClient } from './kube-client.ts';
+import { KubeApiError, type KubeClient } from '../../kube/kube-client.ts';
 
 export interface StatusUpdate {
   object: DnsEndpoint;

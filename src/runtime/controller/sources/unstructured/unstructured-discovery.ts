@@ -3,7 +3,7 @@
 // and their resource ids ("configmap/<ns>/<name>", external-dns's: the kind lower-cased).
 import { ConfigError } from '../../../../config/config-error.ts';
 import type { ApiResource } from '../../../../config/source-kinds.ts';
-import type { KubeClient } from '../../kube/kube-client.ts';
+import type { KubeClient } from '../../../kube/kube-client.ts';
 import { parseUnstructuredResource } from '../../../../config/unstructured-resource.ts';
 
 export interface UnstructuredResource {

@@ -1,4 +1,4 @@
-// Where and as whom the controller talks to the API server, found in the order of
+// Where and as whom a command talks to the API server, found in the order of
 // controller-runtime's GetConfig and client-go's loading rules: --kubeconfig FILE; else
 // $KUBECONFIG (its files merged, the first to set a value wins; missing ones skipped); else,
 // inside a pod, its ServiceAccount; else ~/.kube/config. So a $KUBECONFIG set in a pod is used,
@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { load } from 'js-yaml';
-import { ConfigError } from '../controller-options.ts';
+import { ConfigError } from '../../config/config-error.ts';
 
 export interface ExecPlugin {
   apiVersion: string;

@@ -1,7 +1,8 @@
-// The controller's HTTP client for the Kubernetes API: JSON requests and watch streams over
-// node:https with the kubeconfig's TLS and credentials. It is small on purpose: the generated
-// client of @kubernetes/client-node (whose types the sources still use) costs ~80 MiB of memory
-// on import, more than the controller needs for 10,000 Services.
+// The HTTP client for the Kubernetes API (the controller, `etcdns status`, etcd-member, the
+// server's drain): JSON requests and watch streams over node:https with the kubeconfig's TLS and
+// credentials. It is small on purpose: the generated client of @kubernetes/client-node (whose
+// types the sources still use) costs ~80 MiB of memory on import, more than the controller needs
+// for 10,000 Services.
 import http from 'node:http';
 import https from 'node:https';
 import { KubeCredentials, type Credentials } from './kube-credentials.ts';
