@@ -11,6 +11,7 @@ import type { ClusterSnapshot } from '../support/cluster-snapshot.ts';
 import type { Gateway, Route } from '../../src/runtime/controller/sources/gateway/gateway-api.ts';
 import { sourceOptions } from '../../src/runtime/controller/sources/source-options.ts';
 import { desiredRecords } from '../support/full-pipeline.ts';
+import { gw, vs } from './istio/istio-objects.ts';
 
 const N = 'external-dns.kubernetes.io/';
 
@@ -110,6 +111,12 @@ const pod = (name: string, annotations: Record<string, string> = {}): { kind: 'P
   },
 });
 
+/** A Gateway serving *.example.org at 203.0.113.30 (its target annotation). */
+const edge = {
+  kind: 'IstioGateway' as const,
+  object: gw('edge', { servers: [['*.example.org']], annotations: { [`${N}target`]: '203.0.113.30' } }),
+};
+
 const ingressRoute = {
   apiVersion: 'traefik.io/v1alpha1',
   kind: 'IngressRoute',
@@ -135,6 +142,7 @@ interface Row {
     | 'node'
     | 'pod'
     | 'traefik-proxy'
+    | 'istio-virtualservice'
   )[];
   targetTemplate?: string[];
   records: string[];
@@ -364,6 +372,48 @@ const ROWS: Row[] = [
     fqdnTemplate: ['{{ .Name }}.traefik.example.org'],
     sources: ['traefik-proxy'],
     records: [],
+  },
+  {
+    name: "a VirtualService without hosts: the template name at its Gateway's targets",
+    snapshot: { others: [edge, { kind: 'VirtualService', object: vs('shop', { gateways: ['infra/edge'] }) }] },
+    fqdnTemplate: ['{{ .Name }}.example.org'],
+    sources: ['istio-virtualservice'],
+    records: ['shop.example.org. A 203.0.113.30'],
+  },
+  {
+    name: "a VirtualService's target annotation does not apply to the template's names (external-dns's endpointsFromTemplate)",
+    snapshot: {
+      others: [
+        edge,
+        {
+          kind: 'VirtualService',
+          object: vs('shop', { gateways: ['infra/edge'], annotations: { [`${N}target`]: '192.0.2.50' } }),
+        },
+      ],
+    },
+    fqdnTemplate: ['{{ .Name }}.example.org'],
+    sources: ['istio-virtualservice'],
+    records: ['shop.example.org. A 203.0.113.30'],
+  },
+  {
+    name: "a VirtualService with hosts, its target annotation and --combine-fqdn-annotation: its hosts at the annotation, the template's at the Gateway's",
+    snapshot: {
+      others: [
+        edge,
+        {
+          kind: 'VirtualService',
+          object: vs('shop', {
+            hosts: ['own.example.org'],
+            gateways: ['infra/edge'],
+            annotations: { [`${N}target`]: '192.0.2.50' },
+          }),
+        },
+      ],
+    },
+    fqdnTemplate: ['{{ .Name }}.example.org'],
+    combine: true,
+    sources: ['istio-virtualservice'],
+    records: ['own.example.org. A 192.0.2.50', 'shop.example.org. A 203.0.113.30'],
   },
   {
     name: 'DNSEndpoints never take the template',

@@ -60,7 +60,8 @@ export interface SourceRuntime {
   >;
   /**
    * The records of --fqdn-template's names for the object, for a source that does not publish
-   * them as its hostname annotation's (node: at its addresses; pod: at its IPs).
+   * them as its hostname annotation's (node: at its addresses; pod: at its IPs; a VirtualService:
+   * at its Gateways' targets, not its target annotation).
    */
   templateRecords?(
     object: KubernetesObject,

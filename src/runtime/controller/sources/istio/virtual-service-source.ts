@@ -2,7 +2,8 @@
 // istio-virtualservice source does it: each of its hosts ("*" skipped, a "namespace/" scope
 // stripped) and its hostname annotation points at its target annotation, else at the targets
 // (gateway-targets.ts) of every Gateway in spec.gateways ("mesh" ignored, "[namespace/]name" in
-// the VirtualService's namespace by default) that serves the host (virtual-service-binding.ts).
+// the VirtualService's namespace by default) that serves the host (virtual-service-binding.ts);
+// --fqdn-template's names only at those Gateways' targets.
 // Better than external-dns: a Gateway whose controller annotation names another controller gives
 // no targets (external-dns follows it anyway); a malformed gateway reference skips this
 // VirtualService, and a Gateway whose targets cannot be read gives none, both reported
@@ -30,19 +31,52 @@ export function virtualServiceRecords(
   options: SourceOptions,
   out: SourceResult,
 ): void {
-  const meta = vs.metadata;
-  if (!meta?.name || !objectSelected(meta, options)) return;
-  const namespace = meta.namespace ?? 'default';
-  const ref = objectRef('VirtualService', vs.apiVersion ?? `${ISTIO_GROUP}/v1`, meta)!;
-  const b = new RecordBuilder(ref, meta.annotations, options, out);
+  const found = builderFor(vs, options, out);
+  if (!found) return;
+  const { b } = found;
   const hosts = [...new Set([...specHosts(vs), ...b.annotatedHostnames()])];
   if (hosts.length === 0) return;
   // An empty target annotation is read as absent (external-dns does), unlike the other sources'.
-  const override = splitList(readAnnotation(meta.annotations, 'target')?.value);
-  if (override.length > 0) {
-    b.hostnames(hosts, b.targets(override));
-    return;
-  }
+  const override = splitList(readAnnotation(vs.metadata?.annotations, 'target')?.value);
+  if (override.length > 0) b.hostnames(hosts, b.targets(override));
+  else atGatewayTargets(vs, hosts, found.namespace, context, b);
+}
+
+/**
+ * --fqdn-template's names: at the targets of the Gateways that serve each, never at the target
+ * annotation (external-dns v0.22's endpointsFromTemplate reads only the Gateways).
+ */
+export function virtualServiceTemplateRecords(
+  vs: VirtualService,
+  names: string[],
+  context: VirtualServiceContext,
+  options: SourceOptions,
+  out: SourceResult,
+): void {
+  const found = builderFor(vs, options, out);
+  if (found) atGatewayTargets(vs, names, found.namespace, context, found.b);
+}
+
+/** The builder of a VirtualService the filters select; undefined for one they leave out. */
+function builderFor(
+  vs: VirtualService,
+  options: SourceOptions,
+  out: SourceResult,
+): { b: RecordBuilder; namespace: string } | undefined {
+  const meta = vs.metadata;
+  if (!meta?.name || !objectSelected(meta, options)) return undefined;
+  const ref = objectRef('VirtualService', vs.apiVersion ?? `${ISTIO_GROUP}/v1`, meta)!;
+  return { b: new RecordBuilder(ref, meta.annotations, options, out), namespace: meta.namespace ?? 'default' };
+}
+
+/** Each host at the targets of the bound Gateways that serve it; a host no Gateway serves gets none. */
+function atGatewayTargets(
+  vs: VirtualService,
+  hosts: string[],
+  namespace: string,
+  context: VirtualServiceContext,
+  b: RecordBuilder,
+): void {
   const gateways = boundGateways(vs, namespace, context, b);
   if (!gateways) return;
   for (const host of hosts) {
@@ -104,6 +138,8 @@ function boundGateways(
 export const virtualServiceSource: SourceRuntime = {
   records: (object, _kind, context, options, out) =>
     virtualServiceRecords(object as VirtualService, istioContext(context), options, out),
+  templateRecords: (object, names, context, options, out) =>
+    virtualServiceTemplateRecords(object as VirtualService, names, istioContext(context), options, out),
   indexKeys: virtualServiceIndexKeys,
   changes: { IstioGateway: gatewayChanged, Service: serviceChanged, Ingress: ingressChanged },
 };
