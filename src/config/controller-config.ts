@@ -17,10 +17,11 @@ import {
   oneOf,
   ownerId,
   path,
+  pathTo,
   text,
 } from './field-rules.ts';
 import { reverseZonesSchema } from './reverse-zone-config.ts';
-import { DEFAULT_VIEW, viewsSchema } from './view-config.ts';
+import { DEFAULT_VIEW, UNKNOWN_RULE_KIND, unlistedRuleKinds, viewsSchema } from './view-config.ts';
 
 import { SOURCE_KINDS } from './source-kinds.ts';
 import {
@@ -244,6 +245,12 @@ export const controllerConfigSchema = v.pipe(
     ),
     ['unstructuredResources'],
   ),
+  v.rawCheck(({ dataset, addIssue }) => {
+    // Another kind is the unstructured source's, known only once discovery named it (at start-up).
+    if (!dataset.typed || dataset.value.sources?.includes('unstructured')) return;
+    for (const { keys } of unlistedRuleKinds(dataset.value.views ?? []))
+      addIssue({ message: UNKNOWN_RULE_KIND, path: pathTo(dataset.value, keys) });
+  }),
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const names = dataset.value.views?.map((view) => view.name) ?? [DEFAULT_VIEW.name];

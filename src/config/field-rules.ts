@@ -153,3 +153,15 @@ export const stringMap = v.pipe(
 );
 
 export const path = text('a file path', (s) => s.length > 0);
+
+/** The valibot path to the value at `keys` under `root`, for a cross-field check's issue. */
+export function pathTo(root: unknown, keys: readonly (string | number)[]): [v.IssuePathItem, ...v.IssuePathItem[]] {
+  let input = root as Record<string | number, unknown>;
+  const items = keys.map((key) => {
+    const value = input[key];
+    const item = { type: typeof key === 'number' ? 'array' : 'object', origin: 'value', input, key, value };
+    input = value as Record<string | number, unknown>;
+    return item as v.IssuePathItem;
+  });
+  return items as [v.IssuePathItem, ...v.IssuePathItem[]];
+}

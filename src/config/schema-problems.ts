@@ -8,14 +8,19 @@ export type SourceOf = (path: string) => string | undefined;
 
 type AnySchema = v.GenericSchema;
 
-function pathOf(issue: v.BaseIssue<unknown>, base: string): string {
+/** A field's path as problems name it: ["zones", 1, "soa"] under "" is "zones[1].soa". */
+export function keyPath(keys: readonly unknown[], base = ''): string {
   let path = base;
-  for (const item of issue.path ?? []) {
-    const key = item.key;
+  for (const key of keys)
     path = typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${String(key)}` : String(key);
-  }
   return path || 'config';
 }
+
+const pathOf = (issue: v.BaseIssue<unknown>, base: string) =>
+  keyPath(
+    (issue.path ?? []).map((i) => i.key),
+    base,
+  );
 
 /** The most specific source known: "forward.upstreams[0]" -> "forward.upstreams" -> "forward". */
 function sourceFor(path: string, sourceOf: SourceOf): string | undefined {

@@ -57,6 +57,11 @@ export interface ObjectSpec {
   api: ApiResource;
   /** First part of the resource id ("httproute/<ns>/<name>"), as external-dns names the resource. */
   resourcePrefix: string;
+  /**
+   * The id keeps an empty namespace part for a cluster-scoped object ("kind//name"), as
+   * external-dns's unstructured source writes it; otherwise it has none ("node/<name>").
+   */
+  idKeepsEmptyNamespace?: true;
 }
 
 /** Something a source reads besides its objects: one of READ_KINDS. */
@@ -271,7 +276,12 @@ export function addDiscoveredKinds(
       problems.push(`--unstructured-resource ${value}: kind ${kind} is read by ${taken.source} already`);
       continue;
     }
-    const spec = { kind: kind as DiscoveredKind, api, resourcePrefix: kind.toLowerCase() };
+    const spec = {
+      kind: kind as DiscoveredKind,
+      api,
+      resourcePrefix: kind.toLowerCase(),
+      idKeepsEmptyNamespace: true as const,
+    };
     DISCOVERED.set(value, spec);
     OBJECT_KINDS.set(kind, { ...spec, source });
   }
@@ -317,10 +327,16 @@ export function kubernetesKind(kind: ObjectKind): string {
   return objectSpec(kind).kubernetesKind ?? kind;
 }
 
-/** The kinds as view rules name them ("service", "httproute", "dnsendpoint"). */
-export const RULE_KINDS: readonly string[] = [
-  ...new Set([...OBJECT_KINDS.values()].map((o) => (o.kubernetesKind ?? o.kind).toLowerCase())),
-];
+/** How view rules name an object kind: its Kubernetes kind in lower case ("service", "httproute"). */
+const ruleKind = (o: ObjectSpec) => (o.kubernetesKind ?? o.kind).toLowerCase();
+
+/** The kinds as view rules name them ("service", "httproute", "dnsendpoint"), before discovery. */
+export const RULE_KINDS: readonly string[] = [...new Set([...OBJECT_KINDS.values()].map(ruleKind))];
+
+/** Whether a view rule's kind names a row's kind or one the unstructured source discovered. */
+export function ruleKindKnown(kind: string): boolean {
+  return RULE_KINDS.includes(kind) || [...DISCOVERED.values()].some((o) => ruleKind(o) === kind);
+}
 
 /** What a source reads besides its objects, with the switches given. */
 export function readsOf(source: SourceKind, switches: SourceSwitches): ReadKind[] {

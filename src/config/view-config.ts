@@ -8,6 +8,8 @@ import { dnsName, ipAddress, keyPrefix, list, network, oneOf, stringMap, text } 
 
 const strings = list(v.string(), 'strings (leave it out to match any)');
 
+const RULE_KIND_TEXT = `one of ${RULE_KINDS.map((k) => `"${k}"`).join(', ')}, or the lower-case kind of an unstructured resource`;
+
 const ruleMatchSchema = v.strictObject(
   {
     /** Name suffixes ("example.org" matches itself and below) or globs ("*.apps.example.org"; "*" stays within one label). */
@@ -18,10 +20,13 @@ const ruleMatchSchema = v.strictObject(
       ),
     ),
     types: v.optional(list(oneOf(RECORD_TYPES), 'record types')),
-    /** Source kinds in lower case, e.g. "service", "ingress", "httproute", "dnsendpoint". */
+    /**
+     * Source kinds in lower case, e.g. "service", "ingress", "httproute", "dnsendpoint", or the kind
+     * of an unstructured resource ("virtualmachineinstance"), checked once discovery named it.
+     */
     kinds: v.optional(
       list(
-        text(`one of ${RULE_KINDS.map((k) => `"${k}"`).join(', ')}`, (s) => RULE_KINDS.includes(s)),
+        text(RULE_KIND_TEXT, (s) => /^[a-z][a-z0-9]*$/.test(s)),
         'source kinds',
       ),
     ),
@@ -189,3 +194,17 @@ export const VIEWS_ANNOTATION = 'etcdns.io/views';
 
 /** Per-object addresses or host name to publish in external views instead of the object's own, "203.0.113.10". */
 export const EXTERNAL_TARGET_ANNOTATION = 'etcdns.io/external-target';
+
+/** Each rule's kind that no source row names, with its path ("views[0].rules[1].match.kinds[0]"). */
+export function unlistedRuleKinds(views: readonly ViewInput[]): { kind: string; keys: (string | number)[] }[] {
+  return views.flatMap((view, i) =>
+    (view.rules ?? []).flatMap((rule, j) =>
+      (rule.match.kinds ?? []).flatMap((kind, k) =>
+        RULE_KINDS.includes(kind) ? [] : [{ kind, keys: ['views', i, 'rules', j, 'match', 'kinds', k] }],
+      ),
+    ),
+  );
+}
+
+/** What a rule kind that names no source's kind is told. */
+export const UNKNOWN_RULE_KIND = `must be ${RULE_KIND_TEXT} (sources: unstructured)`;

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import * as v from 'valibot';
 import assert from 'node:assert/strict';
 import { problemsOf } from '../../src/config/schema-problems.ts';
+import { controllerConfigSchema } from '../../src/config/controller-config.ts';
 import { rewriteRuleSchema, viewsSchema, withViewDefaults } from '../../src/config/view-config.ts';
 
 const ok = { name: 'internal', prefix: '/skydns' };
@@ -128,9 +129,9 @@ const badRules: [string, unknown, RegExp][] = [
     /^r\.match\.types\[0\]: must be one of "A"/,
   ],
   [
-    'bad kind',
-    { name: 'x', match: { kinds: ['deployment'] }, action: { keep: true } },
-    /^r\.match\.kinds\[0\]: must be one of "service", "ingress", "httproute", "grpcroute", "tlsroute", "tcproute", "udproute", "dnsendpoint"/,
+    'a kind not in lower case',
+    { name: 'x', match: { kinds: ['Service'] }, action: { keep: true } },
+    /^r\.match\.kinds\[0\]: must be one of "service", "ingress", "httproute", "grpcroute", "tlsroute", "tcproute", "udproute", "dnsendpoint".*, or the lower-case kind of an unstructured resource \(got "Service"\)/,
   ],
   [
     'network with host bits',
@@ -199,4 +200,31 @@ const badRules: [string, unknown, RegExp][] = [
 for (const [name, input, want] of badRules)
   test(`rewrite rule refused, naming the field: ${name}`, () => {
     assert.match(problemsOf(rewriteRuleSchema, input, 'r').join('\n'), want);
+  });
+
+// A kind no row names can only be the unstructured source's: refused when that source is off;
+// with it on, discovery decides at start-up (controller-process.ts).
+const ruleKindRows: [name: string, sources: string[], kinds: string[], want: RegExp | undefined][] = [
+  ["a row's kind", ['service'], ['service'], undefined],
+  [
+    'another kind, no unstructured source',
+    ['service'],
+    ['deployment'],
+    /^views\[0\]\.rules\[0\]\.match\.kinds\[0\]: must be one of "service", .* \(sources: unstructured\)$/,
+  ],
+  ['another kind, with the unstructured source', ['service', 'unstructured'], ['deployment'], undefined],
+];
+for (const [name, sources, kinds, want] of ruleKindRows)
+  test(`a view rule's kinds: ${name}`, () => {
+    const problems = problemsOf(controllerConfigSchema, {
+      etcd: { endpoints: ['http://127.0.0.1:2379'] },
+      ownerId: 'test',
+      sources,
+      ...(sources.includes('unstructured') ? { unstructuredResources: ['deployments.v1.apps'] } : {}),
+      views: [
+        { name: 'internal', prefix: '/skydns', rules: [{ name: 'r', match: { kinds }, action: { keep: true } }] },
+      ],
+    });
+    if (want) assert.match(problems.join('\n'), want);
+    else assert.deepEqual(problems, []);
   });

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { addDiscoveredKinds, type ObjectKind } from '../../src/config/source-kinds.ts';
+import { addDiscoveredKinds, ruleKindKnown, type ObjectKind } from '../../src/config/source-kinds.ts';
 import { resourceId } from '../../src/runtime/controller/desired-record.ts';
 import { sourceRecords } from '../../src/runtime/controller/incremental/object-records.ts';
 import { snapshotContext } from '../support/full-pipeline.ts';
@@ -353,6 +353,30 @@ test('a kind another source reads already is refused, naming the value', () => {
       '--unstructured-resource endpointslices.v1.discovery.k8s.io: kind EndpointSlice is read by the other sources already',
     ],
   );
+});
+
+test('a cluster-scoped kind keeps an empty namespace in its resource id ("kind//name"), as external-dns writes it', () => {
+  const value = 'clusterissuers.v1.cert-manager.io';
+  const api = { group: 'cert-manager.io', versions: ['v1'], resource: 'clusterissuers', namespaced: false };
+  assert.deepEqual(addDiscoveredKinds('unstructured', [{ value, kind: 'ClusterIssuer', api }]), []);
+  const annotations = { [`${N}hostname`]: 'ca.example.org', [`${N}target`]: '10.0.0.9' };
+  const out = sourceRecords(
+    { kind: 'ClusterIssuer' as ObjectKind, object: { metadata: { name: 'acme', annotations } } },
+    snapshotContext({}),
+    sourceOptions({ sources: ['unstructured'], unstructuredResources: [value] }),
+  );
+  assert.deepEqual(
+    out.records.map((r) => [r.name, r.object.namespace, resourceId(r.object)]),
+    [['ca.example.org.', '', 'clusterissuer//acme']],
+  );
+});
+
+test('view rules may name the kinds discovery named, in lower case; other kinds stay unknown', () => {
+  assert.equal(ruleKindKnown('virtualmachineinstance'), true);
+  assert.equal(ruleKindKnown('rdsinstance'), true);
+  assert.equal(ruleKindKnown('service'), true);
+  assert.equal(ruleKindKnown('virtualmachine'), false);
+  assert.equal(ruleKindKnown('VirtualMachineInstance'), false);
 });
 
 const RESOURCES: [string, string | RegExp][] = [

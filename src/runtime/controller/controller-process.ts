@@ -3,7 +3,9 @@
 import type { Etcd3 } from 'etcd3';
 import type { ControllerConfig } from '../../config/controller-config.ts';
 import { ConfigError } from '../../config/config-error.ts';
-import { addDiscoveredKinds } from '../../config/source-kinds.ts';
+import { keyPath } from '../../config/schema-problems.ts';
+import { addDiscoveredKinds, ruleKindKnown } from '../../config/source-kinds.ts';
+import { UNKNOWN_RULE_KIND, unlistedRuleKinds } from '../../config/view-config.ts';
 import { discoverUnstructured } from './sources/unstructured/unstructured-discovery.ts';
 import { createEtcdClient } from '../shared/etcd-client.ts';
 import { createLogger, type Logger } from '../shared/log.ts';
@@ -42,6 +44,9 @@ export async function discoverSourceKinds(config: ControllerConfig): Promise<voi
   try {
     const found = await discoverUnstructured(kube, config.unstructuredResources ?? []);
     const problems = addDiscoveredKinds('unstructured', found);
+    for (const { kind, keys } of unlistedRuleKinds(config.views ?? []))
+      if (!ruleKindKnown(kind))
+        problems.push(`${keyPath(keys)}: ${UNKNOWN_RULE_KIND}; discovery named ${found.map((f) => f.kind).join(', ')}`);
     if (problems.length > 0) throw new ConfigError(problems);
   } finally {
     kube.close();

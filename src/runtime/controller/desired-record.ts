@@ -76,8 +76,11 @@ export interface Problem {
  * A DNSEndpoint is "crd/<ns>/<name>", a route "httproute/<ns>/<name>", as external-dns names them.
  */
 export function resourceId(ref: Pick<ObjectRef, 'kind' | 'namespace' | 'name'>): string {
-  // A cluster-scoped object has no namespace part: "node/<name>", as external-dns names it.
-  return `${objectSpec(ref.kind).resourcePrefix}/${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`;
+  // A cluster-scoped object has no namespace part ("node/<name>"), but the unstructured
+  // source's keep an empty one ("kind//name"), each as external-dns names them.
+  const spec = objectSpec(ref.kind);
+  const namespacePart = ref.namespace || spec.idKeepsEmptyNamespace ? `${ref.namespace}/` : '';
+  return `${spec.resourcePrefix}/${namespacePart}${ref.name}`;
 }
 
 /** "httproute" of "httproute/apps/web": the source a resource id names. */

@@ -6,6 +6,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { apiVersionOf, objectSpec } from '../../../../config/source-kinds.ts';
 import type { ObjectRef } from '../../desired-record.ts';
+import { objectRef } from '../object-ref.ts';
 import type { TemplateObject } from '../../fqdn/template-data.ts';
 import { readAnnotation, splitList } from '../annotations.ts';
 import { RecordBuilder, type SourceResult } from '../record-builder.ts';
@@ -33,14 +34,8 @@ export const unstructuredSource: SourceRuntime = {
     const spec = objectSpec(kind);
     const apiVersion = object.apiVersion ?? apiVersionOf(spec.api);
     const full = { ...object, kind: object.kind ?? spec.kind, apiVersion } as KubernetesObject & TemplateObject;
-    const meta = object.metadata ?? {};
-    const ref: ObjectRef = {
-      kind,
-      apiVersion,
-      namespace: meta.namespace ?? 'default',
-      name: meta.name ?? '',
-      ...(meta.uid ? { uid: meta.uid } : {}),
-    };
+    const ref = objectRef(kind, apiVersion, object.metadata);
+    if (!ref) return;
     unstructuredRecords(full, ref, options, out);
   },
 };
