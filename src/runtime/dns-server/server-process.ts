@@ -114,7 +114,7 @@ function dispatch(p: Parts, store: RecordStore, data: () => ResolverData, transf
   if (rateLimit) logger.info('response rate limiting on', { ...rateLimit });
   return createQueryHandler({
     data,
-    loaded: () => store.state !== 'loading',
+    loaded: () => store.hasCopy,
     cache: p.cache,
     metrics,
     forwarder: config.forward ? new Forwarder(config.forward) : undefined,

@@ -128,6 +128,14 @@ export class RecordStore {
     }
   }
 
+  /**
+   * A whole copy is in place (etcd's, or a snapshot): answers can be made from it. From the swap
+   * on, before the watch is set up and the state says so: the NOTIFYs of the load go out then.
+   */
+  get hasCopy(): boolean {
+    return this.loadedAt !== undefined;
+  }
+
   /** True while the copy served is a loaded snapshot, not yet replaced by etcd's. */
   get servingSnapshot(): boolean {
     return this.fromSnapshot !== undefined;
