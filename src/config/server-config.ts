@@ -1,6 +1,8 @@
 // The DNS server's configuration (rendered by the DnsServer construct into a ConfigMap, or
 // written by hand); flags and environment variables override it (server-options.ts).
 import * as v from 'valibot';
+import { canonicalName, isInZone } from '../dns/dns-name.ts';
+import { catalogSchema } from './catalog-config.ts';
 import { etcdConnectionSchema } from './etcd-connection.ts';
 import {
   cidr,
@@ -160,7 +162,15 @@ export const serverEntries = {
   identity: v.optional(identitySchema),
   /** The order of A and AAAA records (see answerOrderSchema); default: as stored, for every client. */
   answerOrder: v.optional(answerOrderSchema),
+  /** A catalog zone (RFC 9432) of the zones transferred with `transfer`; none when absent. */
+  catalog: v.optional(catalogSchema),
 };
+
+/** The served zone the catalog's apex equals, lies in or holds, if any: its names would be both. */
+export function catalogClash(catalog: string, zones: readonly { name: string }[]): string | undefined {
+  const apex = canonicalName(catalog);
+  return zones.map((z) => canonicalName(z.name)).find((zone) => isInZone(apex, zone) || isInZone(zone, apex));
+}
 
 export const serverConfigSchema = v.pipe(
   v.object(serverEntries),
@@ -171,6 +181,22 @@ export const serverConfigSchema = v.pipe(
       'is not allowed with exposure "external": an external view answers authoritatively only',
     ),
     ['forward', 'upstreams'],
+  ),
+  // The catalog goes to the secondaries of the server-wide transfer settings.
+  v.forward(
+    v.check(
+      (c) => !(c.catalog && !c.transfer),
+      "needs the server-wide transfer (allowCidrs, notify): the catalog's secondaries",
+    ),
+    ['catalog', 'zone'],
+  ),
+  v.forward(
+    v.check(
+      (c) => !c.catalog || catalogClash(c.catalog.zone, c.zones) === undefined,
+      (i) =>
+        `must be a name of its own, neither one of zones nor above or below one (it clashes with ${JSON.stringify(catalogClash(i.input.catalog!.zone, i.input.zones))})`,
+    ),
+    ['catalog', 'zone'],
   ),
 );
 

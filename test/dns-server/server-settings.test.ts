@@ -54,6 +54,11 @@ describe('accepted settings', () => {
       },
     },
     {
+      name: 'a catalog zone with the server-wide transfer',
+      args: [...BASE, '--catalog-zone', 'catalog.etcdns.invalid.', '--transfer-allow-cidr', '192.0.2.53/32'],
+      want: { catalog: { zone: 'catalog.etcdns.invalid.' }, transfer: { allowCidrs: ['192.0.2.53/32'] } },
+    },
+    {
       name: 'query ACL and identity flags',
       args: [
         ...BASE,
@@ -235,6 +240,26 @@ describe('rejected settings name the field', () => {
       name: 'a bad query ACL CIDR',
       args: [...BASE, '--allow-query-from', '10.0.0.0/8,192.0.2.0/33'],
       error: /^allowQueryFrom\[1\] \(--allow-query-from\): must be a CIDR/,
+    },
+    {
+      name: 'a catalog without the server-wide transfer',
+      args: [...BASE, '--catalog-zone', 'catalog.etcdns.invalid'],
+      error: /^catalog\.zone \(--catalog-zone\): needs the server-wide transfer/,
+    },
+    {
+      name: 'a catalog that is one of the zones',
+      args: [...BASE, '--catalog-zone', 'Example.org.', '--transfer-allow-cidr', '192.0.2.53/32'],
+      error: /^catalog\.zone \(--catalog-zone\): must be a name of its own, .*\(it clashes with "example\.org\."\)/,
+    },
+    {
+      name: 'a catalog below one of the zones',
+      args: [...BASE, '--catalog-zone', 'catalog.example.org', '--transfer-allow-cidr', '192.0.2.53/32'],
+      error: /^catalog\.zone \(--catalog-zone\): must be a name of its own, .*\(it clashes with "example\.org\."\)/,
+    },
+    {
+      name: 'a catalog zone that is not a name',
+      args: [...BASE, '--catalog-zone', 'catalog..invalid', '--transfer-allow-cidr', '192.0.2.53/32'],
+      error: /^catalog\.zone \(--catalog-zone\): must be a valid domain name/,
     },
     {
       name: 'an identity longer than one TXT string',

@@ -28,6 +28,11 @@ export interface BindSecondaryOptions {
    * (BIND's default adds them to non-recursive queries); negative answers and referrals are alike.
    */
   minimalResponses?: boolean;
+  /**
+   * A catalog zone (RFC 9432) from the same primary: its member zones are added and removed as
+   * the catalog says (`catalog-zones`, checked at most every second), with the same primary and key.
+   */
+  catalogZone?: string;
 }
 
 export interface BindSecondaryHandle {
@@ -62,11 +67,13 @@ export function namedFiles(dir: string): string {
 
 export function bindSecondaryConfig(dir: string, ports: Ports, rndcKey: TsigKeySpec, o: BindSecondaryOptions): string {
   const keyed = o.key ? ` key "${o.key.name}"` : '';
-  const zones = zoneNames(o).map(
+  const primaries = `primaries port ${o.primaryPort} { 127.0.0.1${keyed}; }`;
+  const catalog = o.catalogZone?.replace(/\.$/, '');
+  const zones = [...zoneNames(o), ...(catalog ? [catalog] : [])].map(
     (zone) => `zone "${zone}" {
     type secondary;
     // NOTIFY is accepted from a primary's address, whatever its source port: no allow-notify.
-    primaries port ${o.primaryPort} { 127.0.0.1${keyed}; };
+    ${primaries};
     file "${zone}.db";
     masterfile-format text;
 };
@@ -88,7 +95,13 @@ ${namedFiles(dir)}
     allow-query { 127.0.0.1; };
     allow-transfer { none; };
     automatic-interface-scan no;
-${o.minimalResponses ? '    minimal-responses yes;\n' : ''}};
+${o.minimalResponses ? '    minimal-responses yes;\n' : ''}${
+    catalog
+      ? `    allow-new-zones yes;
+    catalog-zones { zone "${catalog}" default-${primaries} zone-directory "${dir}" min-update-interval 1; };
+`
+      : ''
+  }};
 ${o.key ? keyStatement(o.key) : ''}
 ${keyStatement(rndcKey)}
 controls { inet 127.0.0.1 port ${ports.controlPort} allow { 127.0.0.1; } keys { "${rndcKey.name}"; }; };

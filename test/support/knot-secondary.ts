@@ -18,6 +18,11 @@ export interface KnotSecondaryOptions {
   /** Where it listens, and the primary's address (the NOTIFYs' source): 127.0.0.1 unless told (a pod). */
   listen?: string;
   primaryAddress?: string;
+  /**
+   * A catalog zone (RFC 9432) from the same primary (`catalog-role: interpret`): its member zones
+   * are added and removed as the catalog says, each from a template with the same primary and key.
+   */
+  catalogZone?: string;
 }
 
 export interface KnotSecondaryHandle {
@@ -52,21 +57,43 @@ acl:
     address: ${o.primaryAddress ?? '127.0.0.1'}
     key: ${o.key.name}
     action: notify
-zone:
+${
+  o.catalogZone
+    ? `template:
+  - id: catalog-member
+    storage: ${dir}
+    file: member-%s.zone
+${SECONDARY}
+`
+    : ''
+}zone:
 ${(typeof o.zone === 'string' ? [o.zone] : o.zone)
   .map(
     (zone, i) => `  - domain: ${zone}
     storage: ${dir}
     file: secondary-${i}.zone
-    master: primary
+${SECONDARY}
+`,
+  )
+  .join('')}${
+    o.catalogZone
+      ? `  - domain: ${o.catalogZone}
+    storage: ${dir}
+    file: catalog.zone
+${SECONDARY}
+    catalog-role: interpret
+    catalog-template: catalog-member
+`
+      : ''
+  }`;
+}
+
+/** How every zone it holds is kept: from the primary, NOTIFY from it, in memory and the journal only. */
+const SECONDARY = `    master: primary
     acl: notify-from-primary
     zonefile-sync: -1
     zonefile-load: none
-    journal-content: none
-`,
-  )
-  .join('')}`;
-}
+    journal-content: none`;
 
 /** Started; the caller waits for the zone (a SOA answer) with its own deadline. */
 export async function startKnotSecondary(o: KnotSecondaryOptions): Promise<KnotSecondaryHandle> {

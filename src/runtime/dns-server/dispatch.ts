@@ -9,6 +9,7 @@
 import { SERVER_CONFIG_DEFAULTS } from '../../config/server-config.ts';
 import { AnswerCache, type CachedAnswer } from './answer/answer-cache.ts';
 import type { AnswerOrder } from './answer/answer-order.ts';
+import type { CatalogZone } from './answer/catalog-zone.ts';
 import { chaosAnswer, type ServerIdentity } from './answer/chaos-answer.ts';
 import type { Forwarder } from './answer/forwarder.ts';
 import { resolve, type ResolverData } from './answer/resolver.ts';
@@ -63,6 +64,8 @@ export interface QueryHandlerOptions {
   identity?: ServerIdentity;
   /** answerOrder (rotation, prefer) when it reorders anything; absent: answers go as stored. */
   answerOrder?: AnswerOrder | undefined;
+  /** The catalog zone served beside the records' zones, when configured. */
+  catalog?: CatalogZone | undefined;
 }
 
 const TCP_LIMIT = 65535;
@@ -136,7 +139,8 @@ export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
     const result =
       q.class === CLASS.CH
         ? chaosAnswer(name, q.type, identity)
-        : resolve({ name, type: q.type, class: q.class }, options.data());
+        : (options.catalog?.answer(name, q.type, q.class) ??
+          resolve({ name, type: q.type, class: q.class }, options.data()));
     if (result.outOfZone && forwarder?.allows(client)) {
       return forwarder.forward(msg).then((reply) => {
         metrics.forwarded.inc({ outcome: reply ? 'answered' : 'failed' });

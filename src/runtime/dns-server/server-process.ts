@@ -16,11 +16,13 @@ import { createLogger, type Logger } from '../shared/log.ts';
 import { serverStatusRoutes } from '../status-page/server-routes.ts';
 import { AnswerCache } from './answer/answer-cache.ts';
 import { AnswerOrder } from './answer/answer-order.ts';
+import { CatalogZone } from './answer/catalog-zone.ts';
 import { changedNames } from './answer/answer-scope.ts';
 import { Forwarder } from './answer/forwarder.ts';
 import type { ResolverData } from './answer/resolver.ts';
 import { ZoneRecordSource } from './answer/zone-records.ts';
 import { ZoneTable, type Zone } from './answer/zones.ts';
+import { withCatalog } from './catalog-source.ts';
 import { createQueryHandler } from './dispatch.ts';
 import { QueryLog } from './query-log.ts';
 import { rateLimitSettings, ResponseRateLimiter } from './rate-limit.ts';
@@ -32,7 +34,7 @@ import { RecordStore } from './store/record-store.ts';
 import { ZoneHistory } from './store/zone-history.ts';
 import { settleSerials } from './store/zone-serials.ts';
 import { DRAINING } from './shutdown-drain.ts';
-import { setUpTransfers, type Transfers } from './transfer/transfer-setup.ts';
+import { catalogMembers, setUpTransfers, type Transfers } from './transfer/transfer-setup.ts';
 import type { TransferStatus } from './transfer/transfer-status.ts';
 import type { WorkerStatus } from './worker-pool.ts';
 import { startWireServer, type QueryHandler, type WireServer } from './wire/wire-server.ts';
@@ -68,6 +70,7 @@ interface Parts {
   prefix: string;
   client: Etcd3;
   cache: AnswerCache;
+  catalog: CatalogZone | undefined;
 }
 
 /** The record store (its snapshot, etcd's history), telling the cache, snapshot and secondaries of each change. */
@@ -129,6 +132,7 @@ function dispatch(p: Parts, store: RecordStore, data: () => ResolverData, transf
       id: config.identity?.enabled === false ? undefined : (config.identity?.name ?? hostname()),
       version: config.identity?.version ? `etcdns ${VERSION}` : undefined,
     },
+    catalog: p.catalog,
   });
 }
 
@@ -196,6 +200,10 @@ export async function startDnsServer(
     prefix: normalizePrefix(config.prefix ?? DEFAULT_PREFIX),
     client: createEtcdClient(settings.config.etcd, ETCD_CALLS),
     cache: new AnswerCache(),
+    // Made from the config: its serial is this start's second (catalog-zone.ts).
+    catalog: config.catalog
+      ? new CatalogZone(config.catalog.zone, catalogMembers(config), Math.floor(Date.now() / 1000))
+      : undefined,
   };
   const lookup = config.lookup ?? 'own';
   const { store, snapshot, history } = recordStore(p, () => transfers);
@@ -203,9 +211,10 @@ export async function startDnsServer(
   let current: ResolverData | undefined;
   const data = (): ResolverData =>
     current?.index === store.index ? current : (current = { index: store.index, zones, lookup });
+  const records = new ZoneRecordSource(data, history);
   const transfers = setUpTransfers({
     config,
-    zones: new ZoneRecordSource(data, history),
+    zones: p.catalog ? withCatalog(records, p.catalog) : records,
     metrics: p.metrics.transfer,
     logger,
     // One process of a pool tells the secondaries (every worker holds the same copy).
@@ -256,6 +265,9 @@ export async function startDnsServer(
     http: options.worker ? 'primary' : `${config.httpListen.host}:${config.httpListen.port}`,
     prefix: p.prefix,
     zones: zones.names,
+    ...(p.catalog
+      ? { catalog: { zone: p.catalog.zone.name, serial: p.catalog.serial, members: p.catalog.members } }
+      : {}),
     lookup,
     udpReceiveBuffer: wire.udpReceiveBuffer,
   });

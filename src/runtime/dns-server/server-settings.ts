@@ -107,6 +107,13 @@ export const SERVER_OPTIONS: CommandTable = {
       help: 'secondaries to NOTIFY when a zone changes',
     },
     {
+      flag: 'catalog-zone',
+      kind: 'string',
+      field: 'catalog.zone',
+      value: 'ZONE',
+      help: 'serve a catalog zone (RFC 9432) of the zones transferred with the --transfer-* settings, NOTIFYed to the same secondaries',
+    },
+    {
       flag: 'rate-limit',
       kind: 'int',
       field: 'rateLimit.responsesPerSecond',

@@ -25,7 +25,12 @@ export interface TransferSetup {
   keys: TsigKey[];
 }
 
-export function transferSetup(config: Pick<ServerConfig, 'transfer' | 'zones'>): TransferSetup {
+/** The zones transferred with the server-wide settings (none without them): the catalog's members. */
+export function catalogMembers(config: Pick<ServerConfig, 'transfer' | 'zones'>): string[] {
+  return config.transfer ? config.zones.filter((z) => !z.transfer).map((z) => canonicalName(z.name)) : [];
+}
+
+export function transferSetup(config: Pick<ServerConfig, 'transfer' | 'zones' | 'catalog'>): TransferSetup {
   const keyFiles = new Map<string, TsigKey[]>();
   const keysOf = (transfer: TransferConfig, field: string): TsigKey[] => {
     if (!transfer.keyFile) return [];
@@ -34,7 +39,12 @@ export function transferSetup(config: Pick<ServerConfig, 'transfer' | 'zones'>):
     return keys;
   };
   const setup: TransferSetup = { policies: new Map(), notify: new Map(), keys: [] };
-  config.zones.forEach((zoneConfig, i) => {
+  // The catalog goes to the secondaries of the server-wide settings (the config schema requires them).
+  const zones = [
+    ...config.zones,
+    ...(config.catalog && config.transfer ? [{ name: config.catalog.zone, transfer: undefined }] : []),
+  ];
+  zones.forEach((zoneConfig, i) => {
     const own = zoneConfig.transfer;
     const transfer = own ?? config.transfer;
     if (!transfer) return;
@@ -74,7 +84,7 @@ export interface Transfers<Z extends TransferZone> {
 }
 
 export interface TransfersOptions<Z extends TransferZone> {
-  config: Pick<ServerConfig, 'transfer' | 'zones'>;
+  config: Pick<ServerConfig, 'transfer' | 'zones' | 'catalog'>;
   zones: ZoneSource<Z>;
   metrics: TransferMetrics;
   logger: Logger;
