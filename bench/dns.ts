@@ -38,6 +38,7 @@ import { median, percentile } from './dns/stats.ts';
 const { values: opt } = parseArgs({
   options: {
     names: { type: 'string', default: '10000' },
+    addresses: { type: 'string' },
     seconds: { type: 'string', default: '10' },
     runs: { type: 'string', default: '3' },
     rate: { type: 'string', default: '10000' },
@@ -73,6 +74,8 @@ function listOf<T extends string>(name: string, value: string, allowed: readonly
 
 const config = {
   names: positive('names', opt.names),
+  /** Addresses of every name; default one, two on every tenth name (record-set.ts). */
+  addresses: opt.addresses === undefined ? undefined : positive('addresses', opt.addresses),
   seconds: positive('seconds', opt.seconds),
   runs: positive('runs', opt.runs),
   rate: positive('rate', opt.rate),
@@ -166,7 +169,7 @@ async function main(): Promise<void> {
     return;
   }
 
-  const set = generateRecordSet(config.names);
+  const set = generateRecordSet(config.names, undefined, config.addresses);
   const dir = tempDir('bench-dns');
   const queryFile = join(dir, 'queries.txt');
   // As many lines as names: 90% of the names exist, 10% do not (NXDOMAIN).

@@ -19,16 +19,21 @@ export interface RecordSet {
   missing: string[];
 }
 
-/** Every tenth name has a second address, as a Service with two load-balancer IPs would. */
-export function generateRecordSet(count: number, zone = 'bench.example.org'): RecordSet {
+/**
+ * Every tenth name has a second address, as a Service with two load-balancer IPs would; with
+ * `addresses`, every name has that many instead (answers whose order there is to change).
+ */
+export function generateRecordSet(count: number, zone = 'bench.example.org', addresses?: number): RecordSet {
   const apex = canonicalName(zone);
   const names: BenchName[] = [];
   const missing: string[] = [];
   for (let i = 0; i < count; i++) {
     const id = String(i).padStart(5, '0');
-    const addresses = [ipv4(i)];
-    if (i % 10 === 0) addresses.push(ipv4(i + count));
-    names.push({ name: `svc-${id}.${apex}`, addresses });
+    const perName = addresses ?? (i % 10 === 0 ? 2 : 1);
+    names.push({
+      name: `svc-${id}.${apex}`,
+      addresses: Array.from({ length: perName }, (_, k) => ipv4(i + k * count)),
+    });
     missing.push(`gone-${id}.${apex}`);
   }
   return { zone: apex, names, missing };
