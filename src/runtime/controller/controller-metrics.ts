@@ -1,5 +1,6 @@
-// The controller's Prometheus metrics.
+// The controller's Prometheus metrics, and what a sync sets of them.
 import { LATENCY_BUCKETS, Registry } from '../shared/metrics.ts';
+import { PROBLEM_REASONS, RECORD_TYPES, type Problem } from './desired-record.ts';
 
 export function controllerMetrics(registry = new Registry()) {
   const lastSync = registry.gauge(
@@ -52,3 +53,37 @@ export function controllerMetrics(registry = new Registry()) {
 }
 
 export type ControllerMetrics = ReturnType<typeof controllerMetrics>;
+
+/** The gauges of what a sync planned: kinds not served, problems by reason, records by type and view. */
+export function setPlanGauges(
+  metrics: ControllerMetrics,
+  planned: {
+    servedState: readonly { kind: string; notServed: string }[];
+    problems: readonly Problem[];
+    /** Each view's name and its records by type. */
+    views: readonly { name: string; recordCounts: ReadonlyMap<string, number> }[];
+  },
+): void {
+  for (const { kind, notServed } of planned.servedState) metrics.notServed.set(notServed ? 1 : 0, { kind });
+  const byReason = new Map<string, number>();
+  for (const p of planned.problems) byReason.set(p.reason, (byReason.get(p.reason) ?? 0) + 1);
+  for (const reason of PROBLEM_REASONS) metrics.problems.set(byReason.get(reason) ?? 0, { reason });
+  for (const view of planned.views)
+    for (const type of RECORD_TYPES) metrics.records.set(view.recordCounts.get(type) ?? 0, { type, view: view.name });
+}
+
+/** A sync's end: its outcome counted, when it last completed, its duration, the process's memory. */
+export function countSync(
+  metrics: ControllerMetrics,
+  outcome: string,
+  completed: boolean,
+  started: number | undefined,
+): void {
+  metrics.syncs.inc({ result: outcome });
+  if (completed) metrics.lastSync.set(Date.now() / 1000);
+  const memory = process.memoryUsage();
+  metrics.memory.set(memory.rss, { kind: 'rss' });
+  metrics.memory.set(memory.heapUsed, { kind: 'heap_used' });
+  metrics.memory.set(memory.external, { kind: 'external' });
+  if (started !== undefined) metrics.syncDuration.observe((performance.now() - started) / 1000);
+}

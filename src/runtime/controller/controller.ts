@@ -1,7 +1,7 @@
-// The reconcile loop: watch events (debounced a few ms) and a periodic resync trigger one sync at
-// a time. A sync after events recomputes only the changed objects and plans only the names they
-// touched (incremental/), against a watch-kept copy of each view's prefix in etcd
-// (store/etcd-mirror.ts); a full sync (start, the periodic resync as a safety net, a reload of
+// The reconcile loop: watch events and a periodic resync trigger a sync (when: sync-loop.ts,
+// debounced, one at a time, with backoff). A sync after events recomputes only the changed
+// objects and plans only the names they touched (incremental/), against a watch-kept copy of
+// each view's prefix in etcd (store/etcd-mirror.ts); a full sync (start, the periodic resync as a safety net, a reload of
 // the copy, Node changes, after an etcd error) recomputes every object and plans every name.
 // Each view (split horizon) is planned against its own prefix; the writes are guarded as ever.
 // Only the leader writes and reports problems. When etcd fails, the sync is retried with backoff
@@ -10,11 +10,10 @@ import { CONTROLLER_CONFIG_DEFAULTS, type ControllerConfig } from '../../config/
 import type { Readiness } from '../shared/http-server.ts';
 import { collectGarbage } from '../shared/full-gc.ts';
 import type { Logger } from '../shared/log.ts';
-import type { ControllerMetrics } from './controller-metrics.ts';
-import { PROBLEM_REASONS, RECORD_TYPES, resourceId, type DesiredRecord, type Problem } from './desired-record.ts';
+import { countSync, setPlanGauges, type ControllerMetrics } from './controller-metrics.ts';
+import type { DesiredRecord, Problem } from './desired-record.ts';
 import type { StatusWriter } from './kube/status-writer.ts';
-import { dnsEndpointRef } from './sources/dns-endpoint/dns-endpoint-source.ts';
-import { dnsEndpointStatus } from './sources/dns-endpoint/dns-endpoint-status.ts';
+import { writeDnsEndpointStatus } from './sources/dns-endpoint/dns-endpoint-status-sync.ts';
 import type { DnsEndpoint } from './sources/dns-endpoint/dns-endpoint.ts';
 import type { ClusterObjects, ObjectKey } from './incremental/cluster-objects.ts';
 import { objectId } from './incremental/cluster-objects.ts';
@@ -29,6 +28,7 @@ import type { EtcdStore } from './store/etcd-store.ts';
 import { controllerViews, type ViewOfName } from './views/controller-views.ts';
 import { compileViews, type CompiledView, type Decision } from './views/view-records.ts';
 import { ProblemTimes, type TimedProblem } from './problem-times.ts';
+import { SyncLoop } from './sync-loop.ts';
 import { useAnnotationPrefixes } from './sources/annotations.ts';
 
 export interface ControllerDeps {
@@ -80,9 +80,6 @@ export interface ControllerStatus {
 /** Outcomes of a sync that ran to its end (the alerts' "not syncing" watches for them). */
 const COMPLETED: ReadonlySet<SyncOutcome> = new Set(['applied', 'conflicted', 'unchanged', 'dry-run']);
 
-const FIRST_RETRY_MS = 200;
-/** etcd calls are cheap; a short cap means catching up within seconds of etcd's return. */
-const MAX_RETRY_MS = 5_000;
 /** How long the etcd copy may take to show our own writes before it is read again. */
 const OWN_WRITES_MS = 5_000;
 
@@ -105,14 +102,7 @@ export class Controller {
   private etcdDetail = 'not contacted yet';
   /** Time of the oldest watch event not yet synced. */
   private pendingSince: number | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private resyncTimer: NodeJS.Timeout | undefined;
-  private running: Promise<SyncOutcome> | undefined;
-  private again = false;
-  /** Set by start(). Without it (`--once`, `etcdns plan`) the caller runs the one sync; events start none. */
-  private looping = false;
-  private retryMs = FIRST_RETRY_MS;
-  private stopped = false;
+  private readonly loop: SyncLoop<SyncOutcome>;
   /**
    * A full collection is owed after the next full sync once an etcd copy was read (at start, and
    * again after a reload): the load's garbage is collected then, not in the middle of later changes.
@@ -153,6 +143,12 @@ export class Controller {
       };
       return { view, store, mirror: deps.mirrorFor?.(store, reloaded) };
     });
+    this.loop = new SyncLoop({
+      sync: () => this.syncOnce(),
+      debounceMs: config.debounceMs ?? CONTROLLER_CONFIG_DEFAULTS.debounceMs,
+      resyncMs: (config.resyncSeconds ?? CONTROLLER_CONFIG_DEFAULTS.resyncSeconds) * 1000,
+      resync: () => this.resync(),
+    });
   }
 
   /** The first view's last plan (the only one without split horizon). */
@@ -184,22 +180,14 @@ export class Controller {
 
   /** Starts the etcd copies and the periodic resync (events come through changed()). */
   start(): void {
-    this.looping = true;
+    this.loop.start();
     for (const v of this.views) v.mirror?.start();
-    this.resyncTimer = setInterval(
-      () => this.resync(),
-      (this.config.resyncSeconds ?? CONTROLLER_CONFIG_DEFAULTS.resyncSeconds) * 1000,
-    );
-    this.resyncTimer.unref();
-    this.resync();
   }
 
   stop(): Promise<SyncOutcome | undefined> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    clearInterval(this.resyncTimer);
+    const running = this.loop.stop();
     for (const v of this.views) v.mirror?.stop();
-    return this.running ?? Promise.resolve(undefined);
+    return running;
   }
 
   /** Objects changed in the cluster (a watch event): their names are planned again soon. */
@@ -218,16 +206,7 @@ export class Controller {
   /** Asks for a sync soon; `fromEvent` starts the event-to-etcd clock. */
   trigger(fromEvent = true): void {
     if (fromEvent) this.pendingSince ??= performance.now();
-    if (!this.looping) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    if (!this.timer && !this.stopped)
-      this.timer = setTimeout(
-        () => void this.runLoop(),
-        this.config.debounceMs ?? CONTROLLER_CONFIG_DEFAULTS.debounceMs,
-      );
+    this.loop.trigger();
   }
 
   readiness(): Readiness {
@@ -247,29 +226,14 @@ export class Controller {
     };
   }
 
-  private async runLoop(): Promise<void> {
-    this.timer = undefined;
-    this.again = false;
-    this.running = this.syncOnce();
-    const outcome = await this.running;
-    this.running = undefined;
-    if (this.stopped) return;
-    if (outcome === 'error') {
-      this.timer = setTimeout(() => void this.runLoop(), this.retryMs);
-      this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
-    } else {
-      this.retryMs = FIRST_RETRY_MS;
-      if (this.again) this.trigger(false);
-    }
-  }
-
   /** One sync. Never throws: failures are logged, counted and reported as 'error'. */
   async syncOnce(): Promise<SyncOutcome> {
     const outcome = await this.sync();
     if (this.collectNow) {
       this.collectNow = false;
       if (outcome === 'error') this.collectAfterFullSync = true;
-      else if (this.looping) this.log.info('full sync done: garbage collected', { gcMs: Math.round(collectGarbage()) });
+      else if (this.loop.started)
+        this.log.info('full sync done: garbage collected', { gcMs: Math.round(collectGarbage()) });
     }
     return outcome;
   }
@@ -285,7 +249,7 @@ export class Controller {
 
     // Until the copies' first read is done the loop waits for it (its onReload starts the first
     // sync): one full read of each prefix at start, not two.
-    const loading = this.looping ? this.views.find((v) => v.mirror && !v.mirror.loadedOnce()) : undefined;
+    const loading = this.loop.started ? this.views.find((v) => v.mirror && !v.mirror.loadedOnce()) : undefined;
     if (loading) {
       this.etcdDetail = loading.mirror!.detail();
       this.pendingSince ??= eventAt;
@@ -322,16 +286,13 @@ export class Controller {
     }
     this.lastPlans = plans.map((plan, i) => ({ view: this.views[i]!.view.config.name, plan }));
 
-    for (const { kind, notServed } of cache.servedState()) metrics.notServed.set(notServed ? 1 : 0, { kind });
     const problems = this.planner.problems();
     this.problemTimes.update(problems);
-    const byReason = new Map<string, number>();
-    for (const p of problems) byReason.set(p.reason, (byReason.get(p.reason) ?? 0) + 1);
-    for (const reason of PROBLEM_REASONS) metrics.problems.set(byReason.get(reason) ?? 0, { reason });
-    for (const [i, { view }] of this.views.entries()) {
-      const byType = this.planner.recordCounts(i);
-      for (const type of RECORD_TYPES) metrics.records.set(byType.get(type) ?? 0, { type, view: view.config.name });
-    }
+    setPlanGauges(metrics, {
+      servedState: cache.servedState(),
+      problems,
+      views: this.views.map(({ view }, i) => ({ name: view.config.name, recordCounts: this.planner.recordCounts(i) })),
+    });
 
     if (!leader) return this.count('skipped', started);
     // Events go out beside the writes: an API server slow to take them must not hold a record back.
@@ -381,38 +342,16 @@ export class Controller {
     return this.count(conflicted ? 'conflicted' : 'applied', started);
   }
 
-  /** The status of every DNSEndpoint, as the records in etcd now stand (written where it changed). */
+  /** The status of every DNSEndpoint, as the records in etcd now stand (with the crd source). */
   private async writeStatus(problems: readonly Problem[]): Promise<void> {
-    const writer = this.statusWriter;
-    if (!writer) return;
-    const byObject = new Map<string, Problem[]>();
-    for (const p of problems) {
-      const id = resourceId(p.object);
-      const list = byObject.get(id);
-      if (list) list.push(p);
-      else byObject.set(id, [p]);
-    }
-    const now = new Date().toISOString();
-    const uids = new Set<string>();
-    const updates = [];
-    for (const object of this.cache.objects('DNSEndpoint') as Iterable<DnsEndpoint>) {
-      const ref = dnsEndpointRef(object);
-      if (!ref || !this.planner.selected({ kind: 'DNSEndpoint', object })) continue;
-      if (object.metadata?.uid) uids.add(object.metadata.uid);
-      const id = resourceId(ref);
-      const status = dnsEndpointStatus({
-        generation: object.metadata?.generation,
-        endpoints: (object.spec?.endpoints ?? []).filter((e) => e).length,
-        problems: byObject.get(id) ?? [],
-        publishedRecords: this.planner.recordCount(id),
-        previous: object.status,
-        now,
-      });
-      updates.push({ object, status });
-    }
-    writer.keepOnly(uids);
-    const written = await writer.write(updates);
-    if (written.length > 0) this.log.debug('DNSEndpoint status written', { objects: written });
+    if (!this.statusWriter) return;
+    await writeDnsEndpointStatus({
+      writer: this.statusWriter,
+      objects: this.cache.objects('DNSEndpoint') as Iterable<DnsEndpoint>,
+      problems,
+      planned: this.planner,
+      log: this.log,
+    });
   }
 
   /** Writes one view's plan; names someone else changed meanwhile are planned again next round. */
@@ -451,7 +390,7 @@ export class Controller {
     // re-plans, a single sync (--once) leaves these names as they are and says so.
     metrics.errors.inc({ kind: 'conflict' }, result.conflicted.length);
     log.warn(
-      this.looping
+      this.loop.started
         ? 'names changed concurrently; planning them again'
         : 'names changed concurrently; their changes were not applied',
       { view, count: result.conflicted.length, names: result.conflicted.slice(0, 20) },
@@ -459,7 +398,7 @@ export class Controller {
     // What changed there is known after a fresh read of the prefix (the reload plans everything).
     if (mirror) mirror.reload('names changed concurrently');
     else this.fullPending = true;
-    this.again = true;
+    this.loop.runAgain();
     return 'conflicted';
   }
 
@@ -468,23 +407,16 @@ export class Controller {
     this.etcdDetail = (err as Error).message;
     this.pendingSince ??= eventAt;
     this.metrics.errors.inc({ kind: 'etcd' });
-    this.log.error('etcd unavailable; retrying', { error: err, retryMs: this.retryMs });
+    this.log.error('etcd unavailable; retrying', { error: err, retryMs: this.loop.retryMs });
     return this.count('error');
   }
 
   private count(outcome: SyncOutcome, started?: number): SyncOutcome {
-    this.metrics.syncs.inc({ result: outcome });
     const now = new Date();
+    const completed = COMPLETED.has(outcome);
     this.lastSync = { at: now, outcome };
-    if (COMPLETED.has(outcome)) {
-      this.lastCompleted = now;
-      this.metrics.lastSync.set(now.getTime() / 1000);
-    }
-    const memory = process.memoryUsage();
-    this.metrics.memory.set(memory.rss, { kind: 'rss' });
-    this.metrics.memory.set(memory.heapUsed, { kind: 'heap_used' });
-    this.metrics.memory.set(memory.external, { kind: 'external' });
-    if (started !== undefined) this.metrics.syncDuration.observe((performance.now() - started) / 1000);
+    if (completed) this.lastCompleted = now;
+    countSync(this.metrics, outcome, completed, started);
     return outcome;
   }
 }
