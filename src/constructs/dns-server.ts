@@ -14,6 +14,7 @@ import {
   type ServerConfigInput,
 } from '../config/server-config.ts';
 import * as v from 'valibot';
+import type { CatalogInput } from '../config/catalog-config.ts';
 import { keyPrefix, upstream } from '../config/field-rules.ts';
 import { problemsOf } from '../config/schema-problems.ts';
 import type { Exposure } from '../config/view-config.ts';
@@ -182,6 +183,15 @@ export interface ServerProps extends WorkloadProps, TmpVolumeProps, ReplicaSprea
    * @default - off: transfers are REFUSED
    */
   readonly transfer?: TransferProps;
+  /**
+   * A catalog zone (RFC 9432, version 2), e.g. `{ zone: 'catalog.etcdns.invalid.' }`, of the zones
+   * transferred with `transfer` (a zone with its own `transfer` is left out), transferred and
+   * NOTIFYed with it: a BIND (`catalog-zones`) or Knot (`catalog-role: interpret`) secondary given
+   * the catalog alone adds and removes the zones by itself. Needs `transfer`; a view's own
+   * `catalog` replaces it for that view. See docs/catalog-zones.md.
+   * @default - no catalog
+   */
+  readonly catalog?: CatalogInput;
 }
 
 /** Where the record snapshot lives in the server container (an emptyDir). */
@@ -303,6 +313,7 @@ export class DnsServer extends Construct {
       ...(props.answerOrder ? { answerOrder: props.answerOrder } : {}),
       ...(props.maxTcpConnections ? { maxTcpConnections: props.maxTcpConnections } : {}),
       ...(transfer.transfer ? { transfer: transfer.transfer } : {}),
+      ...(props.catalog ? { catalog: props.catalog } : {}),
       // The pod's address and namespace come from the downward API (ETCDNS_POD_IP, ETCDNS_POD_NAMESPACE).
       drain: {
         services: dnsServiceNames(name, props.service?.protocols),
@@ -452,6 +463,7 @@ export function serverProblems(p: ServerProps, path: string): string[] {
     ...settingProblems(serverEntries.answerOrder, p.answerOrder, `${path}.answerOrder`),
     ...settingProblems(serverEntries.maxTcpConnections, p.maxTcpConnections, `${path}.maxTcpConnections`),
     ...transferProblems(p.transfer, `${path}.transfer`),
+    ...settingProblems(serverEntries.catalog, p.catalog, `${path}.catalog`),
     ...intProblem(p.drainSeconds, `${path}.drainSeconds`, 0, 120, 'a number of seconds'),
     ...intProblem(p.drainMaxSeconds, `${path}.drainMaxSeconds`, 1, 600, 'a number of seconds'),
     ...sizeProblems(p.tmpSizeLimit, `${path}.tmpSizeLimit`),

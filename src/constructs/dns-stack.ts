@@ -45,7 +45,7 @@ import {
   viewsProblems,
   type ViewProps,
 } from './views.ts';
-import { zoneTransferProblems, type ZoneProps } from './zone-transfer.ts';
+import { catalogProblems, zoneTransferProblems, type ZoneProps } from './zone-transfer.ts';
 
 export interface NamespaceProps {
   /**
@@ -281,6 +281,7 @@ export class DnsStack extends Construct {
           transfer: view.transfer,
           allowQueryFrom: view.allowQueryFrom,
           ...(view.answerOrder ? { answerOrder: { ...props.server?.answerOrder, ...view.answerOrder } } : {}),
+          ...(view.catalog ? { catalog: view.catalog } : {}),
           etcd: etcdAs(serverUsers[i]!),
           httpPort,
           prometheusAnnotations,
@@ -363,6 +364,18 @@ export function stackProblems(props: DnsStackProps): string[] {
       'etcdRoles',
     ),
   ];
+  // Each view's server with its catalog: the view's own, else the server's.
+  if (Array.isArray(props.zones) && Array.isArray(props.views ?? DEFAULT_VIEWS))
+    (props.views ?? DEFAULT_VIEWS).forEach((view, i) => {
+      const own = view?.catalog !== undefined;
+      for (const problem of catalogProblems(
+        own ? view.catalog : props.server?.catalog,
+        view?.transfer ?? props.server?.transfer,
+        props.zones,
+        own ? `views[${i}].catalog` : 'server.catalog',
+      ))
+        if (!problems.includes(problem)) problems.push(problem);
+    });
   if (o?.metricsPort === 5353)
     problems.push('observability.metricsPort: must not be 5353, the DNS port inside the pod');
   if (o?.serviceMonitor?.interval !== undefined && !DURATION.test(o.serviceMonitor.interval))

@@ -2,6 +2,7 @@
 // exposed, which resources feed it and how their addresses are rewritten. Each view gets its own
 // DnsServer and Service; the controller writes every view (see src/runtime/controller/views/).
 import * as v from 'valibot';
+import type { CatalogInput } from '../config/catalog-config.ts';
 import { keyPrefix } from '../config/field-rules.ts';
 import { serverEntries, type AnswerOrderInput } from '../config/server-config.ts';
 import { problemsOf } from '../config/schema-problems.ts';
@@ -72,6 +73,13 @@ export interface ViewProps {
    * @default - `server.answerOrder`
    */
   readonly answerOrder?: AnswerOrderInput;
+  /**
+   * The catalog zone of this view's server (see `server.catalog`), replacing the server's: e.g.
+   * the external view's own catalog for the public secondaries. Needs the view's `transfer` (or
+   * `server.transfer`).
+   * @default - `server.catalog`
+   */
+  readonly catalog?: CatalogInput;
 }
 
 export const DEFAULT_VIEWS: ViewProps[] = [{ name: 'internal' }];
@@ -88,6 +96,7 @@ export interface ResolvedView {
   transfer?: TransferProps;
   allowQueryFrom?: string[];
   answerOrder?: AnswerOrderInput;
+  catalog?: CatalogInput;
 }
 
 /** Views with their defaults filled in; assumes validated props. */
@@ -108,6 +117,7 @@ export function resolveViews(
     ...((view.transfer ?? transfer) ? { transfer: view.transfer ?? transfer } : {}),
     ...(view.allowQueryFrom ? { allowQueryFrom: view.allowQueryFrom } : {}),
     ...(view.answerOrder ? { answerOrder: view.answerOrder } : {}),
+    ...(view.catalog ? { catalog: view.catalog } : {}),
   }));
 }
 
@@ -159,6 +169,7 @@ export function viewsProblems(views: ViewProps[] | undefined, zones: ZoneConfig[
     problems.push(...transferProblems(view.transfer, `${at}.transfer`));
     problems.push(...settingProblems(serverEntries.allowQueryFrom, view.allowQueryFrom, `${at}.allowQueryFrom`));
     problems.push(...settingProblems(serverEntries.answerOrder, view.answerOrder, `${at}.answerOrder`));
+    problems.push(...settingProblems(serverEntries.catalog, view.catalog, `${at}.catalog`));
   });
   return problems;
 }

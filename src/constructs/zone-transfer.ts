@@ -7,6 +7,8 @@ import type * as v from 'valibot';
 import { network } from '../config/field-rules.ts';
 import { problemsOf } from '../config/schema-problems.ts';
 import { transferSchema } from '../config/transfer-config.ts';
+import type { CatalogInput } from '../config/catalog-config.ts';
+import { catalogClash } from '../config/server-config.ts';
 import type { ServerZoneConfig, ZoneConfig } from '../config/zone-config.ts';
 import { SECRET_KEY, k8sName, show } from './kubernetes-rules.ts';
 
@@ -151,4 +153,25 @@ export function zoneTransferProblems(zones: readonly ZoneProps[] | undefined, pa
   return zones.flatMap((z, i) =>
     z !== null && typeof z === 'object' ? transferProblems(z.transfer, `${path}[${i}].transfer`) : [],
   );
+}
+
+/**
+ * What the server's start-up would refuse of a view's catalog, at synth: it goes to the
+ * secondaries of a `transfer` (the view's or the server's), and its name is its own.
+ */
+export function catalogProblems(
+  catalog: CatalogInput | undefined,
+  transfer: TransferProps | undefined,
+  zones: readonly ZoneProps[],
+  path: string,
+): string[] {
+  if (typeof catalog?.zone !== 'string') return [];
+  const problems: string[] = [];
+  if (!transfer) problems.push(`${path}.zone: needs transfer (the view's or the server's): the catalog's secondaries`);
+  const clash = catalogClash(catalog.zone, zones);
+  if (clash)
+    problems.push(
+      `${path}.zone: must be a name of its own, neither one of zones nor above or below one (it clashes with ${JSON.stringify(clash)})`,
+    );
+  return problems;
 }

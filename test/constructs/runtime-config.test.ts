@@ -120,3 +120,21 @@ test("answerOrder: the server's reaches every view's loader, a view's own fields
   assert.deepEqual(config(props, 'external'), { rotation: 'round-robin' });
   assert.equal(config({ zones: [{ name: 'example.org' }] }, 'internal'), undefined);
 });
+
+test("catalog: the server's reaches every view's loader with transfer, a view's own replaces it there; absent, none", () => {
+  const transfer = { allowCidrs: ['192.0.2.53/32'], notify: ['192.0.2.53'] };
+  const props: DnsStackProps = {
+    zones: [{ name: 'example.org' }],
+    server: { transfer, catalog: { zone: 'catalog.etcdns.invalid.' } },
+    views: [
+      { name: 'internal' },
+      { name: 'external', prefix: '/external', exposure: 'external', catalog: { zone: 'external.catalog.invalid.' } },
+    ],
+  };
+  const config = (p: DnsStackProps, view: string) =>
+    loadServerSettings(podCommand(p, `etcdns-server-${view}`, 'catalog').args, {}).config;
+  assert.deepEqual(config(props, 'internal').catalog, { zone: 'catalog.etcdns.invalid.' });
+  assert.deepEqual(config(props, 'external').catalog, { zone: 'external.catalog.invalid.' });
+  assert.deepEqual(config(props, 'external').transfer?.allowCidrs, transfer.allowCidrs);
+  assert.equal(config({ zones: [{ name: 'example.org' }] }, 'internal').catalog, undefined);
+});

@@ -51,6 +51,34 @@ const cases: [string, DnsStackProps, string, string][] = [
     'CIDR',
   ],
   [
+    'a catalog zone that is not a name',
+    { ...valid, server: { transfer: { allowCidrs: ['192.0.2.53/32'] }, catalog: { zone: 'catalog..invalid' } } },
+    'server.catalog.zone',
+    'valid domain name',
+  ],
+  [
+    'a catalog without transfer',
+    { ...valid, server: { catalog: { zone: 'catalog.etcdns.invalid' } } },
+    'server.catalog.zone',
+    "needs transfer (the view's or the server's)",
+  ],
+  [
+    'a catalog that is one of the zones',
+    { ...valid, server: { transfer: { allowCidrs: ['192.0.2.53/32'] }, catalog: { zone: 'Example.org.' } } },
+    'server.catalog.zone',
+    'it clashes with "example.org."',
+  ],
+  [
+    "a view's catalog below one of the zones",
+    {
+      ...valid,
+      server: { transfer: { allowCidrs: ['192.0.2.53/32'] } },
+      views: [{ name: 'internal', catalog: { zone: 'catalog.example.org' } }],
+    },
+    'views[0].catalog.zone',
+    'must be a name of its own',
+  ],
+  [
     'a view preferring a network with host bits set',
     { ...valid, views: [{ name: 'internal', answerOrder: { prefer: ['10.1.0.0/16', '10.2.0.1/16'] } }] },
     'views[0].answerOrder.prefer[1]',

@@ -25,9 +25,8 @@ export function memberId(zone: string): string {
 }
 
 /**
- * The catalog's apex as a zone: SOA "invalid. invalid." as Knot writes its generated catalogs, an
- * expire so long the catalog never expires on a secondary (its member zones would go with it),
- * TTL 0 everywhere (nobody resolves a catalog).
+ * The catalog's apex as a zone: SOA "invalid. invalid.", an expire so long the catalog does not
+ * expire on a secondary cut off from us, TTL 0 everywhere (nobody resolves a catalog).
  */
 export function catalogApex(name: string): Zone {
   return {
