@@ -1,8 +1,15 @@
 // Table tests of the catalog zone (RFC 9432, version 2): its record set from the members, the
-// members' ids (stable, one label), and the answers to questions in it.
+// members' ids (stable, one label), the answers to questions in it, and those answers through the
+// dispatch and its answer cache.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { Packet } from 'dns2';
+import { AnswerCache } from '../../src/runtime/dns-server/answer/answer-cache.ts';
+import { ZoneTable } from '../../src/runtime/dns-server/answer/zones.ts';
+import { createQueryHandler } from '../../src/runtime/dns-server/dispatch.ts';
+import { ServerMetrics } from '../../src/runtime/dns-server/server-metrics.ts';
+import { RecordIndex } from '../../src/runtime/dns-server/store/record-index.ts';
 import {
   CatalogZone,
   catalogApex,
@@ -133,3 +140,42 @@ for (const [name, qname, type, qclass, rcode, answer, authority] of answerCases)
     assert.equal(got.zone, undefined);
   });
 }
+
+test('through the dispatch and its cache: cached catalog answers keep the catalog serial; member zones answer from the records', async () => {
+  const zones = new ZoneTable([{ name: 'example.org' }]);
+  // The records' copy at revision 7: the member zone's serial is 7, not the catalog's.
+  const index = RecordIndex.fromSnapshot(
+    '/skydns',
+    zones.names,
+    [{ key: '/skydns/org/example/www', value: '{"host":"10.0.0.1"}', modRevision: 7 }],
+    7,
+  );
+  const handler = createQueryHandler({
+    data: () => ({ index, zones, lookup: 'own' }),
+    cache: new AnswerCache(),
+    metrics: new ServerMetrics(),
+    catalog: new CatalogZone(CATALOG, ['example.org.'], 1_800_000_000),
+  });
+  const ask = async (name: string, type: number) => {
+    const p = new Packet();
+    p.header = new Packet.Header({ id: 0x1234 });
+    p.questions = [{ name, type, class: 1 } as Packet['questions'][number]];
+    const reply = await handler(p.toBuffer(), 'udp', '127.0.0.1', undefined);
+    return Packet.parse(reply as Buffer);
+  };
+  const serialOf = (p: Packet) =>
+    ([...p.answers, ...p.authorities].find((r) => r.type === TYPE.SOA) as { serial: number }).serial;
+  for (const round of ['a miss', 'a cache hit'])
+    for (const [name, type, serial] of [
+      [CATALOG, TYPE.SOA, 1_800_000_000],
+      [`nothing.${CATALOG}`, TYPE.PTR, 1_800_000_000],
+      ['example.org.', TYPE.SOA, 7],
+      ['nothing.example.org.', TYPE.A, 7],
+    ] as const)
+      assert.equal(serialOf(await ask(name, type)), serial, `${name} ${type}, ${round}`);
+  const member = await ask(`${memberId('example.org.')}.zones.${CATALOG}`, TYPE.PTR);
+  assert.deepEqual(
+    member.answers.map((r) => (r as { domain?: string }).domain),
+    ['example.org'],
+  );
+});
