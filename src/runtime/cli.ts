@@ -1,7 +1,7 @@
 // The `etcdns` command: one binary, one subcommand per role. Each subcommand lives next to its
 // component and is loaded only when asked for, so `etcdns server` never loads the Kubernetes client.
 import { VERSION } from '../version.ts';
-import type { Subcommand } from './subcommand.ts';
+import type { Subcommand } from './shared/subcommand.ts';
 
 const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcommand> }> = {
   controller: {

@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Subcommand } from '../runtime/subcommand.ts';
+import type { Subcommand } from '../runtime/shared/subcommand.ts';
 import {
   ENVIRONMENT_NAME,
   GITOPS_ENGINES,

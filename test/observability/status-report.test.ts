@@ -3,8 +3,8 @@
 // (test/cluster/status.cluster.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ControllerSummary } from '../../src/runtime/status-page/controller-page.ts';
-import type { ServerSummary } from '../../src/runtime/status-page/server-page.ts';
+import type { ControllerSummary } from '../../src/runtime/controller/controller-page.ts';
+import type { ServerSummary } from '../../src/runtime/dns-server/server-page.ts';
 import { metricSamples } from '../../src/runtime/status/metric-samples.ts';
 import type { StackStatus } from '../../src/runtime/status/stack-status.ts';
 import { statusReport } from '../../src/runtime/status/status-report.ts';

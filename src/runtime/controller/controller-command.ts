@@ -1,8 +1,8 @@
 // `etcdns controller`: runs the controller until SIGTERM (or one sync with --once).
-import type { Subcommand } from '../subcommand.ts';
+import type { Subcommand } from '../shared/subcommand.ts';
 import { startHttpServer } from '../shared/http-server.ts';
 import { reexecWithV8Flags } from '../shared/v8-memory-flags.ts';
-import { controllerStatusRoutes } from '../status-page/controller-routes.ts';
+import { controllerStatusRoutes } from './controller-routes.ts';
 import type { ControllerProcess } from './controller-process.ts';
 import { ConfigError, controllerUsage, parseControllerOptions, type CommandOptions } from './controller-options.ts';
 

@@ -57,7 +57,7 @@ export interface ControllerDeps {
 /** 'conflicted': written, except the names someone else changed after the read (their changes wait). */
 export type SyncOutcome = 'applied' | 'conflicted' | 'unchanged' | 'skipped' | 'dry-run' | 'error';
 
-/** What the status page and `etcdns status` show of a controller (status-page/controller-page.ts). */
+/** What the status page and `etcdns status` show of a controller (controller-page.ts). */
 export interface ControllerStatus {
   views: {
     name: string;

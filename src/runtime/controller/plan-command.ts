@@ -1,7 +1,7 @@
 // `etcdns plan`: prints the changes the controller would make now (per name) and exits; with
 // split horizon, per view (`--view NAME` for one of them).
 // Exit code 0 when the plan is empty, 3 when it has changes, 1 on error, 2 on bad arguments.
-import type { Subcommand } from '../subcommand.ts';
+import type { Subcommand } from '../shared/subcommand.ts';
 import { orConfigError, parseOrReport } from './controller-command.ts';
 import { assembleController, discoverSourceKinds } from './controller-process.ts';
 import { formatPlan } from './plan/format-plan.ts';

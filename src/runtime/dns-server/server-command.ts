@@ -1,7 +1,7 @@
 // `etcdns server`: settings from flags, environment and config file; then one server process,
 // or a primary with --workers N server processes.
 import cluster from 'node:cluster';
-import type { Subcommand } from '../subcommand.ts';
+import type { Subcommand } from '../shared/subcommand.ts';
 import { createLogger } from '../shared/log.ts';
 import { reexecWithV8Flags } from '../shared/v8-memory-flags.ts';
 import { ConfigError } from '../../config/config-error.ts';

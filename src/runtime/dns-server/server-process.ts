@@ -13,7 +13,7 @@ import { createEtcdClient, type EtcdCallOptions } from '../shared/etcd-client.ts
 import { observeGarbageCollection } from '../shared/gc-metrics.ts';
 import { startHttpServer, type Readiness } from '../shared/http-server.ts';
 import { createLogger, type Logger } from '../shared/log.ts';
-import { serverStatusRoutes } from '../status-page/server-routes.ts';
+import { serverStatusRoutes } from './server-routes.ts';
 import { AnswerCache } from './answer/answer-cache.ts';
 import { AnswerOrder } from './answer/answer-order.ts';
 import { CatalogZone } from './answer/catalog-zone.ts';

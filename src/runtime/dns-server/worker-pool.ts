@@ -5,7 +5,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { startHttpServer } from '../shared/http-server.ts';
 import type { Logger } from '../shared/log.ts';
 import { Registry } from '../shared/metrics.ts';
-import { poolStatusRoutes } from '../status-page/server-routes.ts';
+import { poolStatusRoutes } from './server-routes.ts';
 import { mergeMetricPages } from './metrics-merge.ts';
 import type { ServerSettings } from './server-settings.ts';
 import type { Readiness } from '../shared/http-server.ts';

@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { KubeClient } from '../kube/kube-client.ts';
 import { loadKubeTarget } from '../kube/kube-target.ts';
-import type { Subcommand } from '../subcommand.ts';
+import type { Subcommand } from '../shared/subcommand.ts';
 import type { MemberConnection } from './member-api.ts';
 import { leave, type LeaveOptions } from './member-leave.ts';
 import { log, prepareMember, type PrepareOptions } from './prepare-member.ts';

@@ -13,7 +13,7 @@ import {
   Range,
 } from 'etcd3';
 import { createEtcdClient } from '../shared/etcd-client.ts';
-import type { Subcommand } from '../subcommand.ts';
+import type { Subcommand } from '../shared/subcommand.ts';
 import {
   desiredRoles,
   parseGrant,

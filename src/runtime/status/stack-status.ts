@@ -3,8 +3,8 @@
 // pod's own account: etcd's /metrics and /health, each DNS server's and controller's
 // /status.json; the controller's Lease. A part that does not answer is kept as its error.
 import type { KubeClient } from '../kube/kube-client.ts';
-import type { ControllerSummary } from '../status-page/controller-page.ts';
-import type { ServerSummary } from '../status-page/server-page.ts';
+import type { ControllerSummary } from '../controller/controller-page.ts';
+import type { ServerSummary } from '../dns-server/server-page.ts';
 import { metricSamples, type MetricSample } from './metric-samples.ts';
 
 export type Fetched<T> = { ok: true; value: T } | { ok: false; error: string };

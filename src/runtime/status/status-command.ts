@@ -5,7 +5,7 @@
 // person, 0 when nothing does, 2 on a usage or kubeconfig error.
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../../config/config-error.ts';
-import type { Subcommand } from '../subcommand.ts';
+import type { Subcommand } from '../shared/subcommand.ts';
 
 export const USAGE = `Usage: etcdns status [--namespace NS] [--name NAME] [--kubeconfig FILE]
 

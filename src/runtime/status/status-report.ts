@@ -2,8 +2,8 @@
 // needs a person: etcd members down, unhealthy or without leader; DNS server replicas not ready
 // or stale; a secondary behind; no controller leader or no recent sync; objects with problems.
 // Pure.
-import type { ControllerSummary } from '../status-page/controller-page.ts';
-import type { ServerSummary } from '../status-page/server-page.ts';
+import type { ControllerSummary } from '../controller/controller-page.ts';
+import type { ServerSummary } from '../dns-server/server-page.ts';
 import { sampleValue } from './metric-samples.ts';
 import type { Fetched, PodInfo, StackStatus } from './stack-status.ts';
 

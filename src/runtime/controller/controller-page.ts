@@ -5,12 +5,12 @@
 // object or address. Built on object references (kind/namespace/name) only, so every source kind
 // appears the same way. Also its summary as JSON (/status.json), which `etcdns status` reads.
 import { setImmediate } from 'node:timers/promises';
-import type { ControllerStatus } from '../controller/controller.ts';
-import { resourceId, type DesiredRecord, type ObjectRef } from '../controller/desired-record.ts';
-import type { Decision } from '../controller/views/view-records.ts';
-import { html, type Html } from './html.ts';
-import { ROW_LIMIT, statusPage, time } from './status-layout.ts';
-import { matches, shownName } from './status-search.ts';
+import type { ControllerStatus } from './controller.ts';
+import { resourceId, type DesiredRecord, type ObjectRef } from './desired-record.ts';
+import type { Decision } from './views/view-records.ts';
+import { html, type Html } from '../status-page/html.ts';
+import { ROW_LIMIT, statusPage, time } from '../status-page/status-layout.ts';
+import { matches, shownName } from '../status-page/status-search.ts';
 
 /** What /status.json says: enough for a person at a terminal (`etcdns status`). */
 export interface ControllerSummary {

@@ -2,10 +2,10 @@
 // /status.json (the summary `etcdns status` reads). With --workers the primary serves HTTP but
 // holds no copy: its page shows the workers' readiness, and it has no /status.json.
 import type { Readiness, RouteReply } from '../shared/http-server.ts';
-import { html } from './html.ts';
+import { html } from '../status-page/html.ts';
 import { serverPage, serverSummary, type ServerStatusSource } from './server-page.ts';
-import { STATUS_HEADERS, statusPage } from './status-layout.ts';
-import { searchTerm } from './status-search.ts';
+import { STATUS_HEADERS, statusPage } from '../status-page/status-layout.ts';
+import { searchTerm } from '../status-page/status-search.ts';
 
 const page = (body: string): RouteReply => ({
   status: 200,

@@ -1,10 +1,10 @@
 // The controller's status routes on its HTTP port: /status (HTML, searchable with ?q=) and
 // /status.json (the summary `etcdns status` reads).
-import type { ControllerStatus } from '../controller/controller.ts';
+import type { ControllerStatus } from './controller.ts';
 import type { RouteReply } from '../shared/http-server.ts';
 import { controllerPage, controllerSummary } from './controller-page.ts';
-import { STATUS_HEADERS } from './status-layout.ts';
-import { searchTerm } from './status-search.ts';
+import { STATUS_HEADERS } from '../status-page/status-layout.ts';
+import { searchTerm } from '../status-page/status-search.ts';
 
 export function controllerStatusRoutes(
   status: () => ControllerStatus,

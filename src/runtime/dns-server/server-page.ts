@@ -7,11 +7,11 @@
 import { setImmediate } from 'node:timers/promises';
 import type { Readiness } from '../shared/http-server.ts';
 import type { SkyDnsEntry } from '../../skydns/skydns-entry.ts';
-import { childrenOf, type IndexNode, type RecordIndex } from '../dns-server/store/record-index.ts';
-import type { TransferStatus } from '../dns-server/transfer/transfer-status.ts';
-import { html, type Html } from './html.ts';
-import { ROW_LIMIT, statusPage, time } from './status-layout.ts';
-import { matches, shownName } from './status-search.ts';
+import { childrenOf, type IndexNode, type RecordIndex } from './store/record-index.ts';
+import type { TransferStatus } from './transfer/transfer-status.ts';
+import { html, type Html } from '../status-page/html.ts';
+import { ROW_LIMIT, statusPage, time } from '../status-page/status-layout.ts';
+import { matches, shownName } from '../status-page/status-search.ts';
 
 export interface ServerStatusSource {
   readiness(): Readiness;
