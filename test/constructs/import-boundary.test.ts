@@ -2,9 +2,10 @@
 // it reaches only pure modules of src/runtime (config types and their validation, the DNS-name
 // rules), never the runtime's I/O dependencies. A synth must not load an etcd or DNS client.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
+import { typeScriptFilesBelow } from '../support/module-imports.ts';
 import { repoRoot } from '../support/tools.ts';
 
 const FORBIDDEN = /^(etcd3|dns2|@kubernetes\/client-node|node:(dgram|http|https|cluster|child_process))$/;
@@ -17,9 +18,8 @@ function importsOf(file: string): string[] {
 
 test('src/constructs reaches no runtime I/O dependency through any import', () => {
   const constructs = join(repoRoot, 'src', 'constructs');
-  const pending = readdirSync(constructs)
-    .filter((f) => f.endsWith('.ts'))
-    .map((f) => join(constructs, f));
+  // Every file in every folder below, not only those an import reaches.
+  const pending = typeScriptFilesBelow(constructs);
   const seen = new Set<string>();
   const violations: string[] = [];
   while (pending.length > 0) {

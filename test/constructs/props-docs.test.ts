@@ -2,17 +2,20 @@
 // "- what happens"), as construct libraries document props: read from the construct sources with
 // the TypeScript parser, so a new undocumented or mutable prop fails here.
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import ts from 'typescript';
+import { typeScriptFilesBelow } from '../support/module-imports.ts';
 
 const dir = join(import.meta.dirname, '../../src/constructs');
 
 function undocumented(): string[] {
   const missing: string[] = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
-    const source = ts.createSourceFile(file, readFileSync(join(dir, file), 'utf8'), ts.ScriptTarget.Latest, true);
+  // Every folder below, so a construct moved into a subfolder is still read.
+  for (const filePath of typeScriptFilesBelow(dir)) {
+    const file = relative(dir, filePath);
+    const source = ts.createSourceFile(file, readFileSync(filePath, 'utf8'), ts.ScriptTarget.Latest, true);
     const check = (members: ts.NodeArray<ts.TypeElement>, path: string) => {
       for (const member of members) {
         if (!ts.isPropertySignature(member)) continue;

@@ -6,9 +6,9 @@
 // only through the narrow interface it declares (the top hands it the zone's records), so it
 // imports the wire and TSIG alone. No room imports the top.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { test } from 'node:test';
+import { moduleImports, typeScriptFilesBelow } from '../support/module-imports.ts';
 import { repoRoot } from '../support/tools.ts';
 
 const SERVER = join(repoRoot, 'src', 'runtime', 'dns-server');
@@ -34,20 +34,13 @@ function roomOf(file: string): Room | undefined {
 
 /** Every relative module a file names, type-only imports and dynamic imports included. */
 function importsOf(file: string): string[] {
-  const source = readFileSync(file, 'utf8');
-  return [...source.matchAll(/(?:^\s*(?:import|export)\b[^'"]*?from\s+|\bimport\s*\(\s*)'(\.[^']+)'/gm)].map(
-    (m) => m[1]!,
-  );
-}
-
-function filesBelow(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? filesBelow(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
-  );
+  return moduleImports(file)
+    .map((i) => i.specifier)
+    .filter((s) => s.startsWith('.'));
 }
 
 test('the DNS server rooms import only the rooms below them', () => {
-  const files = filesBelow(SERVER);
+  const files = typeScriptFilesBelow(SERVER);
   const violations: string[] = [];
   const seen = new Map<Room, number>();
   for (const file of files) {
