@@ -9,6 +9,7 @@
 #   Go module proxy (downloaded, not built): the Gateway API CRDs (sigs.k8s.io/gateway-api) and
 #   external-dns's DNSEndpoint CRD, copied to .cache/crds/ for the tests' kube-apiservers; the
 #   CRDs of the edges external-dns reads (Traefik, Istio, Contour, OpenShift Route) likewise
+#   Debian: faketime (an etcdns server whose clock is off: a replayed TSIG, test/dns-server/dns-update.test.ts)
 #   Debian: prometheus (promtool and Prometheus: the alerts and the dashboard, test/observability/),
 #   chromium (headless: the status page)
 #   Go module proxy: kube-score, and trivy's Kubernetes configuration checks as trivy-kubernetes
@@ -42,7 +43,7 @@ ARGOCD_VERSION=v3.5.7
 # hybrid cgroups v1 machines like this one.
 APT_PACKAGES=(etcd-server etcd-client bind9-dnsutils knot-dnsutils dnsperf knot bind9 unbound iproute2
   buildah podman runc ca-certificates shellcheck containernetworking-plugins iptables ipset
-  prometheus chromium)
+  prometheus chromium faketime)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache="$root/.cache"

@@ -21,6 +21,7 @@ import {
   upstream,
 } from './field-rules.ts';
 import { transferSchema } from './transfer-config.ts';
+import { updateSchema } from './update-config.ts';
 import { serverZoneSchema, zonesSchema } from './zone-config.ts';
 
 export const forwardSchema = v.object({
@@ -164,12 +165,23 @@ export const serverEntries = {
   answerOrder: v.optional(answerOrderSchema),
   /** A catalog zone (RFC 9432) of the zones transferred with `transfer`; none when absent. */
   catalog: v.optional(catalogSchema),
+  /** Dynamic updates (RFC 2136) from TSIG keys, each scoped (see update-config.ts); off (NOTIMP) when absent. */
+  update: v.optional(updateSchema),
 };
 
 /** The served zone the catalog's apex equals, lies in or holds, if any: its names would be both. */
 export function catalogClash(catalog: string, zones: readonly { name: string }[]): string | undefined {
   const apex = canonicalName(catalog);
   return zones.map((z) => canonicalName(z.name)).find((zone) => isInZone(apex, zone) || isInZone(zone, apex));
+}
+
+/** The first update key suffix in no served zone, as [key index, suffix index], or undefined. */
+function suffixOutsideZones(c: { zones: { name: string }[]; update?: { keys: { suffixes: string[] }[] } | undefined }) {
+  const zones = c.zones.map((z) => canonicalName(z.name));
+  for (const [i, key] of (c.update?.keys ?? []).entries())
+    for (const [j, suffix] of key.suffixes.entries())
+      if (!zones.some((z) => isInZone(canonicalName(suffix), z))) return [i, j] as const;
+  return undefined;
 }
 
 export const serverConfigSchema = v.pipe(
@@ -198,6 +210,47 @@ export const serverConfigSchema = v.pipe(
     ),
     ['catalog', 'zone'],
   ),
+  // An update key's scope must lie in a zone this server answers: else it could write nothing.
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const at = suffixOutsideZones(dataset.value);
+    if (!at) return;
+    const suffix = dataset.value.update!.keys[at[0]]!.suffixes[at[1]]!;
+    addIssue({
+      message: `must be in one of the served zones (got ${JSON.stringify(suffix)})`,
+      path: [
+        { type: 'object', origin: 'value', input: dataset.value, key: 'update', value: dataset.value.update },
+        {
+          type: 'object',
+          origin: 'value',
+          input: dataset.value.update!,
+          key: 'keys',
+          value: dataset.value.update!.keys,
+        },
+        {
+          type: 'array',
+          origin: 'value',
+          input: dataset.value.update!.keys,
+          key: at[0],
+          value: dataset.value.update!.keys[at[0]],
+        },
+        {
+          type: 'object',
+          origin: 'value',
+          input: dataset.value.update!.keys[at[0]]!,
+          key: 'suffixes',
+          value: dataset.value.update!.keys[at[0]]!.suffixes,
+        },
+        {
+          type: 'array',
+          origin: 'value',
+          input: dataset.value.update!.keys[at[0]]!.suffixes,
+          key: at[1],
+          value: suffix,
+        },
+      ],
+    });
+  }),
 );
 
 /** As the server runs with it: addresses parsed, defaults filled. */

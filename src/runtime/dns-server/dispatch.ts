@@ -19,11 +19,12 @@ import { truncated } from './rate-limit.ts';
 import type { ServerMetrics } from './server-metrics.ts';
 import { checkTsig, refusedBySignature, signAnswer, UNSIGNED, type TsigCheck } from './tsig/signed-query.ts';
 import type { TsigKey } from './tsig/tsig.ts';
+import type { UpdateDispatch } from './update-dispatch.ts';
 import type { Messages, ZoneTransfer } from './transfer/zone-transfer.ts';
 import type { TransferZone } from './transfer/zone-source.ts';
-import { CLASS, RCODE, TYPE } from './wire/dns-constants.ts';
+import { CLASS, OPCODE_UPDATE, RCODE, TYPE } from './wire/dns-constants.ts';
 import { withOption } from './wire/edns-option.ts';
-import { HEADER_SIZE, rcodeOf } from './wire/header.ts';
+import { HEADER_SIZE, isResponse, opcodeOf, rcodeOf } from './wire/header.ts';
 import {
   HASH_BITS,
   nameFromWire,
@@ -66,6 +67,8 @@ export interface QueryHandlerOptions {
   answerOrder?: AnswerOrder | undefined;
   /** The catalog zone served beside the records' zones, when configured. */
   catalog?: CatalogZone | undefined;
+  /** UPDATE messages (RFC 2136) go here when updates are configured (else NOTIMP, as any other opcode). */
+  update?: UpdateDispatch | undefined;
 }
 
 const TCP_LIMIT = 65535;
@@ -104,7 +107,7 @@ function asksKeepalive(parsed: ReturnType<typeof parseQuery>): boolean {
 }
 
 export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
-  const { cache, metrics, forwarder, transfer, rateLimit, queryLog, allowsQuery, answerOrder } = options;
+  const { cache, metrics, forwarder, transfer, rateLimit, queryLog, allowsQuery, answerOrder, update } = options;
   const maxUdp = options.maxUdpPayload ?? SERVER_CONFIG_DEFAULTS.maxUdpPayload;
   const tsigKeys = options.tsigKeys ?? [];
   const identity = options.identity ?? { id: undefined, version: undefined };
@@ -226,6 +229,9 @@ export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
   };
 
   return (msg, transport, client, keepalive) => {
+    // An UPDATE takes its own pass (update-dispatch.ts): it is no question to answer or cache.
+    if (update && msg.length >= HEADER_SIZE && !isResponse(msg) && opcodeOf(msg) === OPCODE_UPDATE)
+      return update(msg, client).catch(() => undefined);
     const started = performance.now();
     let parsed: ReturnType<typeof parseQuery> | undefined;
     let type = 0;

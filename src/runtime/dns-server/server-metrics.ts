@@ -4,6 +4,7 @@ import { LATENCY_BUCKETS, Registry } from '../shared/metrics.ts';
 import { rcodeName, typeName } from './wire/dns-constants.ts';
 import { StoreMetrics } from './store/store-metrics.ts';
 import { TransferMetrics } from './transfer/transfer-metrics.ts';
+import { UpdateMetrics } from './update/update-metrics.ts';
 import type { Transport } from './wire/wire-server.ts';
 
 /** A registry that runs hooks (fold hot-path counts, sample gauges) before it renders. */
@@ -68,6 +69,7 @@ export class ServerMetrics {
   // Each room's own metrics, on this registry (in this order on the page).
   readonly transfer = new TransferMetrics(this.registry);
   readonly store = new StoreMetrics(this.registry);
+  readonly update = new UpdateMetrics(this.registry);
 
   /** Counts by (type, rcode, transport) packed into one number: no string per query. */
   private readonly pending = new Map<number, number>();

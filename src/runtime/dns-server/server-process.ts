@@ -24,6 +24,7 @@ import { ZoneRecordSource } from './answer/zone-records.ts';
 import { ZoneTable, type Zone } from './answer/zones.ts';
 import { withCatalog } from './catalog-source.ts';
 import { createQueryHandler } from './dispatch.ts';
+import { setUpUpdates } from './update-dispatch.ts';
 import { QueryLog } from './query-log.ts';
 import { rateLimitSettings, ResponseRateLimiter } from './rate-limit.ts';
 import { ServerMetrics } from './server-metrics.ts';
@@ -133,6 +134,7 @@ function dispatch(p: Parts, store: RecordStore, data: () => ResolverData, transf
       version: config.identity?.version ? `etcdns ${VERSION}` : undefined,
     },
     catalog: p.catalog,
+    update: setUpUpdates({ config, client: p.client, prefix: p.prefix, metrics: metrics.update, logger }),
   });
 }
 

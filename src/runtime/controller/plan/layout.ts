@@ -3,8 +3,8 @@
 // zone apex under dns/apex/, where the children are the zone's names), a CNAME at the name's
 // exact key, an NS record (a delegation, or the apex's name servers) under the name's dns/ns/,
 // owner and resource in the value.
-import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
+import { childLabelOf } from '../../../skydns/child-label.ts';
 import { keyToName, nameToKey, normalizePrefix } from '../../../skydns/skydns-key.ts';
 import type { SkyDnsEntry } from '../../../skydns/skydns-entry.ts';
 import { resourceId, type DesiredRecord } from '../desired-record.ts';
@@ -23,7 +23,7 @@ export function childLabel(record: Pick<DesiredRecord, 'type' | 'target' | 'port
       : record.type === 'MX'
         ? `MX ${record.priority} ${record.target}`
         : `${record.type} ${record.target}`;
-  return createHash('sha256').update(identity).digest('hex').slice(0, 8);
+  return childLabelOf(identity);
 }
 
 export interface Placement {

@@ -14,6 +14,7 @@ import { recordKey, type Answer, type Question, type ResourceRecord } from '../w
 import { findZoneCut, type ZoneCut } from './delegation.ts';
 import { givesSrv, nameHostType } from '../../../skydns/entry-types.ts';
 import { classifyHost } from '../../../skydns/host-address.ts';
+import { splitText } from '../../../skydns/txt-strings.ts';
 import { dependsOnOwnName } from './answer-scope.ts';
 import { lookupName, subtreeOf, type LookupMode, type LookupPurpose, type NameData } from './name-lookup.ts';
 import type { RecordIndex, StoredEntry } from '../store/record-index.ts';
@@ -121,15 +122,6 @@ function addresses(ctx: Ctx, name: string, type: AddressType, chain: ResourceRec
     }
   }
   return records;
-}
-
-/** TXT data in 255-byte character-strings, split on bytes as CoreDNS does. */
-function splitText(text: string): Buffer[] {
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length < 255) return [bytes];
-  const out: Buffer[] = [];
-  for (let i = 0; i < bytes.length; i += 255) out.push(bytes.subarray(i, i + 255));
-  return out;
 }
 
 function texts(ctx: Ctx, name: string, chain: ResourceRecord[]): ResourceRecord[] {

@@ -62,7 +62,8 @@ export function transferSetup(config: Pick<ServerConfig, 'transfer' | 'zones' | 
   return setup;
 }
 
-function readKeyFile(file: string, field: string): TsigKey[] {
+/** The keys of a BIND key file; unreadable or invalid: an error naming the config field. */
+export function readKeyFile(file: string, field: string): TsigKey[] {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

@@ -4,6 +4,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { CLASS, TYPE } from '../wire/dns-constants.ts';
 import { ANCOUNT, ARCOUNT, HEADER_SIZE, idOf, NSCOUNT, QDCOUNT, setId } from '../wire/header.ts';
+import { readName } from '../wire/wire-name.ts';
 
 export interface TsigKey {
   /** Canonical key name, e.g. "transfer.example.org.". */
@@ -52,26 +53,6 @@ function nameToWire(name: string): Buffer {
     ...parts.map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l, 'latin1')])),
     Buffer.from([0]),
   ]);
-}
-
-/** A name at `off` (compression followed) and the offset after it in place. */
-function readName(msg: Buffer, off: number): { name: string; end: number } {
-  const labels: string[] = [];
-  let end = -1;
-  for (let hops = 0; hops < 128; hops++) {
-    if (off >= msg.length) throw new Error('name runs past the message');
-    const len = msg[off]!;
-    if (len === 0)
-      return { name: labels.length ? `${labels.join('.')}.`.toLowerCase() : '.', end: end < 0 ? off + 1 : end };
-    if ((len & 0xc0) === 0xc0) {
-      if (end < 0) end = off + 2;
-      off = msg.readUInt16BE(off) & 0x3fff;
-      continue;
-    }
-    labels.push(msg.toString('latin1', off + 1, off + 1 + len));
-    off += 1 + len;
-  }
-  throw new Error('name compression loop');
 }
 
 function skipQuestionsAndRecords(msg: Buffer, records: number): number {

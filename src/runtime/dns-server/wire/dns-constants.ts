@@ -20,8 +20,11 @@ export const TYPE = {
   ANY: 255,
 } as const;
 
+/** The header's OPCODE of a dynamic update (RFC 2136). */
+export const OPCODE_UPDATE = 5;
+
 /** CH: CHAOS, where servers answer who they are (id.server., version.bind.). */
-export const CLASS = { IN: 1, CH: 3, ANY: 255 } as const;
+export const CLASS = { IN: 1, CH: 3, NONE: 254, ANY: 255 } as const;
 
 /** The DNSSEC OK bit of the OPT record's TTL field (RFC 3225). */
 export const EDNS_DO = 0x8000;
@@ -33,8 +36,14 @@ export const RCODE = {
   NXDOMAIN: 3,
   NOTIMP: 4,
   REFUSED: 5,
-  /** Zone transfers: the TSIG check failed (RFC 8945). */
+  /** UPDATE (RFC 2136 2.2): a name that should not exist does, an RRset that should not exist does, one that should does not. */
+  YXDOMAIN: 6,
+  YXRRSET: 7,
+  NXRRSET: 8,
+  /** The TSIG check failed (RFC 8945); UPDATE: a zone we are not authoritative for (RFC 2136). */
   NOTAUTH: 9,
+  /** UPDATE: a name outside the zone of the zone section (RFC 2136 2.2). */
+  NOTZONE: 10,
   /** Extended (EDNS) rcode: its high bits travel in the OPT record. */
   BADVERS: 16,
 } as const;
