@@ -18,6 +18,8 @@ export type Tool =
   | 'kdig'
   | 'knotd'
   | 'knotc'
+  | 'keymgr'
+  | 'dnssec-verify'
   | 'named'
   | 'rndc'
   | 'unbound'

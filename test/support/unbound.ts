@@ -1,11 +1,16 @@
 // The real Unbound (Debian unbound) as a recursive resolver (resolver.ts): stub zones, the root
-// refused (`local-zone: "." refuse`, each stub zone let through), iterator only (no DNSSEC
-// validation, no trust anchor), no control channel; its own configuration and directory.
+// refused (`local-zone: "." refuse`, each stub zone let through), iterator only unless given trust
+// anchors (then validating), no control channel; its own configuration and directory.
 import { join } from 'node:path';
 import { startResolver, type ResolverHandle, type ResolverOptions } from './resolver.ts';
 import { tool } from './tools.ts';
 
-export function unboundConfig(dir: string, rootHints: string, o: ResolverOptions): string {
+/** With trust anchors (DS or DNSKEY lines) it validates: DNSSEC answers get AD, bogus ones SERVFAIL. */
+export interface UnboundOptions extends ResolverOptions {
+  trustAnchors?: readonly string[];
+}
+
+export function unboundConfig(dir: string, rootHints: string, o: UnboundOptions): string {
   const stubs = o.stubZones.map(
     (z) =>
       `stub-zone:\n    name: "${z.name}"\n${z.addresses.map((a) => `    stub-addr: ${a.address}@${a.port ?? 53}\n`).join('')}`,
@@ -27,8 +32,8 @@ export function unboundConfig(dir: string, rootHints: string, o: ResolverOptions
     access-control: 127.0.0.0/8 allow
     # The servers it is to ask live on loopback; Unbound refuses to ask there by default.
     do-not-query-localhost: no
-    module-config: "iterator"
-    root-hints: "${rootHints}"
+    module-config: "${o.trustAnchors?.length ? 'validator iterator' : 'iterator'}"
+${(o.trustAnchors ?? []).map((a) => `    trust-anchor: "${a}"\n`).join('')}    root-hints: "${rootHints}"
     # The root and everything not stubbed below is refused here, never asked of anyone.
     local-zone: "." refuse
 ${o.stubZones.map((z) => `    local-zone: "${z.name}" transparent\n`).join('')}remote-control:
@@ -36,7 +41,7 @@ ${o.stubZones.map((z) => `    local-zone: "${z.name}" transparent\n`).join('')}r
 ${stubs.join('')}`;
 }
 
-export function startUnbound(o: ResolverOptions): Promise<ResolverHandle> {
+export function startUnbound(o: UnboundOptions): Promise<ResolverHandle> {
   return startResolver(
     {
       name: 'unbound',
