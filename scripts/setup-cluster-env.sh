@@ -15,6 +15,12 @@
 #     processes with a kubeconfig): each built in a wrapper module (.cache/build/<name>) with the
 #     controller's own replace directives, as kube-apiserver is. setup-test-env.sh pins the
 #     version and copies their CRDs into .cache/flux-crds/.
+#   Argo CD (one binary, `argocd`, whose ARGOCD_BINARY_NAME picks the application-controller or
+#     repo-server role; test/cluster/argocd.cluster.ts runs those two as processes) at
+#     setup-test-env.sh's ARGOCD_VERSION, built like Flux, plus the module's
+#     hack/git-verify-wrapper.sh the repo-server calls, and kustomize (which it runs) on PATH;
+#     the ConfigMaps and Secret of its manifests/base/config copied to .cache/argocd-config/.
+#     redis, its cache, is in setup-test-env.sh's Debian list.
 #   Debian (setup-test-env.sh's list): runc, containernetworking-plugins (bridge, host-local,
 #     loopback, portmap), iptables, ipset (kube-router's sets).
 #   Images (no registry is reachable): the pause image (Kubernetes' own build/pause/linux/pause.c
@@ -26,12 +32,16 @@ set -euo pipefail
 
 CONTAINERD_VERSION=v2.4.2
 KUBE_ROUTER_VERSION=v2.1.0
+# Argo CD v3.5 replaces its gitops-engine with a folder of its repository that the module lacks; the
+# proxy serves the same folder as a module of its own: this snapshot is the newest of the v3.5 line.
+ARGOCD_GITOPS_ENGINE=v0.0.0-20260914071520-c9c369efcc5b
+KUSTOMIZE_VERSION=v5.7.0
 FLUX_CONTROLLERS=(source-controller kustomize-controller)
 CLUSTER_BINARIES=(kubelet kube-proxy kube-controller-manager kube-scheduler)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 # The versions shared with the test environment, pinned in one place: setup-test-env.sh.
-eval "$(grep -E '^(KUBERNETES|FLUX)_VERSION=' "$root/scripts/setup-test-env.sh")"
+eval "$(grep -E '^(KUBERNETES|FLUX|ARGOCD)_VERSION=' "$root/scripts/setup-test-env.sh")"
 cache="$root/.cache"
 bin="$cache/bin"
 mkdir -p "$bin" "$cache/build"
@@ -142,6 +152,49 @@ build_flux_controller() {
 
 build_flux() { local c; for c in "${FLUX_CONTROLLERS[@]}"; do build_flux_controller "$c"; done; }
 
+# build_argocd: github.com/argoproj/argo-cd/v3/cmd in a wrapper module with Argo CD's own replace
+# directives (as build_flux_controller) and its gitops-engine at ARGOCD_GITOPS_ENGINE.
+build_argocd() {
+  local m=github.com/argoproj/argo-cd/v3
+  stamp_ok argocd "$ARGOCD_VERSION" && stamp_ok git-verify-wrapper.sh "$ARGOCD_VERSION" && return
+  log "building Argo CD $ARGOCD_VERSION (gitops-engine $ARGOCD_GITOPS_ENGINE)"
+  (
+    local dir="$cache/build/argocd" gomod
+    rm -rf "$dir" && mkdir -p "$dir" && cd "$dir"
+    go mod init etcdns.local/argocd >/dev/null 2>&1
+    go mod edit -require="$m@$ARGOCD_VERSION"
+    gomod=$(go mod download -json "$m@$ARGOCD_VERSION" | jq -r .GoMod)
+    go mod edit -json "$gomod" | jq -r '.Replace[]? | select(.New.Version != null)
+      | "\(.Old.Path)\(if .Old.Version then "@" + .Old.Version else "" end)=\(.New.Path)@\(.New.Version)"' |
+      while read -r r; do go mod edit -replace="$r"; done
+    go mod edit -replace="github.com/argoproj/argo-cd/gitops-engine=github.com/argoproj/argo-cd/gitops-engine@$ARGOCD_GITOPS_ENGINE"
+    go get "$m/cmd@$ARGOCD_VERSION" 2> get.log || { cat get.log >&2; exit 1; }
+    go build -ldflags "-X $m/common.version=${ARGOCD_VERSION#v}" -o "$bin/argocd" "$m/cmd"
+    install -m 0755 "$(go list -m -f '{{.Dir}}' "$m")/hack/git-verify-wrapper.sh" "$bin/git-verify-wrapper.sh"
+  )
+  echo "$ARGOCD_VERSION" > "$bin/argocd.version"
+  echo "$ARGOCD_VERSION" > "$bin/git-verify-wrapper.sh.version"
+}
+
+# copy_argocd_config: what Argo CD's install manifests apply before its pods start (argocd-cm,
+# argocd-secret, ...), from the module.
+copy_argocd_config() {
+  local dir="$cache/argocd-config" src
+  [ "$(cat "$dir/version" 2>/dev/null)" = "$ARGOCD_VERSION" ] && return
+  src=$(go mod download -json "github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION" | jq -r .Dir)
+  rm -rf "$dir" && mkdir -p "$dir"
+  find "$src/manifests/base/config" -name 'argocd-*.yaml' -exec install -m 0644 {} "$dir/" \;
+  echo "$ARGOCD_VERSION" > "$dir/version"
+}
+
+build_kustomize() {
+  stamp_ok kustomize "$KUSTOMIZE_VERSION" && return
+  log "building kustomize $KUSTOMIZE_VERSION"
+  GOBIN="$bin" go install -ldflags "-X sigs.k8s.io/kustomize/api/provenance.version=kustomize/$KUSTOMIZE_VERSION" \
+    "sigs.k8s.io/kustomize/kustomize/v5@$KUSTOMIZE_VERSION"
+  echo "$KUSTOMIZE_VERSION" > "$bin/kustomize.version"
+}
+
 # image_archive NAME KEY: the archive path for an image of that content.
 image_archive() { echo "$cache/cluster-images/$1-$2.oci.tar"; }
 
@@ -200,6 +253,9 @@ step build_kubernetes_nodes
 step build_containerd
 step build_kube_router
 step build_flux
+step build_argocd
+step copy_argocd_config
+step build_kustomize
 step build_images
 
 {
@@ -207,6 +263,8 @@ step build_images
   printf '%-24s %s\n' containerd "$("$bin/containerd" --version | awk '{print $3}')"
   printf '%-24s %s\n' kube-router "$(cat "$bin/kube-router.version")"
   for b in "${FLUX_CONTROLLERS[@]}"; do printf '%-24s %s\n' "$b" "$(cat "$bin/$b.version")"; done
+  printf '%-24s %s\n' argocd "$("$bin/argocd" version --client --short 2>/dev/null || cat "$bin/argocd.version")"
+  printf '%-24s %s\n' kustomize "$("$bin/kustomize" version)"
   printf '%-24s %s\n' images "$(cd "$cache/cluster-images" && echo *.oci.tar)"
   printf '%-24s %s\n' cni-plugins "$(dpkg-query -W -f='${Version}' containernetworking-plugins)"
 } | sed 's/^/[setup-cluster] /' >&2

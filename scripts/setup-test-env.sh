@@ -11,7 +11,7 @@
 #   CRDs of the edges external-dns reads (Traefik, Istio, Contour, OpenShift Route) likewise
 #   Debian: faketime (an etcdns server whose clock is off: a replayed TSIG, test/dns-server/dns-update.test.ts)
 #   Debian: prometheus (promtool and Prometheus: the alerts and the dashboard, test/observability/),
-#   chromium (headless: the status page)
+#   chromium (headless: the status page), redis-server (Argo CD's cache in the cluster check)
 #   Go module proxy: kube-score, and trivy's Kubernetes configuration checks as trivy-kubernetes
 #   (scripts/trivy-kubernetes.go: trivy's own scanner and embedded checks, a fraction of trivy's
 #   build), the manifest linters of test/lint/
@@ -43,7 +43,7 @@ ARGOCD_VERSION=v3.5.7
 # hybrid cgroups v1 machines like this one.
 APT_PACKAGES=(etcd-server etcd-client bind9-dnsutils knot-dnsutils dnsperf knot bind9 unbound iproute2
   buildah podman runc ca-certificates shellcheck containernetworking-plugins iptables ipset
-  prometheus chromium faketime)
+  prometheus chromium faketime redis-server)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache="$root/.cache"
@@ -69,7 +69,7 @@ install_debian() {
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   # The Debian packages start system services on the standard ports; tests use their own.
-  for svc in etcd knot named unbound prometheus; do $sudo systemctl disable --now "$svc" >/dev/null 2>&1 || true; done
+  for svc in etcd knot named unbound prometheus redis-server; do $sudo systemctl disable --now "$svc" >/dev/null 2>&1 || true; done
 }
 
 # stamp_ok NAME VERSION: .cache/bin/NAME exists and was built at VERSION.
