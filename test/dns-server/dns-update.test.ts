@@ -5,9 +5,6 @@
 // updates a minute; a key the file holds but the config gives no scope, and a key etcdns does not
 // know, change nothing. A record of the controller is written as its layout writes it.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createSocket } from 'node:dgram';
 import { after, before, test } from 'node:test';
 import type { Etcd3 } from 'etcd3';
@@ -16,9 +13,10 @@ import { dig } from '../support/dig.ts';
 import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
 import { startEtcdnsServer, type EtcdnsServerHandle } from '../support/etcdns-server.ts';
 import { metricSum } from '../support/metrics-text.ts';
-import { nsupdate } from '../support/nsupdate.ts';
+import { nsupdate, updateConfigFile } from '../support/nsupdate.ts';
 import { stopAll } from '../support/process.ts';
-import { keyStatement, type TsigKeySpec } from '../support/tsig-key.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import type { TsigKeySpec } from '../support/tsig-key.ts';
 
 const ZONE = 'example.org';
 const key = (name: string, secret: string): TsigKeySpec => ({ name, algorithm: 'hmac-sha256', secret });
@@ -32,20 +30,10 @@ let client: Etcd3;
 let server: EtcdnsServerHandle;
 let configFile: string;
 
-/** An update's config file: the keys' file and scopes. */
-export function updateConfig(dir: string, keys: TsigKeySpec[], update: Record<string, unknown>): string {
-  const keyFile = join(dir, 'update.key');
-  writeFileSync(keyFile, keys.map(keyStatement).join('\n'));
-  const file = join(dir, 'config.json');
-  writeFileSync(file, JSON.stringify({ update: { keyFile, ...update } }));
-  return file;
-}
-
 before(async () => {
   etcd = await startEtcd();
   client = etcd.client();
-  const dir = mkdtempSync(join(tmpdir(), 'etcdns-update-'));
-  configFile = updateConfig(dir, [ACME, FLOOD, NO_SCOPE], {
+  configFile = updateConfigFile(tempDir('update'), [ACME, FLOOD, NO_SCOPE], {
     keys: [
       { name: 'acme', suffixes: [ZONE] },
       { name: 'flood', suffixes: [ZONE], updatesPerMinute: 2 },

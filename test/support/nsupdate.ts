@@ -2,8 +2,10 @@
 // TSIG-signed with a key given as BIND's -y, over UDP or TCP (-v). nsupdate says an rcode only when
 // the update failed ("update failed: REFUSED"); NOERROR otherwise.
 import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { TsigKeySpec } from './tsig-key.ts';
+import { keyStatement, type TsigKeySpec } from './tsig-key.ts';
 
 const run = promisify(execFile);
 
@@ -48,4 +50,13 @@ export async function nsupdate(o: NsupdateOptions): Promise<NsupdateResult> {
     rcode: failed ? failed[1]! : /error|fail|timed out/i.test(output) ? `error: ${output.trim()}` : 'NOERROR',
     output,
   };
+}
+
+/** A server config file (`--config`) in `dir` turning updates on: the keys in a key file beside it, and `update`'s other fields. */
+export function updateConfigFile(dir: string, keys: TsigKeySpec[], update: Record<string, unknown>): string {
+  const keyFile = join(dir, 'update.key');
+  writeFileSync(keyFile, keys.map(keyStatement).join('\n'));
+  const file = join(dir, 'config.json');
+  writeFileSync(file, JSON.stringify({ update: { keyFile, ...update } }));
+  return file;
 }
