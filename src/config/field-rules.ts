@@ -71,7 +71,7 @@ export const cidr = text('a CIDR such as "10.0.0.0/8"', (s) => {
   );
 });
 
-/** A network of a rewrite rule, "10.9.176.0/24": host bits set are refused (a likely typo). */
+/** A network ("10.9.176.0/24") of a rewrite rule or of answerOrder.prefer: host bits set are refused (a likely typo). */
 export const network = v.pipe(
   v.string((i) => `must be a CIDR such as "10.9.176.0/24" ${got(i)}`),
   v.rawCheck(({ dataset, addIssue }) => {

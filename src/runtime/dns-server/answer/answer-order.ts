@@ -91,7 +91,8 @@ export class AnswerOrder {
       const count = rrset.offsets.length;
       if (mine === 0 && turn % count === 0) continue;
       const networks = layout.networks[r]!;
-      const ranks = networks.map((n) => rank(n & mine));
+      const ranks = new Array<number>(count);
+      for (let i = 0; i < count; i++) ranks[i] = rank(networks[i]! & mine);
       writeOrder(out, template, rrset, recordOrder(count, turn, ranks));
     }
   }

@@ -87,6 +87,7 @@ export function writeOrder(out: Buffer, template: Buffer, rrset: AddressRrset, o
   for (let i = 0; i < order.length; i++) {
     const from = offsets[order[i]!]!;
     const to = offsets[i]!;
-    if (from !== to) template.copy(out, to, from, from + size);
+    // 10 or 22 bytes: a loop costs less than a copy call (which makes a view to copy from).
+    if (from !== to) for (let b = 0; b < size; b++) out[to + b] = template[from + b]!;
   }
 }
