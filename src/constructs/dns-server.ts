@@ -277,7 +277,7 @@ export class DnsServer extends Construct {
     const etcd = etcdClientMounts(props.etcd);
     const dualStack = mayUseIpv6(props.service);
     const snapshot = props.snapshot ?? true;
-    const transfer = transferFiles(props.transfer, props.zones);
+    const transfer = transferFiles(props.transfer, props.zones, props.catalog !== undefined);
     this.transferCidrs = transfer.cidrs;
     const address = (s: string) => v.parse(upstream, s);
     this.peers = [

@@ -76,7 +76,11 @@ export interface TransferFiles {
 const keyOf = (secret: TransferKeySecretProps) => secret.key ?? DEFAULT_TSIG_KEY;
 
 /** The config's transfer settings with key file paths, and the volumes those paths are in. */
-export function transferFiles(server: TransferProps | undefined, zones: readonly ZoneProps[]): TransferFiles {
+export function transferFiles(
+  server: TransferProps | undefined,
+  zones: readonly ZoneProps[],
+  catalog = false,
+): TransferFiles {
   const used = [server, ...zones.map((z) => z.transfer)].filter((t) => t !== undefined);
   const keys = new Map<string, Set<string>>();
   for (const { keySecret } of used)
@@ -90,8 +94,10 @@ export function transferFiles(server: TransferProps | undefined, zones: readonly
     ...(t.keySecret ? { keyFile: `${TSIG_DIR}/${t.keySecret.name}/${keyOf(t.keySecret)}` } : {}),
   });
   // A zone with its own settings never uses the server's: only the networks that apply are opened.
-  const cidrs = zones.flatMap((z) => (z.transfer ?? server)?.allowCidrs ?? []);
-  const notify = zones.flatMap((z) => (z.transfer ?? server)?.notify ?? []);
+  // A catalog goes with the server's, even when every zone has its own.
+  const applied = [...zones.map((z) => z.transfer ?? server), ...(catalog ? [server] : [])];
+  const cidrs = applied.flatMap((t) => t?.allowCidrs ?? []);
+  const notify = applied.flatMap((t) => t?.notify ?? []);
   return {
     ...(server ? { transfer: config(server) } : {}),
     zones: zones.map(({ transfer, ...zone }) => (transfer ? { ...zone, transfer: config(transfer) } : zone)),

@@ -373,3 +373,19 @@ test('the synthesized pod, with the Secrets where it mounts them, transfers each
   await waitFor('a NOTIFY for example.org', () => (notified.includes('example.org') ? true : undefined), 10_000);
   assert.deepEqual([...new Set(notified)], ['example.org']);
 });
+
+test('a catalog: its secondaries (the server-wide transfer) are let in and NOTIFYed even when every zone has its own', () => {
+  const server: TransferProps = { allowCidrs: ['192.0.2.53/32'], notify: ['192.0.2.53'] };
+  const built = (catalog: boolean) =>
+    new DnsStack(new Chart(new App(), 'test', { disableResourceNameHashes: true }), 'stack', {
+      zones: [{ name: 'example.org', transfer: { allowCidrs: ['198.51.100.7/32'] } }],
+      server: { transfer: server, ...(catalog ? { catalog: { zone: 'catalog.etcdns.invalid.' } } : {}) },
+    }).servers[0]!;
+  assert.deepEqual(built(true).transferCidrs, ['192.0.2.53/32', '198.51.100.7/32']);
+  assert.deepEqual(
+    built(true).peers.map((p) => p.host),
+    ['192.0.2.53'],
+  );
+  assert.deepEqual(built(false).transferCidrs, ['198.51.100.7/32']);
+  assert.deepEqual(built(false).peers, []);
+});
