@@ -17,6 +17,8 @@
 #   build), the manifest linters of test/lint/
 #   Go module proxy (downloaded, not built): Flux's and Argo CD's CRDs into .cache/flux-crds/ and
 #   .cache/argocd-crds/ (test/scaffold/gitops-examples.test.ts; the cluster check's Flux too)
+#   Go module proxy: cert-manager's controllers (scripts/cert-manager-controller.go) and CRDs, and
+#   Pebble (Let's Encrypt's ACME test server): the DNS-01 test, test/acme/
 # Only what `npm test` needs: the cluster check's programs are scripts/setup-cluster-env.sh's
 # (npm run setup:cluster). Each step that does work logs how long it took.
 set -euo pipefail
@@ -39,6 +41,8 @@ TRIVY_VERSION=v0.74.0
 # Flux v1.10 needs Go 1.27 and a dependency the module proxy refuses; Argo CD v3.6 needs Go 1.27.
 FLUX_VERSION=v1.9.6
 ARGOCD_VERSION=v3.5.7
+CERT_MANAGER_VERSION=v1.21.2
+PEBBLE_VERSION=v2.10.3
 # runc named explicitly: podman depends on "crun | runc" and apt would pick crun, which refuses
 # hybrid cgroups v1 machines like this one.
 APT_PACKAGES=(etcd-server etcd-client bind9-dnsutils knot-dnsutils dnsperf knot bind9 unbound iproute2
@@ -165,6 +169,36 @@ build_trivy_kubernetes() {
   echo "$stamp" > "$bin/trivy-kubernetes.version"
 }
 
+# cert-manager-controller: scripts/cert-manager-controller.go over cert-manager's library (its own
+# controller main package is a module the proxy does not serve), stamped like trivy-kubernetes.
+build_cert_manager_controller() {
+  local source="$root/scripts/cert-manager-controller.go" stamp
+  stamp="$CERT_MANAGER_VERSION $(sha256sum < "$source" | cut -c1-16)"
+  stamp_ok cert-manager-controller "$stamp" && return
+  log "building cert-manager-controller (cert-manager $CERT_MANAGER_VERSION's controllers)"
+  (
+    in_wrapper_module cert-manager-controller "github.com/cert-manager/cert-manager@$CERT_MANAGER_VERSION" \
+      github.com/cert-manager/cert-manager/pkg/controller
+    cp "$source" tools.go
+    tidy
+    go build -o "$bin/cert-manager-controller" .
+  )
+  echo "$stamp" > "$bin/cert-manager-controller.version"
+}
+
+# pebble, and its test certificates (its TLS certificate for 127.0.0.1 and the CA that signed it)
+# into .cache/pebble-certs/.
+build_pebble() {
+  stamp_ok pebble "$PEBBLE_VERSION" && return
+  log "building Pebble $PEBBLE_VERSION"
+  GOBIN="$bin" go install -ldflags "-X main.version=$PEBBLE_VERSION" \
+    "github.com/letsencrypt/pebble/v2/cmd/pebble@$PEBBLE_VERSION"
+  rm -rf "$cache/pebble-certs"
+  cp -r "$(module_dir "github.com/letsencrypt/pebble/v2@$PEBBLE_VERSION")/test/certs" "$cache/pebble-certs"
+  chmod -R u+w "$cache/pebble-certs"
+  echo "$PEBBLE_VERSION" > "$bin/pebble.version"
+}
+
 # module_dir MODULE@VERSION: the module downloaded, its folder in the module cache.
 module_dir() { go mod download -json "$1" | awk -F'"' '/"Dir":/ {print $4}'; }
 
@@ -220,6 +254,8 @@ step copy_crds "contour-$CONTOUR_VERSION" "github.com/projectcontour/contour@$CO
   examples/contour/01-crds.yaml
 step copy_crds "openshift-api-$OPENSHIFT_API_VERSION" "github.com/openshift/api@$OPENSHIFT_API_VERSION" \
   route/v1/zz_generated.crd-manifests/routes.crd.yaml
+step copy_crds "cert-manager-$CERT_MANAGER_VERSION" "github.com/cert-manager/cert-manager@$CERT_MANAGER_VERSION" \
+  'deploy/crds/*.yaml'
 step fetch_flux_crds
 step fetch_argocd_crds
 step build_coredns
@@ -228,6 +264,8 @@ step build_kube_apiserver
 step build_actionlint
 step build_kube_score
 step build_trivy_kubernetes
+step build_cert_manager_controller
+step build_pebble
 
 {
   echo "etcd            $(etcd --version | awk '/etcd Version/ {print $3}')"
@@ -245,6 +283,8 @@ step build_trivy_kubernetes
   echo "actionlint      $("$bin/actionlint" --version | head -1)"
   echo "kube-score      $("$bin/kube-score" version | awk '{print $3}' | tr -d ,)"
   echo "trivy checks    $("$bin/trivy-kubernetes" --version) (trivy-kubernetes)"
+  echo "cert-manager    $("$bin/cert-manager-controller" --version) (controllers, CRDs)"
+  echo "pebble          $("$bin/pebble" -version | awk '{print $3}')"
   echo "shellcheck      $(shellcheck --version | awk '/^version:/ {print $2}')"
   echo "gateway-api     $GATEWAY_API_VERSION (CRDs)"
   echo "flux, argo cd   $FLUX_VERSION, $ARGOCD_VERSION (CRDs)"

@@ -7,7 +7,15 @@ import { fileURLToPath } from 'node:url';
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const cacheBin = join(repoRoot, '.cache', 'bin');
 
-const BUILT = ['coredns', 'external-dns', 'kube-apiserver', 'kube-score', 'trivy-kubernetes'] as const;
+const BUILT = [
+  'coredns',
+  'external-dns',
+  'kube-apiserver',
+  'kube-score',
+  'trivy-kubernetes',
+  'cert-manager-controller',
+  'pebble',
+] as const;
 /** Built ones live in .cache/bin; the others come from Debian packages on PATH. */
 export type Tool =
   | (typeof BUILT)[number]
