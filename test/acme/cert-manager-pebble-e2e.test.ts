@@ -144,6 +144,16 @@ test('a Certificate for a name in the zone becomes Ready through a DNS-01 challe
   assert.equal(cert.subjectAltName, `DNS:${NAME}`);
   assert.match(cert.issuer, /Pebble Intermediate CA/);
 
+  // Both of cert-manager's updates went to etcdns: one added the TXT, one deleted that same entry.
+  const applied = server.process
+    .logs()
+    .split('\n')
+    .filter((l) => l.includes('"dns update applied"'))
+    .map((l) => JSON.parse(l) as { added: string[]; deleted: string[] });
+  assert.equal(applied.length, 2, server.process.logs());
+  assert.match(applied[0]!.added[0] ?? '', /^\/skydns\/example\/corp\/intranet\/_acme-challenge\//);
+  assert.deepEqual(applied[1]!.deleted, applied[0]!.added);
+
   // cert-manager cleaned up: the challenge's TXT is no longer answered.
   const txt = await waitFor(
     'the challenge TXT gone',
