@@ -4,6 +4,7 @@
 // rolls the pods) appears on both and answers; a zone removed from it goes from both.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { startBindSecondary, type BindSecondaryHandle } from '../support/bind-secondary.ts';
 import { dig } from '../support/dig.ts';
@@ -165,6 +166,36 @@ describe('catalog zone: BIND and Knot configured with the catalog alone', () => 
       const ms = await until(who, 'example.com. from the catalog', ready, () => answersZone(secondary, 'example.com.'));
       console.log(`catalog propagation, zone added: ${who} answered it ${ms} ms after etcdns was ready`);
       assert.equal(await answersZone(secondary, 'example.org.'), true, `${who} keeps the other members`);
+    }
+  });
+
+  test('--workers 2: every worker answers the one catalog serial, also one restarted later', async () => {
+    const pool = await startEtcdnsServer({
+      etcdEndpoints: etcd.endpoints,
+      zones: ['example.org.'],
+      args: [...transferArgs([], keyFile), '--catalog-zone', CATALOG, '--workers', '2'],
+    });
+    try {
+      const serials = async () => {
+        const seen = new Set<number | undefined>();
+        for (let i = 0; i < 40; i++) seen.add(await soaSerial(pool.port, CATALOG));
+        return [...seen];
+      };
+      const [first] = await serials();
+      assert.ok(first, 'the catalog is answered');
+      // One worker ends; the pool starts another a second later, in a later second than the pool.
+      const [worker] = execFileSync('pgrep', ['-P', String(pool.process.pid)])
+        .toString()
+        .trim()
+        .split('\n');
+      process.kill(Number(worker), 'SIGKILL');
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      await waitFor('both workers ready again', async () =>
+        (await pool.http('/readyz')).status === 200 ? true : undefined,
+      );
+      assert.deepEqual(await serials(), [first]);
+    } finally {
+      await pool.stop();
     }
   });
 

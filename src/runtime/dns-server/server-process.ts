@@ -202,9 +202,13 @@ export async function startDnsServer(
     prefix: normalizePrefix(config.prefix ?? DEFAULT_PREFIX),
     client: createEtcdClient(settings.config.etcd, ETCD_CALLS),
     cache: new AnswerCache(),
-    // Made from the config: its serial is this start's second (catalog-zone.ts).
+    // Made from the config: its serial is this start's second (catalog-zone.ts), a pool's in a worker.
     catalog: config.catalog
-      ? new CatalogZone(config.catalog.zone, catalogMembers(config), Math.floor(Date.now() / 1000))
+      ? new CatalogZone(
+          config.catalog.zone,
+          catalogMembers(config),
+          (options.worker && Number(process.env.ETCDNS_POOL_STARTED)) || Math.floor(Date.now() / 1000),
+        )
       : undefined,
   };
   const lookup = config.lookup ?? 'own';

@@ -45,8 +45,10 @@ export async function runWorkerPool(settings: ServerSettings, logger: Logger): P
   const seen = new Map<number, Seen>();
   let stopping = false;
 
+  // The pool's start: every worker's catalog serial, a worker restarted later too (catalog-zone.ts).
+  const started = String(Math.floor(Date.now() / 1000));
   const fork = (slot: number): void => {
-    const worker = cluster.fork({ ETCDNS_WORKER_SLOT: String(slot) });
+    const worker = cluster.fork({ ETCDNS_WORKER_SLOT: String(slot), ETCDNS_POOL_STARTED: started });
     seen.set(slot, { status: undefined, at: 0 });
     worker.on('message', (msg: WorkerStatus) => {
       if (msg?.type === 'etcdns-worker-status') seen.set(slot, { status: msg, at: Date.now() });
