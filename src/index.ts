@@ -2,7 +2,8 @@
 // their props (every field documented with its default), the images, validation and the
 // GitOps writer that `npm run synth` uses.
 export { DnsStack, STACK_DEFAULTS } from './constructs/dns-stack.ts';
-export type { DnsStackProps, GitOpsProps, NamespaceProps, ObservabilityProps } from './constructs/dns-stack.ts';
+export type { DnsStackProps, GitOpsProps, ObservabilityProps } from './constructs/dns-stack.ts';
+export type { NamespaceProps } from './constructs/stack-base.ts';
 export { EtcdCluster, ETCD_DEFAULTS } from './constructs/etcd-cluster.ts';
 export type { EtcdAuthProps, EtcdClusterProps, EtcdProps, EtcdTlsProps } from './constructs/etcd-cluster.ts';
 export type { EtcdClientAccess, SecretKeyRef } from './constructs/etcd-client-access.ts';
@@ -35,6 +36,11 @@ export type { AntiAffinity, ResourceProps, WorkloadProps } from './constructs/wo
 export { DEFAULT_IMAGES, imageReference } from './constructs/image.ts';
 export type { ImageRef } from './constructs/image.ts';
 export { ConfigError } from './config/config-error.ts';
-export { synthObjects, synthStack } from './constructs/synth-stack.ts';
+export { SpokeStack, HUB_DEFAULTS } from './constructs/spoke-stack.ts';
+export type { HubConnectionProps, SpokeStackProps } from './constructs/spoke-stack.ts';
+export { clusterEtcdUser } from './constructs/member-clusters.ts';
+export type { ClusterProps } from './constructs/member-clusters.ts';
+export { CLUSTERS_PREFIX, clusterPrefix } from './skydns/cluster-prefix.ts';
+export { synthObjects, synthSpokeObjects, synthSpokeStack, synthStack } from './constructs/synth-stack.ts';
 export { writeManifests } from './constructs/manifest-writer.ts';
 export type { ZoneConfig, SoaConfig } from './config/zone-config.ts';

@@ -9,6 +9,7 @@ import {
   dnsName,
   hostPort,
   integer,
+  clusterName,
   keyPrefix,
   list,
   logLevel,
@@ -122,6 +123,11 @@ export const controllerEntries = {
   ownerId,
   /** etcd key prefix; default "/skydns". Not together with `views` (each view has its own). */
   prefix: v.optional(keyPrefix),
+  /**
+   * A spoke of a hub: this cluster's name; the records go under its own prefix,
+   * "/skydns-clusters/<cluster>" (src/skydns/cluster-prefix.ts). Not together with prefix or views.
+   */
+  cluster: v.optional(clusterName),
   /** Split horizon: each view is planned and written under its own prefix; default one view "internal" at `prefix`. */
   views: v.optional(viewsSchema),
   /** PTR records for published addresses inside these networks (per view); default none. */
@@ -237,6 +243,13 @@ export const controllerConfigSchema = v.pipe(
       "not together with views: set each view's prefix there",
     ),
     ['prefix'],
+  ),
+  v.forward(
+    v.check(
+      (c) => c.cluster === undefined || (c.prefix === undefined && c.views === undefined),
+      'not together with prefix or views: a cluster writes under its own prefix, /skydns-clusters/<cluster>',
+    ),
+    ['cluster'],
   ),
   v.forward(
     v.check(

@@ -5,6 +5,7 @@ import { isIP } from 'node:net';
 import * as v from 'valibot';
 import { parseCidr } from '../dns/cidr.ts';
 import { canonicalName, dnsNameProblem } from '../dns/dns-name.ts';
+import { CLUSTER_NAME } from '../skydns/cluster-prefix.ts';
 
 const got = (issue: { input: unknown }) => `(got ${JSON.stringify(issue.input)})`;
 
@@ -122,6 +123,12 @@ export const keyPrefix = v.pipe(
     /^(?:\/[A-Za-z0-9._-]+)+\/?$/.test(s),
   ),
   v.transform((s) => s.replace(/\/$/, '')),
+);
+
+/** A member cluster of a hub (src/skydns/cluster-prefix.ts): one key segment, one object-name part. */
+export const clusterName = text(
+  'a cluster name: 1-56 lower-case letters, digits and "-", starting and ending with a letter or digit',
+  (s) => CLUSTER_NAME.test(s),
 );
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;

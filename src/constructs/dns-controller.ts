@@ -278,6 +278,12 @@ export interface DnsControllerProps extends ControllerProps {
   /** etcd prefix the controller writes (without split horizon). */
   readonly prefix: string;
   /**
+   * A spoke of a hub: the cluster's name. The controller writes under the cluster's own prefix,
+   * "/skydns-clusters/<cluster>", which it derives from the name, instead of `prefix` or `views`.
+   * @default - none
+   */
+  readonly cluster?: string;
+  /**
    * Split horizon: every view the controller writes, instead of `prefix`.
    * @default - none (one view at `prefix`)
    */
@@ -347,7 +353,11 @@ export class DnsController extends Construct {
     this.config = {
       etcd: etcd.connection,
       ownerId: props.ownership?.ownerId ?? stack.name,
-      ...(props.views ? { views: props.views } : { prefix: props.prefix }),
+      ...(props.cluster !== undefined
+        ? { cluster: props.cluster }
+        : props.views
+          ? { views: props.views }
+          : { prefix: props.prefix }),
       domainFilter: [...props.domains].sort(),
       ...(sources.excludeDomains ? { excludeDomains: [...sources.excludeDomains].sort() } : {}),
       ...(sources.namespace ? { namespace: sources.namespace } : {}),

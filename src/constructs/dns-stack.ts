@@ -1,9 +1,7 @@
 // DnsStack: the whole etcdns deployment from one props object, grouped the way users think
 // about it. It validates everything first (one error listing every problem), then composes the
 // Namespace, the EtcdCluster, one DnsServer per view, the DnsController and opt-in monitoring.
-import { Chart } from 'cdk8s';
 import { Construct } from 'constructs';
-import { k8s } from 'cdk8s-plus-27';
 import { problemsOf } from '../config/schema-problems.ts';
 import { zoneSchema, zonesSchema } from '../config/zone-config.ts';
 import { DnsEndpointCrd } from './dns-endpoint-crd.ts';
@@ -28,16 +26,18 @@ import {
   type EtcdRolesProps,
   type EtcdUser,
 } from './etcd-roles.ts';
+import { clusterEtcdUser, clustersProblems, type ClusterProps } from './member-clusters.ts';
 import { GrafanaDashboard, dashboardProblems, type DashboardProps } from './grafana-dashboard.ts';
 import { DEFAULT_IMAGES } from './image.ts';
 import { NetworkPolicies, networkPolicyProblems, type NetworkPolicyProps } from './network-policies.ts';
 import { PrometheusRule, alertsProblems, type AlertsProps } from './prometheus-rule.ts';
-import { PRUNE_PROTECTION } from './prune-protection.ts';
+import { NAMESPACE_DEFAULTS, STACK_NAME, stackContext, stackNamespace, type NamespaceProps } from './stack-base.ts';
 import { ServiceMonitor, type ServiceMonitorProps } from './service-monitor.ts';
 import { orderDefinitionsFirst } from './gitops-order.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
-import { DURATION, assertNoProblems, intProblem, k8sName, mapProblems, show } from './kubernetes-rules.ts';
+import type { StackContext } from './stack-context.ts';
+import { DURATION, intProblem, k8sName, mapProblems, show } from './kubernetes-rules.ts';
 import {
+  DEFAULT_PREFIX,
   DEFAULT_VIEWS,
   controllerViewConfigs,
   isPlainView,
@@ -46,32 +46,6 @@ import {
   type ViewProps,
 } from './views.ts';
 import { catalogProblems, zoneTransferProblems, type ZoneProps } from './zone-transfer.ts';
-
-export interface NamespaceProps {
-  /**
-   * Namespace of every namespaced object.
-   * @default "etcdns"
-   */
-  readonly name?: string;
-  /**
-   * Emit the Namespace object. Turn off when Argo CD or Flux creates it. Careful: when a GitOps tool prunes a
-   * Namespace it owns, etcd's volumes go with it.
-   * @default true
-   */
-  readonly create?: boolean;
-  /**
-   * Annotate the emitted Namespace so that Argo CD and Flux never delete it, neither by pruning nor with
-   * their Application or Kustomization (see prune-protection.ts). Turn off only if deleting the Namespace,
-   * etcd's volumes and every record with it, is intended.
-   * @default true
-   */
-  readonly pruneProtection?: boolean;
-  /**
-   * Labels of the Namespace object. Given labels replace the default.
-   * @default - Pod Security "restricted" enforced (every pod of the stack complies)
-   */
-  readonly labels?: Record<string, string>;
-}
 
 export interface ObservabilityProps {
   /**
@@ -190,13 +164,20 @@ export interface DnsStackProps {
    * @default - off: the components share `etcd.auth`, if any
    */
   readonly etcdRoles?: EtcdRolesProps;
+  /**
+   * A hub: the member clusters whose spokes (SpokeStack) write into this stack's etcd over TLS,
+   * each as its own etcd user allowed only its own prefix, "/skydns-clusters/<name>"
+   * (docs/multi-cluster.md). Needs `etcdRoles` and `etcd.tls`.
+   * @default - none
+   */
+  readonly clusters?: ClusterProps[];
 }
 
 export const STACK_DEFAULTS = {
-  name: 'etcdns',
-  namespace: 'etcdns',
+  name: STACK_NAME,
+  namespace: NAMESPACE_DEFAULTS.name,
   metricsPort: 8080,
-  namespaceLabels: { 'pod-security.kubernetes.io/enforce': 'restricted' },
+  namespaceLabels: NAMESPACE_DEFAULTS.labels,
 } as const;
 
 export class DnsStack extends Construct {
@@ -207,19 +188,7 @@ export class DnsStack extends Construct {
 
   constructor(scope: Construct, id: string, props: DnsStackProps) {
     super(scope, id);
-    // A chart-level namespace would also land on the ClusterRole and ClusterRoleBinding.
-    const chartNamespace = Chart.of(this).namespace;
-    assertNoProblems([
-      ...stackProblems(props),
-      ...(chartNamespace !== undefined
-        ? [`the chart's namespace (${JSON.stringify(chartNamespace)}): must not be set; use namespace.name`]
-        : []),
-    ]);
-    const stack: StackContext = {
-      name: props.name ?? STACK_DEFAULTS.name,
-      namespace: props.namespace?.name ?? STACK_DEFAULTS.namespace,
-      syncWaves: props.gitops?.syncWaves ?? false,
-    };
+    const stack = stackContext(this, props, stackProblems(props));
     this.context = stack;
     const observability = props.observability ?? {};
     const httpPort = observability.metricsPort ?? STACK_DEFAULTS.metricsPort;
@@ -227,19 +196,7 @@ export class DnsStack extends Construct {
     const monitor = observability.serviceMonitor?.enabled === true;
     const version = (props.server?.image ?? DEFAULT_IMAGES.etcdns).tag;
 
-    if (props.namespace?.create !== false) {
-      new k8s.KubeNamespace(this, 'namespace', {
-        metadata: objectMeta(stack, {
-          name: stack.namespace,
-          component: 'namespace',
-          version,
-          namespaced: false,
-          wave: SYNC_WAVE.namespace,
-          labels: props.namespace?.labels ?? STACK_DEFAULTS.namespaceLabels,
-          ...(props.namespace?.pruneProtection !== false ? { annotations: PRUNE_PROTECTION } : {}),
-        }),
-      });
-    }
+    stackNamespace(this, stack, props.namespace, version);
 
     // With etcdRoles each component logs in as its own user: the controller first, then one per view.
     const roles = props.etcdRoles;
@@ -261,7 +218,7 @@ export class DnsStack extends Construct {
       new EtcdRolesJob(this, 'etcd-roles', {
         stack,
         etcd: this.etcd.clientAccess,
-        users: [controllerUser!, ...serverUsers],
+        users: [controllerUser!, ...serverUsers, ...(props.clusters ?? []).map((c) => clusterEtcdUser(c.name))],
         passwordSecret: roles.passwordSecret,
         enableAuth: roles.enableAuth ?? true,
         ...(props.server?.image ? { image: props.server.image } : {}),
@@ -363,6 +320,7 @@ export function stackProblems(props: DnsStackProps): string[] {
       { etcdAuth: props.etcd?.auth !== undefined, views: viewNames, name: props.name ?? STACK_DEFAULTS.name },
       'etcdRoles',
     ),
+    ...hubProblems(props),
   ];
   // Each view's server with its catalog: the view's own, else the server's.
   if (Array.isArray(props.zones) && Array.isArray(props.views ?? DEFAULT_VIEWS))
@@ -386,4 +344,26 @@ export function stackProblems(props: DnsStackProps): string[] {
   problems.push(...alertsProblems(o?.alerts, o?.serviceMonitor?.enabled === true, 'observability.alerts'));
   problems.push(...dashboardProblems(o?.dashboard, o?.serviceMonitor?.enabled === true, 'observability.dashboard'));
   return problems;
+}
+
+/** The member clusters, against the stack's zones, views and own etcd users. */
+function hubProblems(props: DnsStackProps): string[] {
+  if (props.clusters === undefined) return [];
+  const views = Array.isArray(props.views ?? DEFAULT_VIEWS) ? (props.views ?? DEFAULT_VIEWS) : [];
+  const zones = Array.isArray(props.zones) ? props.zones.map((z) => z?.name).filter((n) => typeof n === 'string') : [];
+  const stackUsers = etcdUsers(
+    props.name ?? STACK_DEFAULTS.name,
+    views.map((v) => ({ name: v?.name, prefix: v?.prefix ?? DEFAULT_PREFIX })),
+  ).map((u) => u.name);
+  return clustersProblems(
+    props.clusters,
+    {
+      zones,
+      viewPrefixes: views.map((v) => (typeof v?.prefix === 'string' ? v.prefix : DEFAULT_PREFIX)),
+      users: stackUsers,
+      etcdRoles: props.etcdRoles !== undefined,
+      etcdTls: props.etcd?.tls !== undefined,
+    },
+    'clusters',
+  );
 }

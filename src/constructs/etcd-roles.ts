@@ -15,7 +15,7 @@ import { HELPER_RESOURCES, RESTRICTED_CONTAINER, TMP_MOUNT, podSecurityContext, 
 export interface EtcdRolesProps {
   /**
    * Existing Secret with one password per etcd user, under these keys: `controller`, `server-<view>`
-   * for every view, and `root` (root's password: the Job logs in as root once authentication is on,
+   * for every view, `cluster-<name>` for every member cluster (`clusters`), and `root` (root's password: the Job logs in as root once authentication is on,
    * and creates root with it before). Each pod mounts only its own key.
    */
   readonly passwordSecret: string;

@@ -29,6 +29,12 @@ test('defaults', () => {
   assert.deepEqual([once, dryRun], [false, false]);
 });
 
+test("a spoke's --cluster writes under the cluster's own prefix", () => {
+  const { config } = parseControllerOptions([...base, '--cluster', 'dc1'], {});
+  assert.equal(config.cluster, 'dc1');
+  assert.equal(config.prefix, '/skydns-clusters/dc1');
+});
+
 test("external-dns's source flags carry over unchanged", () => {
   const { config } = parseControllerOptions(
     [
@@ -263,6 +269,18 @@ const bad: [string, string[], Record<string, string>, RegExp][] = [
     [...base, '--prefix', '/'],
     {},
     /^prefix \(--prefix\): must be an etcd key prefix/,
+  ],
+  [
+    'a cluster name that is not one key segment',
+    [...base, '--cluster', 'dc/1'],
+    {},
+    /^cluster \(--cluster\): must be a cluster name/,
+  ],
+  [
+    'a cluster beside a prefix: it writes under its own',
+    [...base, '--cluster', 'dc1', '--prefix', '/skydns'],
+    {},
+    /^cluster \(--cluster\): not together with prefix or views/,
   ],
   [
     "external-dns's crd source flags, other than the DNSEndpoint they name",

@@ -30,8 +30,18 @@ export async function startCoreDns(corefile: (port: number) => string, readiness
   return { port, process: proc, stop: () => proc.stop() };
 }
 
-/** A Corefile serving `zones` from etcd at `endpoints` (the setup the seed tutorials deploy). */
-export function etcdCorefile(opts: { zones: string[]; endpoints: string[]; prefix?: string; cacheSeconds?: number }) {
+/**
+ * A Corefile serving `zones` from etcd at `endpoints` (the setup the seed tutorials deploy); over
+ * TLS with a client certificate and as an etcd user when given.
+ */
+export function etcdCorefile(opts: {
+  zones: string[];
+  endpoints: string[];
+  prefix?: string;
+  cacheSeconds?: number;
+  tls?: { cert: string; key: string; ca: string };
+  credentials?: { username: string; password: string };
+}) {
   return (port: number) =>
     // Every zone of the server block needs the port; a bare zone would listen on port 53.
     `${opts.zones.map((z) => `${z}:${port}`).join(' ')} {
@@ -39,7 +49,7 @@ export function etcdCorefile(opts: { zones: string[]; endpoints: string[]; prefi
   etcd ${opts.zones.join(' ')} {
     path ${opts.prefix ?? '/skydns'}
     endpoint ${opts.endpoints.join(' ')}
-  }
+${opts.tls ? `    tls ${opts.tls.cert} ${opts.tls.key} ${opts.tls.ca}\n` : ''}${opts.credentials ? `    credentials ${opts.credentials.username} ${opts.credentials.password}\n` : ''}  }
 ${opts.cacheSeconds ? `  cache ${opts.cacheSeconds}\n` : ''}  errors
 }
 `;

@@ -1,5 +1,7 @@
 // A real etcd (Debian's etcd-server) on loopback: one member, or a cluster of N members.
+import { readFileSync } from 'node:fs';
 import { Etcd3 } from 'etcd3';
+import type { TestPki } from './certificates.ts';
 import { freePort } from './ports.ts';
 import { startProcess, waitReady, type ManagedProcess } from './process.ts';
 import { tempDir } from './temp-dir.ts';
@@ -8,6 +10,8 @@ import { tool } from './tools.ts';
 export interface EtcdMember {
   name: string;
   clientUrl: string;
+  /** Plain-HTTP /health (etcd's metrics listener): the client URL's, unless it serves TLS. */
+  healthUrl: string;
   peerUrl: string;
   dataDir: string;
   process: ManagedProcess | undefined;
@@ -30,9 +34,9 @@ export interface EtcdHandle {
   startMember(index: number): Promise<void>;
 }
 
-async function healthy(clientUrl: string): Promise<boolean> {
+async function healthy(healthUrl: string): Promise<boolean> {
   try {
-    const res = await fetch(`${clientUrl}/health`, { signal: AbortSignal.timeout(1000) });
+    const res = await fetch(`${healthUrl}/health`, { signal: AbortSignal.timeout(1000) });
     return res.ok && ((await res.json()) as { health?: string }).health === 'true';
   } catch {
     return false;
@@ -42,14 +46,22 @@ async function healthy(clientUrl: string): Promise<boolean> {
 export interface EtcdOptions {
   /** Where the members' data directories go (the system's temporary directory unless told). */
   dataParent?: string;
+  /**
+   * Serve clients over TLS with this PKI's serving certificate, checking client certificates
+   * against its CA (as the prod example's etcd); client() presents the same certificate.
+   */
+  tls?: TestPki;
 }
 
 export async function startEtcdCluster(size: number, o: EtcdOptions = {}): Promise<EtcdHandle> {
   const members: EtcdMember[] = [];
+  const scheme = o.tls ? 'https' : 'http';
   for (let i = 0; i < size; i++) {
+    const clientUrl = `${scheme}://127.0.0.1:${await freePort()}`;
     members.push({
       name: `etcd-${i}`,
-      clientUrl: `http://127.0.0.1:${await freePort()}`,
+      clientUrl,
+      healthUrl: o.tls ? `http://127.0.0.1:${await freePort()}` : clientUrl,
       peerUrl: `http://127.0.0.1:${await freePort()}`,
       dataDir: tempDir(`etcd-${i}`, o.dataParent),
       process: undefined,
@@ -70,6 +82,15 @@ export async function startEtcdCluster(size: number, o: EtcdOptions = {}): Promi
       `--initial-cluster=${initialCluster}`,
       `--initial-cluster-token=${token}`,
       '--initial-cluster-state=new',
+      ...(o.tls
+        ? [
+            `--cert-file=${o.tls.serverCert}`,
+            `--key-file=${o.tls.serverKey}`,
+            '--client-cert-auth',
+            `--trusted-ca-file=${o.tls.caCert}`,
+            `--listen-metrics-urls=${m.healthUrl}`,
+          ]
+        : []),
       '--logger=zap',
       '--log-level=warn',
     ]);
@@ -80,7 +101,7 @@ export async function startEtcdCluster(size: number, o: EtcdOptions = {}): Promi
     launch(m);
   };
   const waitHealthy = async (ms: EtcdMember[]) => {
-    await Promise.all(ms.map((m) => waitReady(m.process!, 'healthy', () => healthy(m.clientUrl))));
+    await Promise.all(ms.map((m) => waitReady(m.process!, 'healthy', () => healthy(m.healthUrl))));
   };
 
   members.forEach((_, i) => void startMember(i));
@@ -92,7 +113,7 @@ export async function startEtcdCluster(size: number, o: EtcdOptions = {}): Promi
     endpoint: endpoints[0]!,
     members,
     client: () => {
-      const c = new Etcd3({ hosts: endpoints });
+      const c = new Etcd3({ hosts: endpoints, ...(o.tls ? { credentials: etcdCredentials(o.tls) } : {}) });
       clients.push(c);
       return c;
     },
@@ -117,4 +138,13 @@ export async function startEtcdCluster(size: number, o: EtcdOptions = {}): Promi
 
 export function startEtcd(o: EtcdOptions = {}): Promise<EtcdHandle> {
   return startEtcdCluster(1, o);
+}
+
+/** The TLS credentials of a client of an etcd started with `tls`: its CA, the PKI's certificate. */
+export function etcdCredentials(pki: TestPki) {
+  return {
+    rootCertificate: readFileSync(pki.caCert),
+    certChain: readFileSync(pki.serverCert),
+    privateKey: readFileSync(pki.serverKey),
+  };
 }

@@ -10,6 +10,7 @@ import {
 } from '../../config/controller-config.ts';
 import { ETCD_OPTIONS } from '../../config/etcd-options.ts';
 import { parseConfig } from '../../config/schema-problems.ts';
+import { CLUSTERS_PREFIX, clusterPrefix } from '../../skydns/cluster-prefix.ts';
 import { DEFAULT_PREFIX } from '../../skydns/skydns-key.ts';
 import { SOURCE_KINDS } from '../../config/source-kinds.ts';
 import { RECORD_TYPES } from '../../dns/record-types.ts';
@@ -41,6 +42,13 @@ const SHARED: OptionSpec[] = [
     field: 'prefix',
     value: 'PATH',
     help: `etcd key prefix (default ${DEFAULT_PREFIX})`,
+  },
+  {
+    flag: 'cluster',
+    kind: 'string',
+    field: 'cluster',
+    value: 'NAME',
+    help: `a spoke of a hub: write under this cluster's prefix, ${CLUSTERS_PREFIX}/NAME`,
   },
   { flag: 'domain-filter', kind: 'list', field: 'domainFilter', help: 'only names in these domains' },
   { flag: 'exclude-domains', kind: 'list', field: 'excludeDomains', help: 'never names in these domains' },
@@ -404,7 +412,7 @@ function withControllerDefaults(config: ControllerConfig, env: NodeJS.ProcessEnv
   }
   return {
     ...config,
-    prefix: config.prefix ?? DEFAULT_PREFIX,
+    prefix: config.cluster !== undefined ? clusterPrefix(config.cluster) : (config.prefix ?? DEFAULT_PREFIX),
     sources: config.sources ?? ['service', 'ingress'],
     policy: config.policy ?? CONTROLLER_CONFIG_DEFAULTS.policy,
     resyncSeconds: config.resyncSeconds ?? CONTROLLER_CONFIG_DEFAULTS.resyncSeconds,
