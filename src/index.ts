@@ -28,6 +28,7 @@ export { EtcdRolesJob, etcdUsers } from './constructs/etcd-roles.ts';
 export type { EtcdRolesJobProps, EtcdRolesProps, EtcdUser } from './constructs/etcd-roles.ts';
 export type { ViewProps } from './constructs/views.ts';
 export type { TransferKeySecretProps, TransferProps, ZoneProps } from './constructs/zone-transfer.ts';
+export type { AcmeKeyProps, AcmeProps } from './constructs/acme-updates.ts';
 export type { ServiceMonitorProps } from './constructs/service-monitor.ts';
 export type { AlertsProps } from './constructs/prometheus-rule.ts';
 export type { DashboardProps } from './constructs/grafana-dashboard.ts';

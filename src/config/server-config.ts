@@ -176,7 +176,10 @@ export function catalogClash(catalog: string, zones: readonly { name: string }[]
 }
 
 /** The first update key suffix in no served zone, as [key index, suffix index], or undefined. */
-function suffixOutsideZones(c: { zones: { name: string }[]; update?: { keys: { suffixes: string[] }[] } | undefined }) {
+export function suffixOutsideZones(c: {
+  zones: { name: string }[];
+  update?: { keys: { suffixes: string[] }[] } | undefined;
+}) {
   const zones = c.zones.map((z) => canonicalName(z.name));
   for (const [i, key] of (c.update?.keys ?? []).entries())
     for (const [j, suffix] of key.suffixes.entries())

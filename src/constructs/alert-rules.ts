@@ -182,6 +182,14 @@ export function alertRuleGroups(input: AlertRulesInput): AlertRuleGroup[] {
       'More than 5% of the UDP answers are dropped by response rate limiting: a flood, or a client network over the limit.',
     ),
     rule(
+      'EtcdnsDnsUpdatesRefused',
+      'warning',
+      '5m',
+      `sum by (job, view, key) (increase(etcdns_dns_updates_total{${servers}, result=~"REFUSED|NOTAUTH"}[10m])) > 0`,
+      'DNS servers of view {{ $labels.view }} refused updates (key {{ $labels.key }})',
+      'A DNS UPDATE (an ACME DNS-01 challenge) was refused or failed its TSIG check: an issuer whose certificates will not renew, or someone trying keys (key "-": unsigned or no key verified).',
+    ),
+    rule(
       'EtcdnsSecondaryNotifyUnacknowledged',
       'warning',
       '10m',

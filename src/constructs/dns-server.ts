@@ -19,6 +19,7 @@ import { keyPrefix, upstream } from '../config/field-rules.ts';
 import { problemsOf } from '../config/schema-problems.ts';
 import type { Exposure } from '../config/view-config.ts';
 import { zoneSchema, zonesSchema } from '../config/zone-config.ts';
+import { acmeProblems, acmeUpdateConfig, type AcmeProps } from './acme-updates.ts';
 import { CONFIG_DIR, CONFIG_FILE, renderConfigFile } from './config-file.ts';
 import {
   DNS_PORT_NAMES,
@@ -192,6 +193,14 @@ export interface ServerProps extends WorkloadProps, TmpVolumeProps, ReplicaSprea
    * @default - no catalog
    */
   readonly catalog?: CatalogInput;
+  /**
+   * DNS UPDATE (RFC 2136) for ACME DNS-01 challenges, e.g. cert-manager's `rfc2136` solver: TSIG
+   * keys from a Secret, each allowed only TXT records at `_acme-challenge` names below its
+   * suffixes, on an etcd lease; every view's servers take updates into their view (their etcd
+   * user may then write the view's prefix). See docs/acme.md.
+   * @default - off: updates are answered NOTIMP
+   */
+  readonly acme?: AcmeProps;
 }
 
 /** Where the record snapshot lives in the server container (an emptyDir). */
@@ -258,6 +267,7 @@ export class DnsServer extends Construct {
       ...problemsOf(zonesSchema(zoneSchema), props.zones, 'zones'),
       ...zoneTransferProblems(props.zones, 'zones'),
       ...settingProblems(keyPrefix, props.prefix, 'prefix'),
+      ...acmeProblems(props.acme, props.zones, 'server.acme'),
     ]);
     const { stack } = props;
     const name = `${stack.name}-server-${props.view}`;
@@ -277,7 +287,12 @@ export class DnsServer extends Construct {
     const etcd = etcdClientMounts(props.etcd);
     const dualStack = mayUseIpv6(props.service);
     const snapshot = props.snapshot ?? true;
-    const transfer = transferFiles(props.transfer, props.zones, props.catalog !== undefined);
+    const transfer = transferFiles(
+      props.transfer,
+      props.zones,
+      props.catalog !== undefined,
+      props.acme ? [props.acme.keySecret] : [],
+    );
     this.transferCidrs = transfer.cidrs;
     const address = (s: string) => v.parse(upstream, s);
     this.peers = [
@@ -314,6 +329,7 @@ export class DnsServer extends Construct {
       ...(props.maxTcpConnections ? { maxTcpConnections: props.maxTcpConnections } : {}),
       ...(transfer.transfer ? { transfer: transfer.transfer } : {}),
       ...(props.catalog ? { catalog: props.catalog } : {}),
+      ...(props.acme ? { update: acmeUpdateConfig(props.acme) } : {}),
       // The pod's address and namespace come from the downward API (ETCDNS_POD_IP, ETCDNS_POD_NAMESPACE).
       drain: {
         services: dnsServiceNames(name, props.service?.protocols),

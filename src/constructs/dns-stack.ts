@@ -211,7 +211,7 @@ export class DnsStack extends Construct {
       ...(roles ? { rootPassword: { name: roles.passwordSecret, key: ROOT_PASSWORD_KEY } } : {}),
     });
     const views = resolveViews(props.views, props.zones, props.server?.service, props.server?.transfer);
-    const [controllerUser, ...serverUsers] = etcdUsers(stack.name, views);
+    const [controllerUser, ...serverUsers] = etcdUsers(stack.name, views, props.server?.acme !== undefined);
     const etcdAs = (user: EtcdUser) =>
       roles ? accessAs(this.etcd.clientAccess, user, roles.passwordSecret) : this.etcd.clientAccess;
     if (roles && roles.job !== false) {

@@ -1,5 +1,5 @@
 // etcd roles: one etcd user per component, each allowed only its own key prefixes (a DNS server
-// reads its view's prefix, the controller reads and writes every view's prefix), and the Job that
+// reads its view's prefix, and writes it when it takes ACME updates, the controller reads and writes every view's prefix), and the Job that
 // creates them with `etcdns etcd-roles`. The passwords stay in a Secret the user provides; the
 // output names its keys, never a value.
 import { Construct } from 'constructs';
@@ -45,8 +45,15 @@ export interface EtcdUser {
 /** The Secret key of root's password. */
 export const ROOT_PASSWORD_KEY = 'root';
 
-/** The controller's user first, then one reader per view. */
-export function etcdUsers(stackName: string, views: { name: string; prefix: string }[]): EtcdUser[] {
+/**
+ * The controller's user first, then one per view's servers: readers, or writers of their own view
+ * when `serversWrite` (DNS UPDATE for ACME challenges, docs/acme.md).
+ */
+export function etcdUsers(
+  stackName: string,
+  views: { name: string; prefix: string }[],
+  serversWrite = false,
+): EtcdUser[] {
   const under = (prefix: string) => `${prefix}/`;
   return [
     {
@@ -58,7 +65,7 @@ export function etcdUsers(stackName: string, views: { name: string; prefix: stri
     ...views.map((v) => ({
       name: `${stackName}-server-${v.name}`,
       secretKey: `server-${v.name}`,
-      access: 'read' as const,
+      access: serversWrite ? ('readwrite' as const) : ('read' as const),
       prefixes: [under(v.prefix)],
     })),
   ];

@@ -75,15 +75,22 @@ export interface TransferFiles {
 
 const keyOf = (secret: TransferKeySecretProps) => secret.key ?? DEFAULT_TSIG_KEY;
 
-/** The config's transfer settings with key file paths, and the volumes those paths are in. */
+/** The path of a Secret's key file in the server pods. */
+export const keyFilePath = (secret: TransferKeySecretProps) => `${TSIG_DIR}/${secret.name}/${keyOf(secret)}`;
+
+/**
+ * The config's transfer settings with key file paths, and the volumes those paths are in (also
+ * of `otherSecrets`: the update keys', docs/acme.md).
+ */
 export function transferFiles(
   server: TransferProps | undefined,
   zones: readonly ZoneProps[],
   catalog = false,
+  otherSecrets: readonly TransferKeySecretProps[] = [],
 ): TransferFiles {
   const used = [server, ...zones.map((z) => z.transfer)].filter((t) => t !== undefined);
   const keys = new Map<string, Set<string>>();
-  for (const { keySecret } of used)
+  for (const keySecret of [...used.map((t) => t.keySecret), ...otherSecrets])
     if (keySecret) keys.set(keySecret.name, (keys.get(keySecret.name) ?? new Set()).add(keyOf(keySecret)));
   const secrets = [...keys.keys()].sort();
   // Secret names may be longer than a volume name can be, or hold dots.
@@ -91,7 +98,7 @@ export function transferFiles(
   const config = (t: TransferProps): TransferInput => ({
     allowCidrs: [...t.allowCidrs],
     ...(t.notify ? { notify: [...t.notify] } : {}),
-    ...(t.keySecret ? { keyFile: `${TSIG_DIR}/${t.keySecret.name}/${keyOf(t.keySecret)}` } : {}),
+    ...(t.keySecret ? { keyFile: keyFilePath(t.keySecret) } : {}),
   });
   // A zone with its own settings never uses the server's: only the networks that apply are opened.
   // A catalog goes with the server's, even when every zone has its own.
@@ -133,23 +140,21 @@ export function transferProblems(t: TransferProps | undefined, path: string): st
     t.allowCidrs.forEach((cidr, i) => problems.push(...problemsOf(network, cidr, `${path}.allowCidrs[${i}]`)));
   if ('keyFile' in t)
     problems.push(`${path}.keyFile: not a prop; name the Secret holding the key file with keySecret: { name, key? }`);
-  const secret = t.keySecret;
-  if (secret !== undefined) {
-    if (secret === null || typeof secret !== 'object')
-      problems.push(`${path}.keySecret: must be { name, key? }, an existing Secret (got ${show(secret)})`);
-    else {
-      if (secret.name === undefined) problems.push(`${path}.keySecret.name: required (an existing Secret's name)`);
-      problems.push(...k8sName(secret.name, `${path}.keySecret.name`, 'subdomain', 253));
-      const key = secret.key;
-      if (
-        key !== undefined &&
-        (typeof key !== 'string' || !SECRET_KEY.test(key) || key.startsWith('..') || key === '.')
-      )
-        problems.push(
-          `${path}.keySecret.key: must be a Secret key of letters, digits, "-", "_" and "." (got ${show(key)})`,
-        );
-    }
-  }
+  problems.push(...keySecretProblems(t.keySecret, `${path}.keySecret`));
+  return problems;
+}
+
+/** The problems of a reference to a Secret holding a key file (transfers' and updates' keys). */
+export function keySecretProblems(secret: TransferKeySecretProps | undefined, path: string): string[] {
+  if (secret === undefined) return [];
+  if (secret === null || typeof secret !== 'object')
+    return [`${path}: must be { name, key? }, an existing Secret (got ${show(secret)})`];
+  const problems: string[] = [];
+  if (secret.name === undefined) problems.push(`${path}.name: required (an existing Secret's name)`);
+  problems.push(...k8sName(secret.name, `${path}.name`, 'subdomain', 253));
+  const key = secret.key;
+  if (key !== undefined && (typeof key !== 'string' || !SECRET_KEY.test(key) || key.startsWith('..') || key === '.'))
+    problems.push(`${path}.key: must be a Secret key of letters, digits, "-", "_" and "." (got ${show(key)})`);
   return problems;
 }
 

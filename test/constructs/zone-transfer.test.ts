@@ -25,16 +25,9 @@ import { startProcess, stopAll, waitFor, waitReady } from '../support/process.ts
 import { tempDir } from '../support/temp-dir.ts';
 import { etcdnsBin, nodeBin } from '../support/tools.ts';
 import { keyStatement } from '../support/tsig-key.ts';
+import { find, podSpec, serverConfig, type Json } from './server-objects.ts';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 after(stopAll);
-
-const find = (objects: Json[], kind: string, name: string) =>
-  objects.find((o) => o.kind === kind && o.metadata.name === name)!;
-const serverConfig = (objects: Json[], view: string): Json =>
-  JSON.parse(find(objects, 'ConfigMap', `etcdns-server-${view}`).data['config.json']);
-const podSpec = (objects: Json[], view: string): Json =>
-  find(objects, 'Deployment', `etcdns-server-${view}`).spec.template.spec;
 
 const CORP: TransferProps = {
   allowCidrs: ['192.0.2.53/32', '10.20.0.0/16'],

@@ -264,6 +264,27 @@ const ROWS: Row[] = [
     },
   },
   {
+    alert: 'EtcdnsDnsUpdatesRefused',
+    fires: {
+      why: 'one update of key acme REFUSED at minute 3 (outside its scope)',
+      series: [
+        s(`etcdns_dns_updates_total{${SI}, instance="s0", view="internal", key="acme", result="NOERROR"}`, '0x2 1x20'),
+        s(`etcdns_dns_updates_total{${SI}, instance="s0", view="internal", key="acme", result="REFUSED"}`, '0x2 1x20'),
+      ],
+      at: 9,
+      alerts: [{ severity: 'warning', ...serverView, key: 'acme' }],
+    },
+    quiet: {
+      why: 'updates applied, and a prerequisite not met (NXRRSET: the client asked, not a refusal)',
+      series: [
+        s(`etcdns_dns_updates_total{${SI}, instance="s0", view="internal", key="acme", result="NOERROR"}`, '0+1x20'),
+        s(`etcdns_dns_updates_total{${SI}, instance="s0", view="internal", key="acme", result="NXRRSET"}`, '0x2 1x20'),
+      ],
+      at: 9,
+      alerts: [],
+    },
+  },
+  {
     alert: 'EtcdnsSecondaryNotifyUnacknowledged',
     fires: {
       why: 'the zone moved to serial 200 at minute 11, the secondary acknowledged only 100; another was sent NOTIFYs and never acknowledged one',
