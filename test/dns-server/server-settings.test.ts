@@ -207,6 +207,24 @@ describe('rejected settings name the field', () => {
     },
     { name: 'a zone twice', args: [...BASE, '--zone', 'EXAMPLE.org.'], error: /^zones\[1\]\.name .* is listed twice/ },
     {
+      name: 'an update key whose suffix is in no served zone',
+      args: [
+        ...BASE,
+        '--config',
+        configFile({ update: { keyFile: '/k', keys: [{ name: 'acme', suffixes: ['example.org', 'example.net'] }] } }),
+      ],
+      error: /^update\.keys\[0\]\.suffixes\[1\] \(file .*\): must be in one of the served zones \(got "example\.net"\)/,
+    },
+    {
+      name: 'an update key scope that is neither',
+      args: [
+        ...BASE,
+        '--config',
+        configFile({ update: { keyFile: '/k', keys: [{ name: 'acme', suffixes: ['example.org'], names: 'all' }] } }),
+      ],
+      error: /^update\.keys\[0\]\.names \(file .*\): must be one of "acme-challenge", "any"/,
+    },
+    {
       name: 'lookup',
       args: [...BASE, '--lookup', 'all'],
       error: /^lookup \(--lookup\): must be one of "own", "subtree" \(got "all"\)/,
