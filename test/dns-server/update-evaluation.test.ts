@@ -307,6 +307,24 @@ const evaluations: [string, Rr[], Rr[], Record<string, NameEntry[]>, number, str
     [],
     [],
   ],
+  [
+    "prereq in a zone served below the message's (sub.example.org): NOTZONE",
+    [pre('www.sub.example.org.', TYPE.ANY, CLASS.ANY)],
+    [add(CH, 'x')],
+    {},
+    RCODE.NOTZONE,
+    [],
+    [],
+  ],
+  [
+    'an update in scope but of a zone served below (sub.example.org): NOTZONE',
+    [],
+    [add('_acme-challenge.sub.example.org.', 'x')],
+    {},
+    RCODE.NOTZONE,
+    [],
+    [],
+  ],
   ['an update outside the scope: REFUSED', [], [add('www.example.org.', 'x')], {}, RCODE.REFUSED, [], []],
   ['a deletion with a TTL: FORMERR', [], [{ ...del(CH, TYPE.TXT), ttl: 5 }], {}, RCODE.FORMERR, [], []],
   ['an update of class CH: FORMERR', [], [{ ...add(CH, 'x'), class: CLASS.CH }], {}, RCODE.FORMERR, [], []],
@@ -350,6 +368,7 @@ for (const [name, prereqs, updates, entries, rcode, put, deleted] of evaluations
       scope: ACME,
       entries: new Map(Object.entries(entries)),
       prefix: '/skydns',
+      zones: ['example.org.', 'sub.example.org.'],
     });
     assert.equal(outcome.rcode, rcode, 'reason' in outcome ? outcome.reason : '');
     const changes = 'changes' in outcome ? outcome.changes : { put: [], delete: [] };

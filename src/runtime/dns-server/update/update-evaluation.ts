@@ -35,6 +35,8 @@ export interface UpdateInput {
   /** The entries of every name the message names (absent or empty: none). */
   entries: ReadonlyMap<string, readonly NameEntry[]>;
   prefix: string;
+  /** Every served zone (canonical): a name in a zone below the message's is not of its zone. */
+  zones: readonly string[];
 }
 
 /** Types no update may add (RFC 2136 3.4.1.3), nor delete by value. */
@@ -54,13 +56,18 @@ function recordsAt(input: UpdateInput, name: string) {
   );
 }
 
+/** Whether `name`'s zone (the longest served one holding it) is `zone` (RFC 2136 3.2.5, 3.4.1.3). */
+function ofZone(name: string, zone: string, zones: readonly string[]): boolean {
+  return isInZone(name, zone) && !zones.some((z) => z !== zone && isInZone(z, zone) && isInZone(name, z));
+}
+
 /** RFC 2136 3.2.5. */
 function prerequisites(input: UpdateInput): UpdateOutcome | undefined {
   const { message, msg } = input;
   const wanted = new Map<string, { name: string; type: number; values: (string | undefined)[] }>();
   for (const rr of message.prerequisites) {
     if (rr.ttl !== 0) return stop(RCODE.FORMERR, `prerequisite ${rr.name} has a TTL`);
-    if (!isInZone(rr.name, message.zone.name))
+    if (!ofZone(rr.name, message.zone.name, input.zones))
       return stop(RCODE.NOTZONE, `prerequisite ${rr.name} is outside the zone`);
     const records = recordsAt(input, rr.name);
     if (rr.class === CLASS.ANY || rr.class === CLASS.NONE) {
@@ -91,8 +98,13 @@ function prerequisites(input: UpdateInput): UpdateOutcome | undefined {
 }
 
 /** RFC 2136 3.4.1.3. */
-function prescan(rr: UpdateRecord, zone: string, zoneClass: number): UpdateOutcome | undefined {
-  if (!isInZone(rr.name, zone)) return stop(RCODE.NOTZONE, `${rr.name} is outside the zone`);
+function prescan(
+  rr: UpdateRecord,
+  zone: string,
+  zoneClass: number,
+  zones: readonly string[],
+): UpdateOutcome | undefined {
+  if (!ofZone(rr.name, zone, zones)) return stop(RCODE.NOTZONE, `${rr.name} is outside the zone`);
   if (rr.class === zoneClass) return META.has(rr.type) ? stop(RCODE.FORMERR, `cannot add type ${rr.type}`) : undefined;
   if (rr.class === CLASS.ANY)
     return rr.ttl !== 0 || rr.rdata.length !== 0 || [TYPE.AXFR, 253, 254].includes(rr.type)
@@ -113,7 +125,7 @@ export function evaluateUpdate(input: UpdateInput): UpdateOutcome {
     if (!scope.allows(rr.name, rr.type) || rr.name === zone)
       return stop(RCODE.REFUSED, `${rr.name} type ${rr.type} is outside the scope of key ${scope.key}`);
   for (const rr of message.updates) {
-    const bad = prescan(rr, zone, message.zone.class);
+    const bad = prescan(rr, zone, message.zone.class, input.zones);
     if (bad) return bad;
   }
   // Our own entries of each name, to work on; a name with anyone else's is not ours to change.

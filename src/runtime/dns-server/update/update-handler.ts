@@ -85,7 +85,14 @@ export class UpdateHandler {
     try {
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
         const read = await this.options.store.read(names);
-        const outcome = evaluateUpdate({ message, msg, scope, entries: read.entries, prefix: this.options.prefix });
+        const outcome = evaluateUpdate({
+          message,
+          msg,
+          scope,
+          entries: read.entries,
+          prefix: this.options.prefix,
+          zones: this.options.zones,
+        });
         if (!('changes' in outcome)) return outcome;
         if (await this.options.store.write(names, read, outcome.changes, this.leaseSeconds))
           return {
