@@ -2,6 +2,8 @@
 // `npm run synth` writes dist/<env>/ (plain YAML + kustomization.yaml), and Argo CD or Flux apply
 // those folders. Pure: options in, file contents out; the command writes them.
 
+import { argoHealthConfigMap } from './argocd-health.ts';
+
 export interface ScaffoldOptions {
   /** The npm package name of the new repository. */
   name: string;
@@ -177,7 +179,8 @@ export const environments: Record<string, DnsStackProps> = { ${entries} };
 // the Application must not cascade into etcd's volumes.
 function argoApplication(o: ScaffoldOptions, env: string): string {
   return `# Argo CD Application for dist/${env}. Apply it to the cluster that runs Argo CD
-# (kubectl apply -n argocd -f gitops/argocd/${env}.yaml), or list it in your app-of-apps.
+# (kubectl apply -n argocd -f gitops/argocd/${env}.yaml), or list it in your app-of-apps, after
+# merging argocd-cm.yaml (Argo CD's health check for DNSEndpoints) into its argocd-cm.
 apiVersion: argoproj.io/v1alpha1
 kind: Application
 metadata:
@@ -316,6 +319,10 @@ const ENGINE_FOLDERS = {
   both: 'Argo CD (`gitops/argocd/`) or Flux (`gitops/flux/`)',
 } as const satisfies Record<GitopsEngines, string>;
 
+const ARGOCD_README_LINE = `- Argo CD: merge \`gitops/argocd/argocd-cm.yaml\` into its argocd-cm before the first Application
+  (its health check for DNSEndpoints; the file says how).
+`;
+
 function readme(o: ScaffoldOptions): string {
   return `# ${o.name}
 
@@ -334,7 +341,7 @@ the environment file.
 
 - CI (\`.github/workflows/ci.yml\`) installs with \`npm ci\`, type-checks, synthesizes and fails
   when \`dist/\` differs from what is committed.
-- Renovate (\`renovate.json\`) proposes etcdns and its cdk8s peers (${GROUPED_PACKAGES.slice(1).join(', ')})
+${o.gitops === 'flux' ? '' : ARGOCD_README_LINE}- Renovate (\`renovate.json\`) proposes etcdns and its cdk8s peers (${GROUPED_PACKAGES.slice(1).join(', ')})
   in one pull request. When the new version changes the output, CI fails on that branch until
   \`npm run synth\` is run there and \`dist/\` committed: review that diff, it is what will roll.
 `;
@@ -356,6 +363,7 @@ export function scaffoldFiles(o: ScaffoldOptions): Map<string, string> {
     ['environments/index.ts', environmentIndex(o.environments)],
   ]);
   if (flux) files.set('gitops/flux/repository.yaml', fluxRepository(o));
+  if (argocd) files.set('gitops/argocd/argocd-cm.yaml', argoHealthConfigMap());
   for (const env of o.environments) {
     files.set(`environments/${env}.ts`, environmentFile(env));
     if (argocd) files.set(`gitops/argocd/${env}.yaml`, argoApplication(o, env));

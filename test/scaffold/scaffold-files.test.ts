@@ -46,6 +46,7 @@ test('one environment file, one Argo CD Application and one Flux Kustomization p
     'environments/index.ts',
     'environments/pre-prod.ts',
     'environments/shared.ts',
+    'gitops/argocd/argocd-cm.yaml',
     'gitops/argocd/dev.yaml',
     'gitops/argocd/pre-prod.yaml',
     'gitops/flux/dev.yaml',
