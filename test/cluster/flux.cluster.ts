@@ -10,23 +10,26 @@
 // object removed from dist/ pruned; the Kustomization deleted with the Namespace, etcd's claim and
 // the records kept.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
-import { Etcd3 } from 'etcd3';
-import { load } from 'js-yaml';
-import { assertLocalRoute, type Cluster } from '../support/cluster.ts';
+import type { Cluster } from '../support/cluster.ts';
 import type { ClusterImages } from '../support/cluster-images.ts';
-import { answerData, type DigResult } from '../support/dig.ts';
 import { appliedActions, FLUX_NAMESPACE, startFlux, waitKustomizationReady, type Flux } from '../support/flux.ts';
 import { startGitServer, type GitServer } from '../support/git-server.ts';
 import { createLoadBalancerService } from '../support/kube-objects.ts';
 import { waitFor } from '../support/process.ts';
-import { tempDir } from '../support/temp-dir.ts';
-import { etcdnsBin, nodeBin } from '../support/tools.ts';
 import { describeLoad, startDnsLoad, type DnsLoadResult } from './dns-load.ts';
+import {
+  ciDistCheck as ciCheck,
+  deployment as readDeployment,
+  etcdRecords as readRecords,
+  nodeLossToleration,
+  scaffoldUserRepo,
+  WEB,
+  webWrong,
+  type UserRepo,
+} from './gitops-repo.ts';
 import { packReleases, type Releases } from './release-tarballs.ts';
 import {
   component,
@@ -40,72 +43,28 @@ import {
   soaAnswered,
   timeUntil,
   waitPodsReady,
-  ZONE,
   type DnsService,
 } from './stack-support.ts';
 import { diagnosed, startSuiteCluster, stopSuiteCluster } from './cluster-suite.ts';
 
 const KUSTOMIZATION = 'etcdns-dev';
 const SOURCE = 'dns-gitops';
-const WEB = { name: `web.${ZONE}`, ip: '10.213.200.80' };
 
 let cluster: Cluster;
 let images: ClusterImages;
 let flux: Flux;
 let git: GitServer;
 let releases: Releases;
+let user: UserRepo;
 let repo = '';
 let dns: DnsService;
 const figures: string[] = [];
 
-function inRepo(cmd: string, args: string[]): string {
-  try {
-    return execFileSync(cmd, args, {
-      cwd: repo,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 300_000,
-      maxBuffer: 64 << 20,
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: 'dns team',
-        GIT_AUTHOR_EMAIL: 'dns@example.org',
-        GIT_COMMITTER_NAME: 'dns team',
-        GIT_COMMITTER_EMAIL: 'dns@example.org',
-      },
-    });
-  } catch (e) {
-    const err = e as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${cmd} ${args.join(' ')}: ${err.message}\n${err.stdout ?? ''}\n${err.stderr ?? ''}`, { cause: e });
-  }
-}
-
-/**
- * Runs the repository's own CI step "dist/ is committed as synthesized" (.github/workflows/ci.yml,
- * as etcdns init wrote it) with bash as GitHub's runner does.
- */
-function ciDistCheck(): { status: number | null; output: string } {
-  const workflow = load(readFileSync(join(repo, '.github', 'workflows', 'ci.yml'), 'utf8')) as {
-    jobs: Record<string, { steps: { name?: string; run?: string }[] }>;
-  };
-  const step = Object.values(workflow.jobs)
-    .flatMap((j) => j.steps)
-    .find((st) => st.name === 'dist/ is committed as synthesized');
-  assert.ok(step?.run, 'the workflow has the dist/ step');
-  const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run], {
-    cwd: repo,
-    encoding: 'utf8',
-  });
-  return { status: r.status, output: `${r.stdout}${r.stderr}` };
-}
-
-/** Replaces `from` (which must be there) by `to` in a file of the repository. */
-function edit(file: string, from: string, to: string): void {
-  const path = join(repo, file);
-  const text = readFileSync(path, 'utf8');
-  assert.ok(text.includes(from), `${file} has ${JSON.stringify(from)}:\n${text}`);
-  writeFileSync(path, text.replace(from, to));
-}
+const inRepo = (cmd: string, args: string[]) => user.run(cmd, args);
+const edit = (file: string, from: string, to: string) => user.edit(file, from, to);
+const ciDistCheck = () => ciCheck(user);
+const etcdRecords = () => readRecords(cluster);
+const deployment = (name: string) => readDeployment(cluster, name);
 
 /** Commits everything and pushes it (see push); returns the commit. */
 function commitAndPush(message: string, reconcile = true): string {
@@ -116,10 +75,10 @@ function commitAndPush(message: string, reconcile = true): string {
 
 /** Pushes to the Git server and asks Flux to fetch now; returns the commit. */
 function push(reconcile = true): string {
-  inRepo('git', ['push', '--quiet', 'origin', 'main']);
+  const commit = user.push();
   // What `flux reconcile source git` (or a webhook Receiver) does; the source's interval is 1 m.
   if (reconcile) flux.requestReconcile('GitRepository', SOURCE);
-  return inRepo('git', ['rev-parse', 'HEAD']).trim();
+  return commit;
 }
 
 /** The Kustomization Ready at `commit` (its health checks passed), and no pod left terminating. */
@@ -139,34 +98,7 @@ async function applied(commit: string, timeoutMs = 300_000): Promise<number> {
   return Math.round(performance.now() - t0);
 }
 
-const webWrong = (r: DigResult) => {
-  const data = answerData(r, 'A').join();
-  if (r.status !== 'NOERROR' || !r.flags.includes('aa') || data !== WEB.ip)
-    return `${r.status || 'no answer'} ${r.flags.join(' ')} [${data}]`;
-  return undefined;
-};
 const webLoad = () => startDnsLoad({ server: dns.clusterIp, name: WEB.name, type: 'A', wrong: webWrong });
-
-/** Every record under /skydns/ with its value and the revision that last wrote it. */
-async function etcdRecords(): Promise<Map<string, string>> {
-  const [pod] = await waitPodsReady(cluster.admin, component('etcd'), 1);
-  assertLocalRoute(pod!.ip!);
-  const etcd = new Etcd3({ hosts: [`http://${pod!.ip}:2379`] });
-  try {
-    const r = await etcd.getAll().prefix('/skydns/').exec();
-    return new Map(r.kvs.map((kv) => [kv.key.toString(), `${kv.value.toString()} @${kv.mod_revision}`]));
-  } finally {
-    etcd.close();
-  }
-}
-
-async function deployment(name: string) {
-  return cluster.admin.makeApiClient(k8s.AppsV1Api).readNamespacedDeployment({ name, namespace: NAMESPACE });
-}
-
-/** The NoExecute not-ready toleration of a pod template, if any (release N+1 adds it). */
-const nodeLossToleration = (spec: k8s.V1PodSpec | undefined) =>
-  spec?.tolerations?.find((t) => t.key === 'node.kubernetes.io/not-ready')?.tolerationSeconds;
 
 describe('Flux reconciles the repository etcdns init writes', { timeout: 2_400_000 }, () => {
   before(async () => {
@@ -177,41 +109,16 @@ describe('Flux reconciles the repository etcdns init writes', { timeout: 2_400_0
     flux = await startFlux(cluster);
     figures.push(`Flux CRDs + controllers ready ${Math.round(performance.now() - t0)} ms`);
     git = await startGitServer();
-    const bare = git.bareRepo(SOURCE);
-
-    repo = join(tempDir('flux-user'), SOURCE);
-    execFileSync(nodeBin, [
-      etcdnsBin,
-      'init',
-      repo,
-      '--etcdns',
-      `file:${releases.current.tarball}`,
-      '--repo-url',
-      git.url(SOURCE),
-      '--gitops',
-      'flux',
-      '--env',
-      'dev',
-    ]);
-    // The one edit: the images this cluster's node has (no registry here).
-    const image = (i: { repository: string; tag: string }) =>
-      `image: { repository: '${i.repository}', tag: '${i.tag}' }`;
-    edit(
-      'environments/dev.ts',
-      "etcd: { replicas: 1, storage: { size: '1Gi' } },",
-      `etcd: { replicas: 1, storage: { size: '1Gi' }, ${image(images.etcd)} },`,
-    );
-    edit(
-      'environments/dev.ts',
-      'server: { replicas: 1 },',
-      `server: { replicas: 1, ${image(images.etcdns)} },\n  controller: { ${image(images.etcdns)} },`,
-    );
-    const t1 = performance.now();
-    inRepo('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error']);
-    inRepo('npm', ['run', 'synth']);
-    figures.push(`npm install + synth of the new repository ${Math.round(performance.now() - t1)} ms`);
-    inRepo('git', ['init', '--quiet', '--initial-branch=main']);
-    inRepo('git', ['remote', 'add', 'origin', bare]);
+    user = scaffoldUserRepo({
+      name: SOURCE,
+      tarball: releases.current.tarball,
+      repoUrl: git.url(SOURCE),
+      bare: git.bareRepo(SOURCE),
+      gitops: 'flux',
+      images,
+      figures,
+    });
+    repo = user.dir;
   });
 
   after(() => stopSuiteCluster(cluster, figures, () => flux?.stop()));

@@ -3,8 +3,8 @@
 // Flux GitRepository/Kustomizations `etcdns init` writes, and the examples of docs/gitops.md's
 // "Deploy with Argo CD" and "Deploy with Flux". The CRDs come from the engines' modules
 // (scripts/setup-test-env.sh, downloaded, not built: Argo CD v3.5.7's manifests/crds, Flux
-// v1.9.6's config/crd/bases). Flux itself applies the scaffold in test/cluster/flux.cluster.ts;
-// Argo CD cannot run here (its gitops-engine does not build through the module proxy).
+// v1.9.6's config/crd/bases). The engines themselves apply the scaffold in the cluster check:
+// test/cluster/flux.cluster.ts and test/cluster/argocd.cluster.ts.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';

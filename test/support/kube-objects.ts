@@ -45,3 +45,38 @@ export async function createIngress(
     mergePatch,
   );
 }
+
+/**
+ * Plays a load-balancer controller (MetalLB) for one Service until stopped: whenever it exists
+ * without an address, it gets `address` as its status, 250 ms after at most. Returns stop().
+ */
+export function assignLoadBalancerAddress(
+  kc: k8s.KubeConfig,
+  o: { name: string; namespace: string; address: string },
+): () => Promise<void> {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      try {
+        const svc = await core.readNamespacedService({ name: o.name, namespace: o.namespace });
+        if (svc.spec?.type === 'LoadBalancer' && !svc.status?.loadBalancer?.ingress?.length)
+          await core.patchNamespacedServiceStatus(
+            {
+              name: o.name,
+              namespace: o.namespace,
+              body: { status: { loadBalancer: { ingress: [{ ip: o.address }] } } },
+            },
+            mergePatch,
+          );
+      } catch {
+        // not there (yet, or any more)
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop;
+  };
+}
