@@ -3,6 +3,7 @@
 // real ServiceAccount tokens (TokenRequest) to act as a given ServiceAccount.
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import * as https from 'node:https';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { makeTestPki, type TestPki } from './certificates.ts';
@@ -128,16 +129,33 @@ export async function startKubeApiserver(): Promise<KubeHandle> {
 }
 
 /**
- * The readiness probe of a kube-apiserver, for waitReady(): ready once the bootstrap controllers
- * have created the default namespace and the default ServiceCIDR is ready (before that, creating
- * a Service fails with "range is full").
+ * The readiness probe of a kube-apiserver, for waitReady(): ready once /readyz passes every check
+ * (among them the RBAC bootstrap: before it, a ServiceAccount is refused even discovery, GET /api/v1
+ * 403, which a fast machine hit), the bootstrap controllers have created the default namespace and
+ * the default ServiceCIDR is ready (before that, creating a Service fails with "range is full").
  */
 export function apiserverReady(admin: k8s.KubeConfig): () => Promise<boolean> {
   const core = admin.makeApiClient(k8s.CoreV1Api);
   const networking = admin.makeApiClient(k8s.NetworkingV1Api);
   return async () => {
+    if ((await readyzStatus(admin)) !== 200) return false;
     await core.readNamespace({ name: 'default' });
     const cidr = await networking.readServiceCIDR({ name: 'kubernetes' });
     return cidr.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
   };
+}
+
+/** The HTTP status of GET /readyz as the admin (200: every readiness check passed). */
+async function readyzStatus(admin: k8s.KubeConfig): Promise<number> {
+  const options: https.RequestOptions = {};
+  await admin.applyToHTTPSOptions(options);
+  const url = new URL('/readyz', admin.getCurrentCluster()!.server);
+  return new Promise((resolve, reject) => {
+    const req = https.get(url, { ...options, timeout: 5000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('timeout', () => req.destroy(new Error('GET /readyz timed out')));
+    req.on('error', reject);
+  });
 }
