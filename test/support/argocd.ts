@@ -84,7 +84,22 @@ spec:
 /** Installs Argo CD's CRDs, config and default project, then starts redis, the repo-server and the controller. */
 export async function startArgoCd(cluster: Cluster): Promise<ArgoCd> {
   cluster.kubectl(['apply', '--server-side', '--field-manager=argocd-install', '-f', join(cache, 'argocd-crds')]);
-  cluster.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
+  // A CRD applied a moment ago may have no status yet, which kubectl wait takes for an error
+  // ("accessor error: <nil>", seen in a fresh-clone CI): asked again until every one is Established.
+  await waitFor(
+    "Argo CD's CRDs Established",
+    () => {
+      try {
+        cluster.kubectl(['wait', '--for=condition=Established', '--timeout=20s', 'crd', '--all']);
+        return true;
+      } catch (e) {
+        if (/accessor error/.test((e as Error).message)) return undefined;
+        throw e;
+      }
+    },
+    60_000,
+    500,
+  );
   cluster.kubectl(['create', 'namespace', ARGOCD_NAMESPACE]);
   cluster.kubectl(['apply', '-n', ARGOCD_NAMESPACE, '-f', join(cache, 'argocd-config')]);
   cluster.kubectl(['apply', '-f', '-'], DEFAULT_PROJECT);
