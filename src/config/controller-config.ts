@@ -272,18 +272,7 @@ export const controllerConfigSchema = v.pipe(
         if (names.includes(name)) return;
         addIssue({
           message: `"${name}" is not a configured view (${names.join(', ')})`,
-          path: [
-            {
-              type: 'object',
-              origin: 'value',
-              input: dataset.value,
-              key: 'reverseZones',
-              value: dataset.value.reverseZones,
-            },
-            { type: 'array', origin: 'value', input: dataset.value.reverseZones!, key: i, value: zone },
-            { type: 'object', origin: 'value', input: zone, key: 'views', value: zone.views },
-            { type: 'array', origin: 'value', input: zone.views!, key: j, value: name },
-          ],
+          path: pathTo(dataset.value, ['reverseZones', i, 'views', j]),
         });
       }),
     );
