@@ -37,7 +37,7 @@ export const forwardSchema = v.object({
  * list its address as ready and `seconds` more, at most `maxSeconds` in all; otherwise it answers
  * `seconds` from SIGTERM.
  */
-export const DRAIN_DEFAULTS = { maxSeconds: 30, seconds: 0 } as const;
+export const DRAIN_DEFAULTS = { maxSeconds: 30, seconds: 0, quietSeconds: 1 } as const;
 export const drainSchema = v.object({
   /** The Services whose EndpointSlices are read (names in `namespace`); none: the fixed drain. */
   services: v.optional(list(objectName, 'Service names')),
@@ -51,6 +51,11 @@ export const drainSchema = v.object({
   maxSeconds: v.optional(integer(0, 3600)),
   /** Seconds to answer on after the EndpointSlices dropped the pod, or after SIGTERM when they cannot be read; default DRAIN_DEFAULTS.seconds (0). */
   seconds: v.optional(integer(0, 3600)),
+  /**
+   * Then answer on until no query arrived for this long (a proxy that applies the change late still
+   * routes here), within `maxSeconds`; 0: do not wait; default DRAIN_DEFAULTS.quietSeconds (1).
+   */
+  quietSeconds: v.optional(integer(0, 60)),
 });
 
 /**

@@ -1,9 +1,10 @@
 // The drain after SIGTERM (issue 31 point 4) against a real kube-apiserver, with the server's
 // ServiceAccount, Role and RoleBinding as dist/dev has them and a real token: `etcdns server`,
 // sent SIGTERM, says not ready at once and keeps answering while an EndpointSlice of its Service
-// lists its address as ready, and exits --drain-seconds after the address is marked terminating;
-// the maximum bounds the wait; without API access (here: a namespace its Role does not reach) it
-// answers for the fixed drain instead, as outside Kubernetes.
+// lists its address as ready, then --drain-seconds after the address is marked terminating, then
+// until queries stop arriving (a proxy late to follow); the maximum bounds the wait; without API
+// access (here: a namespace its Role does not reach) it answers for the fixed drain instead, as
+// outside Kubernetes; a pool's primary watches its workers' counts.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as k8s from '@kubernetes/client-node';
@@ -79,24 +80,30 @@ const drainArgs = (namespace: string, more: string[]) => [
 ];
 
 /**
- * Asks every 200 ms until the process exits. `answered`: the rcodes of the queries sent before the
- * server logged the end of its drain (each must be answered); `exitedAt`: when it exited.
+ * Asks every 200 ms for `ms` or until the process exits. `answered`: the rcodes of the queries sent
+ * before the server logged the end of its drain (each must be answered).
  */
-async function askUntilExit(s: EtcdnsServerHandle): Promise<{ answered: string[]; exitedAt: number }> {
+async function askFor(s: EtcdnsServerHandle, ms: number): Promise<string[]> {
   const asked: { at: number; rcode: string }[] = [];
-  let exitedAt = 0;
-  void s.process.exited.then(() => (exitedAt = Date.now()));
-  while (!exitedAt) {
+  let exited = false;
+  void s.process.exited.then(() => (exited = true));
+  const until = Date.now() + ms;
+  while (!exited && Date.now() < until) {
     const at = Date.now();
     const r = await dig({ port: s.port, name: 'www.example.org', timeoutSeconds: 1 }).catch(() => undefined);
     asked.push({ at, rcode: r?.status ?? '' });
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   const over = /^\{"time":"([^"]+)","level":"info","msg":"drain over, closing the sockets"/m.exec(s.process.logs());
-  assert.ok(over, 'the server logged the end of its drain');
   // A query sent as the sockets close may go unanswered: that is the end of the drain, not a loss in it.
-  const closing = Date.parse(over[1]!) - 50;
-  return { answered: asked.filter((q) => q.at < closing).map((q) => q.rcode), exitedAt };
+  const closing = over ? Date.parse(over[1]!) - 50 : Infinity;
+  return asked.filter((q) => q.at < closing).map((q) => q.rcode);
+}
+
+/** When the process exits (ms since the epoch). */
+async function exitTime(s: EtcdnsServerHandle): Promise<number> {
+  await s.process.exited;
+  return Date.now();
 }
 
 async function notReadySoon(s: EtcdnsServerHandle): Promise<void> {
@@ -108,17 +115,20 @@ async function notReadySoon(s: EtcdnsServerHandle): Promise<void> {
 }
 
 /**
- * SIGTERM, then asks until the exit: it must come within [fromMs, toMs) of the signal, with at
- * least `atLeast` queries answered meanwhile and none lost.
+ * SIGTERM, then asks for `askMs` (all answered, at least `atLeast`), then stops asking, as a proxy
+ * that moved on would: the exit must come within [fromMs, toMs) of the signal.
  */
-async function drainsFor(s: EtcdnsServerHandle, fromMs: number, toMs: number, atLeast: number): Promise<void> {
+async function drainsFor(
+  s: EtcdnsServerHandle,
+  o: { askMs: number; fromMs: number; toMs: number; atLeast: number },
+): Promise<void> {
   const signalled = Date.now();
   s.process.kill('SIGTERM');
   await notReadySoon(s);
-  const { answered, exitedAt } = await askUntilExit(s);
-  const took = exitedAt - signalled;
-  assert.ok(took >= fromMs && took < toMs, `exited ${took} ms after SIGTERM`);
-  assert.ok(answered.length >= atLeast, `asked ${answered.length} times during the drain`);
+  const answered = await askFor(s, o.askMs);
+  const took = (await exitTime(s)) - signalled;
+  assert.ok(took >= o.fromMs && took < o.toMs, `exited ${took} ms after SIGTERM`);
+  assert.ok(answered.length >= o.atLeast, `asked ${answered.length} times during the drain`);
   assert.deepEqual(
     answered.filter((r) => r !== 'NOERROR'),
     [],
@@ -128,45 +138,51 @@ async function drainsFor(s: EtcdnsServerHandle, fromMs: number, toMs: number, at
 describe('with a real kube-apiserver', () => {
   before(startApi);
 
-  test('after SIGTERM: not ready at once, answers while the EndpointSlice lists it as ready, exits soon after it does not', async () => {
+  test('after SIGTERM: not ready at once, answers while the EndpointSlice lists it as ready, then while queries still arrive, exits once they stop', async () => {
     await writeSlice('ready');
     const s = await server(drainArgs(NAMESPACE, ['--drain-max-seconds', '60', '--drain-seconds', '1']));
     const signalled = Date.now();
     s.process.kill('SIGTERM');
     await notReadySoon(s);
-    const asking = askUntilExit(s);
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const listedPart = await askFor(s, 3000);
     assert.ok(s.process.running(), 'still running 3 s after SIGTERM while listed as ready');
-    // The address leaves with the request (the slice is written anew).
+    // The address leaves with the request (the slice is written anew); the queries go on for 3 s
+    // more, as through a proxy that applies the change late.
     const left = Date.now();
     await writeSlice('terminating');
-    const { answered, exitedAt } = await asking;
-    assert.ok(answered.length >= 10, `asked ${answered.length} times`);
+    const latePart = await askFor(s, 3000);
+    assert.ok(s.process.running(), 'still running while queries arrive, 2 s past --drain-seconds');
+    const stopped = Date.now();
+    const exitedAt = await exitTime(s);
+    const answered = [...listedPart, ...latePart];
+    assert.ok(answered.length >= 20, `asked ${answered.length} times`);
     assert.deepEqual(
       answered.filter((r) => r !== 'NOERROR'),
       [],
       'every query until the exit answered',
     );
-    const afterLeft = exitedAt - left;
-    // --drain-seconds 1 after the address left, a poll, the sockets' close.
-    assert.ok(afterLeft >= 1000 && afterLeft < 4000, `exited ${afterLeft} ms after the address left`);
+    // The quiet second (default 1), a poll, the sockets' close.
+    const afterStop = exitedAt - stopped;
+    assert.ok(afterStop >= 500 && afterStop < 3000, `exited ${afterStop} ms after the queries stopped`);
     assert.match(s.process.logs(), /EndpointSlices no longer list this pod as ready/);
+    assert.match(s.process.logs(), /queries still arriving, answering until they stop/);
     process.stdout.write(
-      `# drain: ${answered.length} queries answered, none lost, in the ${exitedAt - signalled} ms from SIGTERM to exit; exit ${afterLeft} ms after the address left\n`,
+      `# drain: ${answered.length} queries answered, none lost, in the ${exitedAt - signalled} ms from SIGTERM to exit; the address left at ${left - signalled} ms; exit ${afterStop} ms after the queries stopped\n`,
     );
   });
 
   test('the drain maximum bounds the wait when the address stays listed', async () => {
     await writeSlice('ready');
     const s = await server(drainArgs(NAMESPACE, ['--drain-max-seconds', '3']));
-    await drainsFor(s, 2800, 6000, 5);
+    await drainsFor(s, { askMs: 10_000, fromMs: 2800, toMs: 6000, atLeast: 5 });
     assert.match(s.process.logs(), /still listed as ready at the drain maximum/);
   });
 
-  test('without API access (a namespace its Role does not reach): the fixed drain, answering all the while', async () => {
+  test('without API access (a namespace its Role does not reach): the fixed drain, then until the queries stop', async () => {
     await writeSlice('ready');
     const s = await server(drainArgs('default', ['--drain-max-seconds', '60', '--drain-seconds', '2']));
-    await drainsFor(s, 1800, 5000, 3);
+    // Asked for 4 s, past the fixed 2: answered until the queries stop and a quiet second more.
+    await drainsFor(s, { askMs: 4000, fromMs: 4800, toMs: 7500, atLeast: 10 });
     assert.match(s.process.logs(), /cannot read the EndpointSlices, draining for a fixed time instead/);
     assert.match(s.process.logs(), /403/);
   });
@@ -180,9 +196,26 @@ describe('outside Kubernetes', () => {
   });
 
   test('no pod address or namespace given: the fixed drain from SIGTERM, answering all the while', async () => {
-    const s = await server(['--drain-service', SERVER, '--drain-seconds', '2'], etcd.endpoints);
-    await drainsFor(s, 1800, 5000, 3);
+    const s = await server(['--drain-service', SERVER, '--drain-seconds', '3'], etcd.endpoints);
+    // The queries stop after half a second: quiet long before the fixed time's end, no wait beyond it.
+    await drainsFor(s, { askMs: 500, fromMs: 2800, toMs: 4500, atLeast: 2 });
     assert.match(s.process.logs(), /draining for a fixed time/);
+    assert.doesNotMatch(s.process.logs(), /queries still arriving/);
+  });
+
+  test('a pool of workers: the primary drains until its workers report no more queries', async () => {
+    const s = await server(['--workers', '2', '--drain-service', SERVER, '--drain-seconds', '1'], etcd.endpoints);
+    // Asked for 4 s past the fixed 1: the workers' counts (reported each second) keep it open.
+    await drainsFor(s, { askMs: 4000, fromMs: 4800, toMs: 8500, atLeast: 10 });
+    assert.match(s.process.logs(), /queries still arriving, answering until they stop/);
+  });
+
+  test('--drain-quiet-seconds 0: the fixed drain only, whatever still arrives', async () => {
+    const s = await server(
+      ['--drain-service', SERVER, '--drain-seconds', '2', '--drain-quiet-seconds', '0'],
+      etcd.endpoints,
+    );
+    await drainsFor(s, { askMs: 10_000, fromMs: 1800, toMs: 4000, atLeast: 5 });
   });
 
   test('no drain configured: SIGTERM closes at once, as before', async () => {

@@ -63,7 +63,7 @@ async function run(args: string[]): Promise<number> {
   // A pool's primary drains for all of its workers (worker-pool.ts).
   if (!cluster.isWorker) {
     server.terminating();
-    const drain = await drainAfterSignal(settings.config.drain, logger);
+    const drain = await drainAfterSignal(settings.config.drain, logger, { count: server.wire.arrivals, lagMs: 0 });
     logger.info('drain over, closing the sockets', { drain });
   }
   await server.stop();

@@ -37,10 +37,9 @@ import { settleSerials } from './store/zone-serials.ts';
 import { DRAINING } from './shutdown-drain.ts';
 import { catalogMembers, setUpTransfers, type Transfers } from './transfer/transfer-setup.ts';
 import type { TransferStatus } from './transfer/transfer-status.ts';
-import type { WorkerStatus } from './worker-pool.ts';
+import { STATUS_INTERVAL_MS, type WorkerStatus } from './worker-pool.ts';
 import { startWireServer, type QueryHandler, type WireServer } from './wire/wire-server.ts';
 
-const STATUS_INTERVAL_MS = 1000;
 /** etcd calls other than the watch stream give up after this long (the store then retries). */
 const CALL_DEADLINE_MS = 5000;
 
@@ -174,12 +173,13 @@ function sampleTcp(metrics: ServerMetrics, wire: WireServer): void {
 }
 
 /** A worker's readiness and metrics, sent to its primary (which serves HTTP for the pool). */
-function reportToPrimary(p: Parts, readiness: () => Readiness): NodeJS.Timeout {
+function reportToPrimary(p: Parts, readiness: () => Readiness, wire: WireServer): NodeJS.Timeout {
   const report = () => {
     const status: WorkerStatus = {
       type: 'etcdns-worker-status',
       readiness: readiness(),
       metrics: p.metrics.registry.render(),
+      arrivals: wire.arrivals(),
     };
     process.send?.(status);
   };
@@ -277,7 +277,7 @@ export async function startDnsServer(
     lookup,
     udpReceiveBuffer: wire.udpReceiveBuffer,
   });
-  const statusTimer = options.worker && process.send ? reportToPrimary(p, readiness) : undefined;
+  const statusTimer = options.worker && process.send ? reportToPrimary(p, readiness, wire) : undefined;
 
   const opened = wire;
   return {

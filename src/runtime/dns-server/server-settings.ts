@@ -219,6 +219,13 @@ export const SERVER_OPTIONS: CommandTable = {
       help: `answer this long more once the EndpointSlices dropped this pod (unreadable: from SIGTERM), default ${DRAIN_DEFAULTS.seconds}`,
     },
     {
+      flag: 'drain-quiet-seconds',
+      kind: 'int',
+      field: 'drain.quietSeconds',
+      value: 'SECONDS',
+      help: `then answer until no query arrived for this long (within --drain-max-seconds), default ${DRAIN_DEFAULTS.quietSeconds}`,
+    },
+    {
       flag: 'identity',
       kind: 'string',
       field: 'identity.name',

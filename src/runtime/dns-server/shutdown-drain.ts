@@ -2,8 +2,10 @@
 // Services' EndpointSlices no longer list the pod's address as ready, then `drain.seconds` more
 // for kube-proxy (and load balancers) to apply it, at most `drain.maxSeconds` in all; without
 // them (outside a pod, no address or namespace given, the API refusing or unreachable)
-// `drain.seconds` from SIGTERM. So a roll does not depend on how fast the endpoints move: the
-// server answers until they have, and its margin for the proxies starts from there.
+// `drain.seconds` from SIGTERM. Then, still within the maximum, until no query has arrived for
+// `drain.quietSeconds`: a kube-proxy on a busy node was seen routing here 5 s after the slice
+// dropped the pod, and the arrivals are the one signal of that the pod has. So a roll depends
+// neither on how fast the endpoints move nor on how fast the proxies follow.
 import { DRAIN_DEFAULTS, type DrainConfig } from '../../config/server-config.ts';
 import { KubeClient } from '../kube/kube-client.ts';
 import { loadKubeTarget } from '../kube/kube-target.ts';
@@ -49,12 +51,73 @@ function endpointReader(
   };
 }
 
+/**
+ * What reached the sockets (a count that only grows) and how late the count may be seen: a pool's
+ * workers report theirs once a second.
+ */
+export interface Arrivals {
+  count(): number;
+  lagMs: number;
+}
+
+/** Notes when the count last moved, from SIGTERM on, so traffic that stopped early costs no wait. */
+function watchArrivals(arrivals: Arrivals): { quietForMs(): number; stop(): void } {
+  let seen = arrivals.count();
+  let movedAt = Date.now();
+  const timer = setInterval(() => {
+    const now = arrivals.count();
+    if (now !== seen) [seen, movedAt] = [now, Date.now()];
+  }, POLL_MS);
+  return { quietForMs: () => Date.now() - movedAt - arrivals.lagMs, stop: () => clearInterval(timer) };
+}
+
+/** Waits until no query arrived for `quietMs`, or the deadline. */
+async function untilQuiet(
+  watch: ReturnType<typeof watchArrivals>,
+  quietMs: number,
+  deadline: number,
+  logger: Logger,
+): Promise<void> {
+  if (quietMs === 0 || watch.quietForMs() >= quietMs) return;
+  logger.info('queries still arriving, answering until they stop', { quietSeconds: quietMs / 1000 });
+  while (watch.quietForMs() < quietMs) {
+    if (Date.now() >= deadline) {
+      logger.warn('queries still arriving at the drain maximum, closing', { quietForMs: watch.quietForMs() });
+      return;
+    }
+    await sleep(Math.min(POLL_MS, deadline - Date.now()));
+  }
+  logger.info('no query arrived for the quiet time', { quietSeconds: quietMs / 1000 });
+}
+
 /** Waits as the drain says; resolves when the sockets may close. */
-export async function drainAfterSignal(config: DrainConfig | undefined, logger: Logger): Promise<DrainOutcome> {
+export async function drainAfterSignal(
+  config: DrainConfig | undefined,
+  logger: Logger,
+  arrivals: Arrivals,
+): Promise<DrainOutcome> {
   if (!config) return 'none';
   const started = Date.now();
+  const watch = watchArrivals(arrivals);
+  const deadline = started + (config.maxSeconds ?? DRAIN_DEFAULTS.maxSeconds) * 1000;
+  try {
+    const outcome = await untilEndpointsLeft(config, logger, started, deadline);
+    if (outcome !== 'max-reached')
+      await untilQuiet(watch, (config.quietSeconds ?? DRAIN_DEFAULTS.quietSeconds) * 1000, deadline, logger);
+    return outcome;
+  } finally {
+    watch.stop();
+  }
+}
+
+/** The drain's first part: the EndpointSlices and `seconds`, or the fixed time. */
+async function untilEndpointsLeft(
+  config: DrainConfig,
+  logger: Logger,
+  started: number,
+  deadline: number,
+): Promise<DrainOutcome> {
   const maxSeconds = config.maxSeconds ?? DRAIN_DEFAULTS.maxSeconds;
-  const deadline = started + maxSeconds * 1000;
   const margin = (config.seconds ?? DRAIN_DEFAULTS.seconds) * 1000;
   const fixed = async (): Promise<DrainOutcome> => {
     logger.info('draining for a fixed time', { seconds: margin / 1000 });

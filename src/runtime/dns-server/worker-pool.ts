@@ -16,8 +16,12 @@ export interface WorkerStatus {
   type: 'etcdns-worker-status';
   readiness: Readiness;
   metrics: string;
+  /** Its sockets' arrivals (wire-server.ts), which the primary's drain watches. */
+  arrivals: number;
 }
 
+/** How often a worker reports. */
+export const STATUS_INTERVAL_MS = 1000;
 /** A worker that has not reported for this long counts as not ready. */
 const STATUS_TIMEOUT_MS = 5000;
 /** A worker that keeps failing (say, its port is taken) is restarted at this pace, not in a loop. */
@@ -92,7 +96,12 @@ export async function runWorkerPool(settings: ServerSettings, logger: Logger): P
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
-  const drain = await drainAfterSignal(settings.config.drain, logger);
+  // A worker's count is as old as its last report: the drain waits that much longer for quiet.
+  const arrivals = () => [...seen.values()].reduce((sum, s) => sum + (s.status?.arrivals ?? 0), 0);
+  const drain = await drainAfterSignal(settings.config.drain, logger, {
+    count: arrivals,
+    lagMs: STATUS_INTERVAL_MS,
+  });
   logger.info('drain over, closing the sockets', { drain });
   const alive = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
   await Promise.all(

@@ -49,6 +49,8 @@ export interface WireServer {
   /** The receive buffer the kernel granted. */
   udpReceiveBuffer: number;
   tcpCounts(): TcpCounts;
+  /** UDP messages and TCP connections received so far: what the proxies still send here (the drain). */
+  arrivals(): number;
   close(): Promise<void>;
 }
 
@@ -198,7 +200,9 @@ async function bindBoth(options: WireServerOptions): Promise<WireServer> {
     },
   });
   udp.on('error', () => undefined);
+  let arrivals = 0;
   udp.on('message', (msg, rinfo) => {
+    arrivals++;
     const reply = handler(msg, 'udp', rinfo.address);
     // No per-send callback: a failed send surfaces as the socket's 'error', which is ignored. A
     // reply at hand (nearly all) is sent without a closure made for it.
@@ -228,6 +232,7 @@ async function bindBoth(options: WireServerOptions): Promise<WireServer> {
   );
   // No net.Server maxConnections: it would refuse a new client while idle ones hold every slot.
   const tcp = createServer((socket) => {
+    arrivals++;
     const connection = connections.admit(socket);
     if (connection) serveTcpConnection(connection, connections, handler);
   });
@@ -255,6 +260,7 @@ async function bindBoth(options: WireServerOptions): Promise<WireServer> {
       closedUnderPressure: connections.closedUnderPressure,
       refused: connections.refused,
     }),
+    arrivals: () => arrivals,
     close: async () => {
       await new Promise<void>((resolve) => udp.close(() => resolve()));
       const closed = new Promise<void>((resolve) => tcp.close(() => resolve()));
