@@ -158,7 +158,8 @@ describe('etcd membership through etcdns etcd-member on a real single-node clust
       );
     } catch (e) {
       await load.stop();
-      throw new Error(`${(e as Error).message}\n${diagnose(cluster)}\n${initLogs(`${STS}-3`)}`, { cause: e });
+      const inits = [3, 4].map((i) => `--- etcd-member of ${STS}-${i} ---\n${initLogs(`${STS}-${i}`)}`);
+      throw new Error(`${(e as Error).message}\n${diagnose(cluster)}\n${inits.join('\n')}`, { cause: e });
     }
     const ms = Math.round(performance.now() - t0);
     const { queries, failures } = await load.stop();

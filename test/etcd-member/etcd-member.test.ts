@@ -15,6 +15,7 @@ import * as k8s from '@kubernetes/client-node';
 import { parseEtcdMemberArgs } from '../../src/runtime/etcd-member/etcd-member-command.ts';
 import { planLeave, type LeavePlan } from '../../src/runtime/etcd-member/leave-plan.ts';
 import { planMember, type ClusterMember } from '../../src/runtime/etcd-member/member-plan.ts';
+import { openCluster } from '../../src/runtime/etcd-member/member-api.ts';
 import { prepareMember, type PrepareOptions } from '../../src/runtime/etcd-member/prepare-member.ts';
 import { startEtcdCluster, type EtcdHandle } from '../support/etcd.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
@@ -305,5 +306,29 @@ describe('etcd-member against a real 3-member etcd', { timeout: 180_000 }, () =>
       ['etcd-0', 'etcd-1', 'etcd-2'],
     );
     await etcd.client().put('/after-leave').value('ok');
+  });
+});
+
+describe('etcd-member against a cluster that stops answering', () => {
+  let frozen: EtcdHandle | undefined;
+  after(async () => {
+    frozen?.members[0]!.process?.kill('SIGCONT');
+    await frozen?.stop();
+  });
+
+  test('member add gives up at its deadline instead of waiting for ever (a retry plans again)', async () => {
+    frozen = await startEtcdCluster(1);
+    const api = openCluster({ endpoints: frozen.endpoints }, 3000);
+    try {
+      assert.ok(await api.members(), 'the member list while it answers');
+      // Frozen, not gone: the connection stays open and the request is taken, never answered.
+      frozen.members[0]!.process!.kill('SIGSTOP');
+      const asked = Date.now();
+      await assert.rejects(api.add('http://127.0.0.1:1'), /deadline/i);
+      const took = Date.now() - asked;
+      assert.ok(took >= 2500 && took < 10_000, `gave up after ${took} ms`);
+    } finally {
+      api.close();
+    }
   });
 });

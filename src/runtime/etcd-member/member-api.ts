@@ -6,7 +6,7 @@ import {
   EtcdPermissionDeniedError,
   GRPCUnauthenticatedError,
 } from 'etcd3';
-import { createEtcdClient } from '../shared/etcd-client.ts';
+import { createEtcdClient, type EtcdCallOptions } from '../shared/etcd-client.ts';
 import type { ClusterMember } from './member-plan.ts';
 
 export interface MemberApi {
@@ -30,6 +30,14 @@ export interface MemberConnection {
 }
 
 const ANSWER_MS = 4000;
+/**
+ * Every call's deadline. Without one a member add can wait for ever: etcd waits for its proposal
+ * as long as the client does, and a proposal lost (a leader change, a member that stopped
+ * answering) never returns; an init container stuck there (Init:0/2 for 8 minutes in a CI run's
+ * 3 -> 5 scale-up) never reaches its own --timeout. A retry plans again from the member list,
+ * where an add that did land shows as a member that never started.
+ */
+export const CALL_MS = 15_000;
 
 function toMember(m: { ID: string; name: string; peerURLs?: string[]; clientURLs?: string[] }): ClusterMember {
   return { id: m.ID, name: m.name, peerUrls: m.peerURLs ?? [], clientUrls: m.clientURLs ?? [] };
@@ -58,8 +66,11 @@ function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
 /** etcd's answer to a login while authentication is off (before the roles Job turns it on). */
 const AUTH_OFF = /authentication is not enabled/;
 
-export function openCluster(c: MemberConnection): MemberApi {
-  const calls = { dialTimeout: ANSWER_MS };
+export function openCluster(c: MemberConnection, callMs = CALL_MS): MemberApi {
+  const calls: EtcdCallOptions = {
+    dialTimeout: ANSWER_MS,
+    defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + callMs }),
+  };
   const plain = createEtcdClient({ endpoints: c.endpoints, tls: c.tls }, calls);
   let client = c.auth ? createEtcdClient(c, calls) : plain;
   // A cluster bootstraps with authentication off; root's login works only once it is on.
