@@ -2,7 +2,7 @@
 // DNS server and controller; a sample Service and Ingress get load-balancer addresses the way a
 // load-balancer controller would set them; then dig shows the answers. Everything is stopped at
 // the end (by PID, also on failure). Needs the test programs: `npm run setup` once.
-import { controllerKubeconfig, startController } from '../test/controller/controller-harness.ts';
+import { controllerKubeconfig, startController } from '../test/runtime/controller/controller-harness.ts';
 import { answerData, dig } from '../test/support/dig.ts';
 import { startEtcd } from '../test/support/etcd.ts';
 import { startEtcdnsServer } from '../test/support/etcdns-server.ts';

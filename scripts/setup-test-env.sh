@@ -9,16 +9,16 @@
 #   Go module proxy (downloaded, not built): the Gateway API CRDs (sigs.k8s.io/gateway-api) and
 #   external-dns's DNSEndpoint CRD, copied to .cache/crds/ for the tests' kube-apiservers; the
 #   CRDs of the edges external-dns reads (Traefik, Istio, Contour, OpenShift Route) likewise
-#   Debian: faketime (an etcdns server whose clock is off: a replayed TSIG, test/dns-server/dns-update.test.ts)
-#   Debian: prometheus (promtool and Prometheus: the alerts and the dashboard, test/observability/),
+#   Debian: faketime (an etcdns server whose clock is off: a replayed TSIG, test/runtime/dns-server/update/dns-update.e2e.test.ts)
+#   Debian: prometheus (promtool and Prometheus: the alerts and the dashboard, test/constructs/alerts.e2e.test.ts and dashboard.e2e.test.ts),
 #   chromium (headless: the status page), redis-server (Argo CD's cache in the cluster check)
 #   Go module proxy: kube-score, and trivy's Kubernetes configuration checks as trivy-kubernetes
 #   (scripts/trivy-kubernetes.go: trivy's own scanner and embedded checks, a fraction of trivy's
 #   build), the manifest linters of test/lint/
 #   Go module proxy (downloaded, not built): Flux's and Argo CD's CRDs into .cache/flux-crds/ and
-#   .cache/argocd-crds/ (test/scaffold/gitops-examples.test.ts; the cluster check's Flux too)
+#   .cache/argocd-crds/ (test/scaffold/gitops-examples.e2e.test.ts; the cluster check's Flux too)
 #   Go module proxy: cert-manager's controllers (scripts/cert-manager-controller.go) and CRDs, and
-#   Pebble (Let's Encrypt's ACME test server): the DNS-01 test, test/acme/
+#   Pebble (Let's Encrypt's ACME test server): the DNS-01 test, test/runtime/dns-server/update/cert-manager-pebble.e2e.test.ts
 # Only what `npm test` needs: the cluster check's programs are scripts/setup-cluster-env.sh's
 # (npm run setup:cluster). Each step that does work logs how long it took.
 set -euo pipefail

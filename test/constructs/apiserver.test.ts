@@ -121,7 +121,7 @@ test('the controller RBAC: sufficient and minimal, acting as its ServiceAccount'
     'Namespace/etcdns',
     'Role/etcdns-controller',
     'Role/etcdns-etcd',
-    // The DNS servers read their EndpointSlices (test/dns-server/shutdown-drain.test.ts).
+    // The DNS servers read their EndpointSlices (test/runtime/dns-server/shutdown-drain.e2e.test.ts).
     'Role/etcdns-server-external',
     'Role/etcdns-server-internal',
     'RoleBinding/etcdns-controller',

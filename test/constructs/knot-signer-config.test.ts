@@ -1,6 +1,6 @@
 // Table tests of the Knot signer's configuration (src/constructs/knot-signer-config.ts), one test
 // per row: what each input writes, and each mistake refused naming its field. Knot itself reads
-// these in test/dns-server/dnssec-signer-e2e.test.ts (knotc conf-check, and the signing).
+// these in test/runtime/dns-server/transfer/dnssec-signer.e2e.test.ts (knotc conf-check, and the signing).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { knotSignerConfig, type KnotSignerConfigInput } from '../../src/constructs/knot-signer-config.ts';

@@ -5,7 +5,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Etcd3, Watcher } from 'etcd3';
 import { runDnsperf, type DnsperfResult } from '../../bench/dns/dnsperf.ts';
-import { controllerKubeconfig, startController, type ControllerHandle } from '../controller/controller-harness.ts';
+import {
+  controllerKubeconfig,
+  startController,
+  type ControllerHandle,
+} from '../runtime/controller/controller-harness.ts';
 import { startEtcdCluster, type EtcdHandle } from '../support/etcd.ts';
 import { etcdnsServerArgs } from '../support/etcdns-server.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';

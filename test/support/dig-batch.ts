@@ -5,7 +5,8 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { dig, parseDig, type DigResult } from './dig.ts';
+import { parseDig } from './dig-output.ts';
+import { dig, type DigResult } from './dig.ts';
 import { tempDir } from './temp-dir.ts';
 import { tool } from './tools.ts';
 

@@ -1,7 +1,7 @@
 // Compares two DNS answers as a client sees them (via dig): rcode, the AA flag and the record
 // sets of the answer, authority and additional sections, in any order. The SOA serial is left
 // out: servers may number versions differently (etcdns: from etcd revisions; CoreDNS: the clock).
-import type { DigRecord, DigResult } from './dig.ts';
+import type { DigRecord, DigResult } from './dig-output.ts';
 
 export interface ComparableAnswer {
   status: string;

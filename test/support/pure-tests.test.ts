@@ -11,14 +11,18 @@ const selected = pureTestFiles(testRoot, repoRoot);
 const treeCases: { name: string; file: string; pure: boolean }[] = [
   { name: 'a table test of a pure module', file: 'test/skydns/skydns-entry.test.ts', pure: true },
   { name: 'this selection test itself', file: 'test/support/pure-tests.test.ts', pure: true },
-  { name: 'an e2e suite (kube-apiserver, etcd, dig)', file: 'test/controller/controller-e2e.test.ts', pure: false },
+  {
+    name: 'an e2e suite (kube-apiserver, etcd, dig)',
+    file: 'test/runtime/controller/controller.e2e.test.ts',
+    pure: false,
+  },
   {
     name: 'a suite reaching kube-apiserver.ts through no import of its own',
     file: 'test/constructs/apiserver.test.ts',
     pure: false,
   },
-  { name: 'a suite whose own helper spawns', file: 'test/views/views-e2e.test.ts', pure: false },
-  { name: 'a suite that imports child_process itself', file: 'test/smoke/cli.test.ts', pure: false },
+  { name: 'a suite whose own helper spawns', file: 'test/runtime/controller/views/views.e2e.test.ts', pure: false },
+  { name: 'a suite that imports child_process itself', file: 'test/smoke/cli.e2e.test.ts', pure: false },
 ];
 
 for (const c of treeCases) {

@@ -3,11 +3,18 @@
 // Every helper that starts a real program (process.ts, dig.ts, ...) does so through child_process, so
 // reaching one marks the file; src/ is the code under test and is not followed (its one spawner, the exec
 // credential plugin, runs only when a test's kubeconfig names one, which only real-program tests do).
+// The others are named *.e2e.test.ts, so a reader tells them apart by name (test-layout.test.ts checks it).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 
 const SPAWNERS = new Set(['node:child_process', 'child_process']);
+
+/** How a test file that starts a real program ends: `npm test` runs it, `npm run test:unit` does not. */
+const E2E_SUFFIX = '.e2e.test.ts';
+
+/** Whether a test file's name says it starts a real program. */
+export const isE2eName = (file: string): boolean => file.endsWith(E2E_SUFFIX);
 
 /** The module specifiers a file names: static imports, re-exports and `import('...')` with a literal. */
 export function importedSpecifiers(source: string): string[] {
@@ -56,4 +63,17 @@ export function pureTestFiles(testRoot: string, cwd = process.cwd(), read: ReadM
   return testFiles(testRoot)
     .filter((file) => spawnPath(file, testRoot, read) === undefined)
     .map((file) => relative(cwd, file));
+}
+
+/** A test file whose name disagrees with its imports, with the path to a spawner when it has one. */
+export interface Misnamed {
+  file: string;
+  spawnPath: string[] | undefined;
+}
+
+/** The test files (absolute) named `*.e2e.test.ts` that start no program, and those that start one named otherwise. */
+export function misnamedTests(files: string[], testRoot: string, read: ReadModule = readModule): Misnamed[] {
+  return files
+    .map((file) => ({ file, spawnPath: spawnPath(file, testRoot, read) }))
+    .filter((m) => isE2eName(m.file) !== (m.spawnPath !== undefined));
 }

@@ -4,7 +4,7 @@
 // type; each answer is the same or has a listed reason. The figures say how many of each.
 import assert from 'node:assert/strict';
 import { keyToName } from '../../src/skydns/skydns-key.ts';
-import { runOnce } from '../controller/controller-harness.ts';
+import { runOnce } from '../runtime/controller/controller-harness.ts';
 import { answerData, dig } from './dig.ts';
 import { answerDifferences, comparable } from './dns-compare.ts';
 import type { EtcdHandle } from './etcd.ts';

@@ -13,7 +13,7 @@ import { startEtcdnsServer, type EtcdnsServerHandle } from './etcdns-server.ts';
 import { runExternalDns } from './external-dns.ts';
 import { startKubeApiserver, type KubeHandle } from './kube-apiserver.ts';
 import { keyToName } from '../../src/skydns/skydns-key.ts';
-import { runOnce } from '../controller/controller-harness.ts';
+import { runOnce } from '../runtime/controller/controller-harness.ts';
 
 export const SIDE_BY_SIDE_TYPES = ['A', 'AAAA', 'CNAME', 'TXT', 'SRV', 'MX', 'NS', 'PTR'];
 

@@ -1,4 +1,4 @@
-// The reference for test/controller/fqdn-template-go.test.ts: Go's own text/template with
+// The reference for test/runtime/controller/fqdn/fqdn-template-go.e2e.test.ts: Go's own text/template with
 // external-dns v0.22's function map (source/template/functions.go) and its unstructured wrapper
 // (source/unstructured.go), run on the cases read from stdin as JSON; the output is what
 // external-dns's execTemplate returns (split at ",", trimmed, one trailing dot off, sorted) or

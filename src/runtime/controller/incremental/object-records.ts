@@ -1,7 +1,7 @@
 // The records one source object asks for in each view, and its problems: its source (by the
 // registry, sources/source-registry.ts) and the views applied to that object alone. Pure. Every step of the
 // full pipeline (sources/, views/view-records.ts) works object by object, so the records of all
-// objects are the union of these (test/controller/incremental-plan.test.ts checks it against the
+// objects are the union of these (test/runtime/controller/incremental/incremental-plan.test.ts checks it against the
 // full pipeline).
 import {
   apiVersionOf,
