@@ -191,15 +191,21 @@ test('each route kind: through its listener, at the Gateway address, within 1 s 
       },
     ],
   });
+  // Every kind is tried, so one slow kind does not hide how the others did.
+  const slow: string[] = [];
   for (const r of routes) {
     const route = { ...r, parents: [{ name: 'gw', namespace: 'infra', sectionName: r.listener }] };
     const started = performance.now();
     await createRoute(kube.admin, route);
     const ms = await answeredAfter(started, r.host, 'A', data('A', ['10.9.176.80']));
     figures.push(`${r.kind} -> answer ${ms} ms`);
-    // The controller's log says where a slow one waited (a watch renewed, a list retried).
-    assert.ok(ms < GOAL_MS, `${r.kind}: ${ms} ms\n${controller.process.logs().slice(-3000)}`);
+    if (ms >= GOAL_MS) slow.push(`${r.kind}: ${ms} ms`);
   }
+  // Where a slow one waited: the controller's log (a watch renewed, a list retried), etcd's
+  // warnings (a slow fsync, an apply that took too long).
+  const why = () =>
+    `\n--- controller ---\n${controller.process.logs().slice(-3000)}\n--- etcd ---\n${etcd.members[0]!.process!.logs().slice(-3000)}`;
+  assert.deepEqual(slow, [], `route kinds over ${GOAL_MS} ms${slow.length ? why() : ''}`);
 });
 
 test('a route its Gateway has not accepted publishes nothing; accepted, it answers', async () => {
