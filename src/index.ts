@@ -27,6 +27,16 @@ export type { DnsClientsProps, NetworkPoliciesProps, NetworkPolicyProps } from '
 export { EtcdRolesJob, etcdUsers } from './constructs/etcd-roles.ts';
 export type { EtcdRolesJobProps, EtcdRolesProps, EtcdUser } from './constructs/etcd-roles.ts';
 export type { ViewProps } from './constructs/views.ts';
+export { DnssecSigner, SIGNER_DEFAULTS } from './constructs/dnssec/dnssec-signer.ts';
+export type {
+  DnssecProps,
+  DnssecSignerProps,
+  SignerSecondariesProps,
+  SignerStorageProps,
+  SignerTsigProps,
+} from './constructs/dnssec/dnssec-signer.ts';
+export { knotSignerConfig } from './constructs/dnssec/knot-signer-config.ts';
+export type { KnotSignerConfigInput, SignerPolicy } from './constructs/dnssec/knot-signer-config.ts';
 export type { TransferKeySecretProps, TransferProps, ZoneProps } from './constructs/zone-transfer.ts';
 export type { AcmeKeyProps, AcmeProps } from './constructs/acme-updates.ts';
 export type { ServiceMonitorProps } from './constructs/service-monitor.ts';

@@ -5,6 +5,14 @@ import { Construct } from 'constructs';
 import { problemsOf } from '../config/schema-problems.ts';
 import { zoneSchema, zonesSchema } from '../config/zone-config.ts';
 import { DnsEndpointCrd } from './dns-endpoint-crd.ts';
+import {
+  DnssecSigner,
+  dnssecProblems,
+  signedViewName,
+  signedZoneNames,
+  signerTransfer,
+  type DnssecProps,
+} from './dnssec/dnssec-signer.ts';
 import { StaticRecords, staticRecordProblems, type StaticRecordProps } from './static-records.ts';
 import {
   CONTROLLER_DEFAULTS,
@@ -171,6 +179,12 @@ export interface DnsStackProps {
    * @default - none
    */
   readonly clusters?: ClusterProps[];
+  /**
+   * DNSSEC: Knot DNS signs one view's zones and serves them to the outside (docs/dnssec.md);
+   * that view's server allows it zone transfers. etcdns itself stays unsigned.
+   * @default - off
+   */
+  readonly dnssec?: DnssecProps;
 }
 
 export const STACK_DEFAULTS = {
@@ -185,6 +199,8 @@ export class DnsStack extends Construct {
   readonly servers: DnsServer[];
   readonly controller: DnsController;
   readonly context: StackContext;
+  /** Knot signing a view's zones, with `dnssec`. */
+  readonly signer?: DnssecSigner;
 
   constructor(scope: Construct, id: string, props: DnsStackProps) {
     super(scope, id);
@@ -211,6 +227,18 @@ export class DnsStack extends Construct {
       ...(roles ? { rootPassword: { name: roles.passwordSecret, key: ROOT_PASSWORD_KEY } } : {}),
     });
     const views = resolveViews(props.views, props.zones, props.server?.service, props.server?.transfer);
+    const dnssec = props.dnssec;
+    const signed = dnssec
+      ? views.find(
+          (v) =>
+            v.name ===
+            signedViewName(
+              dnssec,
+              views.map((x) => x.name),
+            ),
+        )!
+      : undefined;
+    if (dnssec && signed) signed.transfer = signerTransfer(signed.transfer, dnssec);
     const [controllerUser, ...serverUsers] = etcdUsers(stack.name, views, props.server?.acme !== undefined);
     const etcdAs = (user: EtcdUser) =>
       roles ? accessAs(this.etcd.clientAccess, user, roles.passwordSecret) : this.etcd.clientAccess;
@@ -259,6 +287,16 @@ export class DnsStack extends Construct {
       prometheusAnnotations,
       metricsService: monitor,
     });
+    if (dnssec && signed)
+      this.signer = new DnssecSigner(this, 'dnssec-signer', {
+        ...dnssec,
+        stack,
+        signedZones: signedZoneNames(
+          dnssec,
+          signed.zones.map((z) => z.name),
+        ),
+        primaryService: this.servers[views.indexOf(signed)]!.serviceNames[0]!,
+      });
     if (props.networkPolicy?.enabled !== false) {
       new NetworkPolicies(this, 'network-policies', {
         ...props.networkPolicy,
@@ -268,6 +306,7 @@ export class DnsStack extends Construct {
         transferFrom: Object.fromEntries(views.map((v, i) => [v.name, this.servers[i]!.transferCidrs])),
         serverPeers: Object.fromEntries(views.map((v, i) => [v.name, this.servers[i]!.peers])),
         rolesJob: roles !== undefined && roles.job !== false,
+        ...(signed ? { signerView: signed.name } : {}),
       });
     }
     if (props.sources?.dnsEndpointCrd) new DnsEndpointCrd(this, 'dns-endpoint-crd', stack, version);
@@ -321,6 +360,7 @@ export function stackProblems(props: DnsStackProps): string[] {
       'etcdRoles',
     ),
     ...hubProblems(props),
+    ...signerProblems(props),
   ];
   // Each view's server with its catalog: the view's own, else the server's.
   if (Array.isArray(props.zones) && Array.isArray(props.views ?? DEFAULT_VIEWS))
@@ -344,6 +384,19 @@ export function stackProblems(props: DnsStackProps): string[] {
   problems.push(...alertsProblems(o?.alerts, o?.serviceMonitor?.enabled === true, 'observability.alerts'));
   problems.push(...dashboardProblems(o?.dashboard, o?.serviceMonitor?.enabled === true, 'observability.dashboard'));
   return problems;
+}
+
+/** The signer's props against the views (each with its zones) and the stack's zones. */
+function signerProblems(props: DnsStackProps): string[] {
+  if (props.dnssec === undefined || !Array.isArray(props.zones)) return [];
+  const views = Array.isArray(props.views ?? DEFAULT_VIEWS) ? (props.views ?? DEFAULT_VIEWS) : [];
+  const zoneNames = props.zones.map((z) => z?.name).filter((n) => typeof n === 'string');
+  return dnssecProblems(
+    props.dnssec,
+    views.map((v) => ({ name: v?.name, zones: Array.isArray(v?.zones) ? v.zones : zoneNames })),
+    props.zones,
+    'dnssec',
+  );
 }
 
 /** The member clusters, against the stack's zones, views and own etcd users. */

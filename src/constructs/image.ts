@@ -17,6 +17,12 @@ export const DEFAULT_IMAGES = {
   etcd: { repository: 'registry.k8s.io/etcd', tag: '3.5.21-0' },
   /** The image built from this repository's Dockerfile, tagged with the package version. */
   etcdns: { repository: 'ghcr.io/etcdns/etcdns', tag: VERSION },
+  /**
+   * Knot DNS for the DNSSEC signer: Debian's knotd and keymgr with the libraries they link, a
+   * shell and getent (scripts/setup-cluster-env.sh builds it as localhost/knot). No registry
+   * publishes it: push it to your own, or give `dnssec.image`.
+   */
+  knot: { repository: 'ghcr.io/etcdns/knot', tag: '3.2.6' },
 } as const satisfies Record<string, ImageRef>;
 
 /** "repo:tag" or "repo:tag@sha256:…", the form a container spec takes. */

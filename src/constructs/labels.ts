@@ -12,6 +12,8 @@ export const COMPONENT = {
   /** The Job that creates etcd's roles and users (etcd-roles.ts). */
   etcdRoles: 'etcd-roles',
   server: (view: string): string => `server-${view}`,
+  /** Knot, signing one view's zones (dnssec/dnssec-signer.ts). */
+  signer: 'dnssec-signer',
 } as const;
 
 /** The immutable selector of one component of one stack. */

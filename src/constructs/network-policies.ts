@@ -18,6 +18,7 @@ import { k8s } from 'cdk8s-plus-27';
 import { network } from '../config/field-rules.ts';
 import { DNS_PORT_NAMES } from './dns-service.ts';
 import { ETCD_PORTS } from './etcd-cluster.ts';
+import { SERVER_DEFAULTS } from './dns-server.ts';
 import { COMPONENT, selectorLabels } from './labels.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 import { assertNoProblems, intProblem, k8sName, mapProblems, settingProblems, show } from './kubernetes-rules.ts';
@@ -156,6 +157,12 @@ export interface NetworkPoliciesProps extends NetworkPolicyProps {
    * @default - none
    */
   readonly serverPeers?: Record<string, DnsPeer[]>;
+  /**
+   * The view whose server the DNSSEC signer transfers from: the signer's own policy, its DNS
+   * port open to anyone (it is the server the outside asks) and, with egress, that server's pods.
+   * @default - no signer
+   */
+  readonly signerView?: string;
 }
 
 const port = (name: string | number, protocol: 'TCP' | 'UDP' = 'TCP'): k8s.NetworkPolicyPort => ({
@@ -304,6 +311,18 @@ export class NetworkPolicies extends Construct {
     policy(COMPONENT.controller, metricsRule('http'), [toEtcd(ETCD_PORTS.client), ...toApiServer]);
     // The Job serves nothing.
     if (props.rolesJob) policy(COMPONENT.etcdRoles, [], [toEtcd(ETCD_PORTS.client)]);
+    if (props.signerView !== undefined)
+      policy(
+        COMPONENT.signer,
+        [{ ports: [port(DNS_PORT_NAMES.udp, 'UDP'), port(DNS_PORT_NAMES.tcp)] }],
+        // SOA queries and transfers, to the server's pods behind its Service (the pod's port).
+        [
+          {
+            to: [pods(COMPONENT.server(props.signerView))],
+            ports: [port(SERVER_DEFAULTS.dnsPort, 'UDP'), port(SERVER_DEFAULTS.dnsPort, 'TCP')],
+          },
+        ],
+      );
   }
 }
 

@@ -25,6 +25,10 @@ const STACKS: Record<string, DnsStackProps> = {
     server: { transfer: { allowCidrs: ['192.0.2.53/32'], keySecret: { name: 'tsig' } } },
   },
   noSnapshot: { zones, server: { snapshot: false } },
+  dnssec: {
+    zones,
+    dnssec: { podCidrs: ['10.244.0.0/16'], tsig: { secretName: 'tsig', keyName: 'signer.example.org' } },
+  },
 };
 
 /** Every pod template: Deployments, StatefulSets and Jobs. */

@@ -11,7 +11,7 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { knotSignerConfig } from '../../../../src/constructs/knot-signer-config.ts';
+import { knotSignerConfig } from '../../../../src/constructs/dnssec/knot-signer-config.ts';
 import { dig, type DigResult } from '../../../support/dig.ts';
 import { startEtcd, type EtcdHandle } from '../../../support/etcd.ts';
 import { startEtcdnsServer } from '../../../support/etcdns-server.ts';

@@ -1,9 +1,9 @@
-// Table tests of the Knot signer's configuration (src/constructs/knot-signer-config.ts), one test
+// Table tests of the Knot signer's configuration (src/constructs/dnssec/knot-signer-config.ts), one test
 // per row: what each input writes, and each mistake refused naming its field. Knot itself reads
 // these in test/runtime/dns-server/transfer/dnssec-signer.e2e.test.ts (knotc conf-check, and the signing).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { knotSignerConfig, type KnotSignerConfigInput } from '../../src/constructs/knot-signer-config.ts';
+import { knotSignerConfig, type KnotSignerConfigInput } from '../../../src/constructs/dnssec/knot-signer-config.ts';
 
 const base: KnotSignerConfigInput = {
   zones: ['example.org.'],
@@ -53,6 +53,12 @@ const rows: [name: string, input: Partial<KnotSignerConfigInput>, has: RegExp[],
     { policy: { dnskeyTtl: '1h', zoneMaxTtl: '1d', propagationDelay: '5m', rrsigLifetime: '14d', rrsigRefresh: '7d' } },
     [/dnskey-ttl: 1h/, /zone-max-ttl: 1d/, /propagation-delay: 5m/, /rrsig-lifetime: 14d/, /rrsig-refresh: 7d/],
   ],
+  [
+    'the primary from a file written at start: no NOTIFY acl (its address is unknown here); a refresh interval',
+    { primary: { file: '/run/knot/primary.conf' }, refreshInterval: '5s' },
+    [/^include: \/run\/knot\/primary\.conf$/m, /refresh-max-interval: 5s/],
+    [/notify-from-etcdns/, /^acl:/m, /address: 10\.0\.0\.53/],
+  ],
   ['two zones', { zones: ['example.org.', 'example.net.'] }, [/- domain: example\.org\./, /- domain: example\.net\./]],
 ];
 for (const [name, input, has, hasNot = []] of rows)
@@ -70,6 +76,8 @@ const bad: [name: string, input: Partial<KnotSignerConfigInput>, error: RegExp][
     { policy: { zskLifetime: '30 days' } },
     /policy\.zskLifetime: must be a time such as "30d".*\(got "30 days"\)/,
   ],
+  ["a refresh below Knot's floor of 2 s", { refreshInterval: '1s' }, /refreshInterval: must be a time of 2 s or more/],
+  ['a refresh that is no time', { refreshInterval: '5 sec' }, /refreshInterval: must be a time of 2 s or more/],
 ];
 for (const [name, input, error] of bad)
   test(`knot signer config refused, naming the field: ${name}`, () => {
