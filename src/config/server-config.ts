@@ -17,6 +17,7 @@ import {
   objectName,
   oneOf,
   path,
+  pathTo,
   text,
   upstream,
 } from './field-rules.ts';
@@ -226,37 +227,7 @@ export const serverConfigSchema = v.pipe(
     const suffix = dataset.value.update!.keys[at[0]]!.suffixes[at[1]]!;
     addIssue({
       message: `must be in one of the served zones (got ${JSON.stringify(suffix)})`,
-      path: [
-        { type: 'object', origin: 'value', input: dataset.value, key: 'update', value: dataset.value.update },
-        {
-          type: 'object',
-          origin: 'value',
-          input: dataset.value.update!,
-          key: 'keys',
-          value: dataset.value.update!.keys,
-        },
-        {
-          type: 'array',
-          origin: 'value',
-          input: dataset.value.update!.keys,
-          key: at[0],
-          value: dataset.value.update!.keys[at[0]],
-        },
-        {
-          type: 'object',
-          origin: 'value',
-          input: dataset.value.update!.keys[at[0]]!,
-          key: 'suffixes',
-          value: dataset.value.update!.keys[at[0]]!.suffixes,
-        },
-        {
-          type: 'array',
-          origin: 'value',
-          input: dataset.value.update!.keys[at[0]]!.suffixes,
-          key: at[1],
-          value: suffix,
-        },
-      ],
+      path: pathTo(dataset.value, ['update', 'keys', at[0], 'suffixes', at[1]]),
     });
   }),
 );

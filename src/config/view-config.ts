@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { dnsNameProblem } from '../dns/dns-name.ts';
 import { RECORD_TYPES } from '../dns/record-types.ts';
 import { RULE_KINDS } from './source-kinds.ts';
-import { dnsName, ipAddress, keyPrefix, list, network, oneOf, stringMap, text } from './field-rules.ts';
+import { dnsName, ipAddress, keyPrefix, list, network, oneOf, pathTo, stringMap, text } from './field-rules.ts';
 
 const strings = list(v.string(), 'strings (leave it out to match any)');
 
@@ -121,12 +121,6 @@ export const viewSchema = v.pipe(
   ),
 );
 
-type Issue = Parameters<Parameters<typeof v.rawCheck<ViewInput[]>>[0]>[0]['addIssue'];
-const at = (views: ViewInput[], i: number, key: 'name' | 'prefix'): NonNullable<Parameters<Issue>[0]>['path'] => [
-  { type: 'array', origin: 'value', input: views, key: i, value: views[i] },
-  { type: 'object', origin: 'value', input: views[i]!, key, value: views[i]![key] },
-];
-
 /** Views, each with its own name and its own prefix: one inside another's would make that view read, and delete, the other's entries. */
 export const viewsSchema = v.pipe(
   list(viewSchema, 'views'),
@@ -136,7 +130,10 @@ export const viewsSchema = v.pipe(
     views.forEach((view, i) => {
       const first = views.findIndex((o) => o.name === view.name);
       if (first < i)
-        addIssue({ message: `"${view.name}" is already the name of views[${first}]`, path: at(views, i, 'name') });
+        addIssue({
+          message: `"${view.name}" is already the name of views[${first}]`,
+          path: pathTo(views, [i, 'name']),
+        });
       const clash = views
         .slice(0, i)
         .findIndex(
@@ -148,7 +145,7 @@ export const viewsSchema = v.pipe(
       if (clash >= 0)
         addIssue({
           message: `"${view.prefix}" overlaps "${views[clash]!.prefix}" of views[${clash}]; each view needs its own prefix`,
-          path: at(views, i, 'prefix'),
+          path: pathTo(views, [i, 'prefix']),
         });
     });
   }),

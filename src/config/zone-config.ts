@@ -1,7 +1,7 @@
 // A zone the DNS server is authoritative for. Defaults match CoreDNS's etcd plugin.
 import * as v from 'valibot';
 import { canonicalName } from '../dns/dns-name.ts';
-import { dnsName, ipAddress, list, soaTimer, ttl, zoneName } from './field-rules.ts';
+import { dnsName, ipAddress, list, pathTo, soaTimer, ttl, zoneName } from './field-rules.ts';
 import { transferSchema } from './transfer-config.ts';
 
 export const soaSchema = v.object({
@@ -56,10 +56,7 @@ export function zonesSchema<S extends typeof zoneSchema | typeof serverZoneSchem
         if (seen.has(key))
           addIssue({
             message: `zone ${JSON.stringify(z.name)} is listed twice`,
-            path: [
-              { type: 'array', origin: 'value', input: dataset.value, key: i, value: z },
-              { type: 'object', origin: 'value', input: z, key: 'name', value: z.name },
-            ],
+            path: pathTo(dataset.value, [i, 'name']),
           });
         seen.add(key);
       });

@@ -6,7 +6,7 @@ import type { ServerConfig } from '../../config/server-config.ts';
 import { canonicalName } from '../../dns/dns-name.ts';
 import type { Logger } from '../shared/log.ts';
 import { checkTsig, refusedBySignature, signAnswer } from './tsig/signed-query.ts';
-import { readKeyFile } from './transfer/transfer-setup.ts';
+import { readKeyFile } from './tsig/key-file.ts';
 import type { TsigKey } from './tsig/tsig.ts';
 import { UpdateHandler } from './update/update-handler.ts';
 import { parseUpdate } from './update/update-message.ts';

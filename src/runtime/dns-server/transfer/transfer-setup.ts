@@ -3,7 +3,6 @@
 // the server-wide one; then the transfer handler, the NOTIFY sender and the status they share.
 // Key files are read once each, at start; an unreadable or invalid one stops the start, naming
 // the field.
-import { readFileSync } from 'node:fs';
 import { canonicalName } from '../../../dns/dns-name.ts';
 import type { ServerConfig } from '../../../config/server-config.ts';
 import type { TransferConfig } from '../../../config/transfer-config.ts';
@@ -11,7 +10,8 @@ import type { Logger } from '../../shared/log.ts';
 import { transferPolicy, type TransferPolicy } from './transfer-acl.ts';
 import type { TransferMetrics } from './transfer-metrics.ts';
 import { TransferStatus } from './transfer-status.ts';
-import { parseKeyFile, type TsigKey } from '../tsig/tsig.ts';
+import { readKeyFile } from '../tsig/key-file.ts';
+import type { TsigKey } from '../tsig/tsig.ts';
 import { ZoneNotifier, type NotifyTarget } from './zone-notifier.ts';
 import type { TransferZone, ZoneSource } from './zone-source.ts';
 import { ZoneTransfer } from './zone-transfer.ts';
@@ -60,17 +60,6 @@ export function transferSetup(config: Pick<ServerConfig, 'transfer' | 'zones' | 
   });
   setup.keys = [...keyFiles.values()].flat();
   return setup;
-}
-
-/** The keys of a BIND key file; unreadable or invalid: an error naming the config field. */
-export function readKeyFile(file: string, field: string): TsigKey[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new Error(`${field} ${file}: ${(e as Error).message}`, { cause: e });
-  }
-  return parseKeyFile(text, `${field} ${file}`);
 }
 
 /** Zone transfer as one process runs it. */
