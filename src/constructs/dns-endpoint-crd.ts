@@ -8,6 +8,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { DNS_ENDPOINTS } from '../config/source-kinds.ts';
+import { PRUNE_PROTECTION } from './prune-protection.ts';
 import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
 
 const { group, resource, versions } = DNS_ENDPOINTS;
@@ -59,7 +60,7 @@ const endpointSchema = {
 /** *.k8s.io groups are protected: the API server wants the approval external-dns's CRD names. */
 const APPROVAL = { 'api-approved.kubernetes.io': 'https://github.com/kubernetes-sigs/external-dns/pull/2007' };
 
-/** The CRD object itself, as synth writes it but for the stack's labels (the tests install it). */
+/** The CRD object itself, as synth writes it but for the stack's labels and prune protection (the tests install it). */
 export function dnsEndpointCrd(): {
   apiVersion: string;
   kind: string;
@@ -134,7 +135,8 @@ export class DnsEndpointCrd extends Construct {
       version,
       namespaced: false,
       wave: SYNC_WAVE.namespace,
-      annotations: APPROVAL,
+      // Pruning or deleting it would delete every DNSEndpoint of the cluster, users' own too.
+      annotations: { ...APPROVAL, ...PRUNE_PROTECTION },
     });
     new ApiObject(this, 'crd', { apiVersion, kind, metadata: meta, spec });
   }

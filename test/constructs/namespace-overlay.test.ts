@@ -4,7 +4,8 @@
 //    the full names cert-manager certificates keep beside the short ones), etcd's flags and every
 //    etcd URL are namespace-relative names of rendered objects, RBAC subjects follow the
 //    ServiceAccount, and the issued certificates still cover every name dialed.
-//  - The emitted Namespace is protected from Argo CD's and Flux's pruning, unless opted out.
+//  - The emitted Namespace is protected from Argo CD's and Flux's pruning, unless opted out; the
+//    DNSEndpoint CRD always.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
@@ -187,6 +188,12 @@ const protectionCases: [string, DnsStackProps, 'protected' | 'unprotected' | 'no
   ['with sync waves', { ...base, gitops: { syncWaves: true } }, 'protected'],
   ['opted out', { ...base, namespace: { pruneProtection: false } }, 'unprotected'],
   ['not emitted', { ...base, namespace: { create: false } }, 'no Namespace'],
+  ['with the DNSEndpoint CRD', { ...base, sources: { dnsEndpointCrd: true } }, 'protected'],
+  [
+    'opted out, with the DNSEndpoint CRD',
+    { ...base, namespace: { pruneProtection: false }, sources: { dnsEndpointCrd: true } },
+    'unprotected',
+  ],
 ];
 for (const [name, props, expected] of protectionCases)
   test(`the Namespace's prune protection: ${name}`, () => {
@@ -199,8 +206,16 @@ for (const [name, props, expected] of protectionCases)
       assert.deepEqual(annotations['argocd.argoproj.io/sync-options']!.split(','), GITOPS_DELETION);
       assert.equal(annotations['argocd.argoproj.io/sync-wave'], props.gitops?.syncWaves ? '-2' : undefined);
     }
-    // Only the Namespace is protected: everything else stays prunable.
-    const others = objects.filter((o) => expected !== 'protected' || o.kind !== 'Namespace');
+    // The DNSEndpoint CRD always: pruning it would delete every DNSEndpoint of the cluster.
+    const crds = find(objects, 'CustomResourceDefinition');
+    assert.equal(crds.length, props.sources?.dnsEndpointCrd ? 1 : 0);
+    for (const crd of crds)
+      for (const [key, value] of Object.entries(PRUNE_PROTECTION))
+        assert.equal(crd.metadata.annotations?.[key], value, `the CRD's ${key}`);
+    // Only those are protected: everything else stays prunable.
+    const others = objects.filter(
+      (o) => o.kind !== 'CustomResourceDefinition' && (expected !== 'protected' || o.kind !== 'Namespace'),
+    );
     for (const o of others) {
       const a = (o.metadata.annotations ?? {}) as Record<string, string>;
       assert.equal(a['kustomize.toolkit.fluxcd.io/prune'], undefined, `${o.kind}/${o.metadata.name}`);
