@@ -57,14 +57,22 @@ export function externalSecret(
       labels: identity.labels,
       annotations: SKIP_DRY_RUN,
     }),
+    // Fully defaulted as the CRD (v1.3) defaults it: otherwise Argo CD's diff finds the API
+    // server's defaults missing from Git and keeps the ExternalSecret OutOfSync.
     spec: {
       refreshInterval: source.refreshInterval ?? '1h',
       secretStoreRef: { kind: source.storeKind ?? 'ClusterSecretStore', name: source.storeName },
-      target: { name: target.name, creationPolicy: 'Owner' },
+      target: { name: target.name, creationPolicy: 'Owner', deletionPolicy: 'Retain' },
       data: [
         {
           secretKey: target.key,
-          remoteRef: { key: source.remoteKey, ...(source.remoteProperty ? { property: source.remoteProperty } : {}) },
+          remoteRef: {
+            key: source.remoteKey,
+            ...(source.remoteProperty ? { property: source.remoteProperty } : {}),
+            conversionStrategy: 'Default',
+            decodingStrategy: 'None',
+            metadataPolicy: 'None',
+          },
         },
       ],
     },

@@ -489,7 +489,7 @@ const CRD_STAND_INS: Record<string, k8s.V1CustomResourceDefinition> = {
     properties: {
       refreshInterval: str,
       secretStoreRef: { type: 'object', required: ['name'], properties: { name: str, kind: str } },
-      target: { type: 'object', properties: { name: str, creationPolicy: str } },
+      target: { type: 'object', properties: { name: str, creationPolicy: str, deletionPolicy: str } },
       data: {
         type: 'array',
         items: {
@@ -497,7 +497,17 @@ const CRD_STAND_INS: Record<string, k8s.V1CustomResourceDefinition> = {
           required: ['secretKey', 'remoteRef'],
           properties: {
             secretKey: str,
-            remoteRef: { type: 'object', required: ['key'], properties: { key: str, property: str } },
+            remoteRef: {
+              type: 'object',
+              required: ['key'],
+              properties: {
+                key: str,
+                property: str,
+                conversionStrategy: str,
+                decodingStrategy: str,
+                metadataPolicy: str,
+              },
+            },
           },
         },
       },

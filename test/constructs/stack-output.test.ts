@@ -523,9 +523,22 @@ test('variant: only the Service source needs no Ingress permission', () => {
 test('staging: the ExternalSecret creates the password Secret both clients mount', () => {
   const external = find(staging, 'ExternalSecret', 'etcd-credentials');
   assert.equal(external.metadata.annotations['argocd.argoproj.io/sync-options'], 'SkipDryRunOnMissingResource=true');
-  assert.deepEqual(external.spec.target, { name: 'etcd-credentials', creationPolicy: 'Owner' });
+  assert.deepEqual(external.spec.target, {
+    name: 'etcd-credentials',
+    creationPolicy: 'Owner',
+    deletionPolicy: 'Retain',
+  });
   assert.deepEqual(external.spec.data, [
-    { secretKey: 'password', remoteRef: { key: 'dns/staging/etcd', property: 'password' } },
+    {
+      secretKey: 'password',
+      remoteRef: {
+        key: 'dns/staging/etcd',
+        property: 'password',
+        conversionStrategy: 'Default',
+        decodingStrategy: 'None',
+        metadataPolicy: 'None',
+      },
+    },
   ]);
   for (const name of ['etcdns-server-internal', 'etcdns-controller']) {
     const volume = (find(staging, 'Deployment', name).spec.template.spec.volumes as Json[]).find(
