@@ -19,6 +19,8 @@
 #   .cache/argocd-crds/ (test/scaffold/gitops-examples.e2e.test.ts; the cluster check's Flux too)
 #   Go module proxy: cert-manager's controllers (scripts/cert-manager-controller.go) and CRDs, and
 #   Pebble (Let's Encrypt's ACME test server): the DNS-01 test, test/runtime/dns-server/update/cert-manager-pebble.e2e.test.ts
+#   Go module proxy (downloaded, not built): External Secrets' ExternalSecret CRD into .cache/crds/
+#   (the cluster check's Argo CD assesses the ExternalSecret etcdns renders)
 # Only what `npm test` needs: the cluster check's programs are scripts/setup-cluster-env.sh's
 # (npm run setup:cluster). Each step that does work logs how long it took.
 set -euo pipefail
@@ -43,6 +45,8 @@ FLUX_VERSION=v1.9.6
 ARGOCD_VERSION=v3.5.7
 CERT_MANAGER_VERSION=v1.21.2
 PEBBLE_VERSION=v2.10.3
+# The External Secrets Operator whose external-secrets.io/v1 ExternalSecret etcdns renders.
+EXTERNAL_SECRETS_VERSION=v1.3.2
 # runc named explicitly: podman depends on "crun | runc" and apt would pick crun, which refuses
 # hybrid cgroups v1 machines like this one.
 APT_PACKAGES=(etcd-server etcd-client bind9-dnsutils knot-dnsutils dnsperf knot bind9 unbound iproute2
@@ -256,6 +260,8 @@ step copy_crds "openshift-api-$OPENSHIFT_API_VERSION" "github.com/openshift/api@
   route/v1/zz_generated.crd-manifests/routes.crd.yaml
 step copy_crds "cert-manager-$CERT_MANAGER_VERSION" "github.com/cert-manager/cert-manager@$CERT_MANAGER_VERSION" \
   'deploy/crds/*.yaml'
+step copy_crds "external-secrets-$EXTERNAL_SECRETS_VERSION" \
+  "github.com/external-secrets/external-secrets@$EXTERNAL_SECRETS_VERSION" config/crds/bases/external-secrets.io_externalsecrets.yaml
 step fetch_flux_crds
 step fetch_argocd_crds
 step build_coredns
@@ -292,6 +298,7 @@ step build_pebble
   echo "istio api       $ISTIO_API_VERSION (CRDs)"
   echo "contour         $CONTOUR_VERSION (CRDs)"
   echo "openshift api   $OPENSHIFT_API_VERSION (Route CRD)"
+  echo "ext. secrets    $EXTERNAL_SECRETS_VERSION (ExternalSecret CRD)"
 } | sed 's/^/[setup] /' >&2
 log "setup-test-env.sh: $SECONDS s"
 

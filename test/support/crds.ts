@@ -16,6 +16,8 @@ export const TRAEFIK_VERSION = 'v3.7.13';
 export const ISTIO_API_VERSION = 'v1.30.3';
 export const CONTOUR_VERSION = 'v1.33.6';
 export const OPENSHIFT_API_VERSION = 'v0.0.0-20251015095338-264e80a2b6e7';
+/** The External Secrets Operator whose ExternalSecret CRD setup copies to .cache/crds/. */
+export const EXTERNAL_SECRETS_VERSION = 'v1.3.2';
 
 const downloaded = (...path: string[]) => join(repoRoot, '.cache', 'crds', ...path);
 
