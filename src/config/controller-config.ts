@@ -128,6 +128,11 @@ export const controllerEntries = {
    * "/skydns-clusters/<cluster>" (src/skydns/cluster-prefix.ts). Not together with prefix or views.
    */
   cluster: v.optional(clusterName),
+  /**
+   * With `cluster`: the TTL of the etcd lease on the cluster's lease key (clusterLeaseKey), kept
+   * alive while this replica leads; the hub counts the cluster while the key exists. Default 10.
+   */
+  clusterLeaseSeconds: v.optional(integer(2, 3600)),
   /** Split horizon: each view is planned and written under its own prefix; default one view "internal" at `prefix`. */
   views: v.optional(viewsSchema),
   /** PTR records for published addresses inside these networks (per view); default none. */

@@ -21,6 +21,20 @@ export function clusterPrefix(name: string): string {
 }
 
 /**
+ * The key a member cluster's controller keeps on an etcd lease while it runs (the hub counts the
+ * cluster while it exists): "/skydns-clusters/<name>/etcdns.lease". Inside the cluster's prefix,
+ * since its etcd role reaches nothing else; and never a record: CoreDNS's etcd plugin and etcdns
+ * make a name's key from its labels split at the dots, so no name's key, nor any key below one,
+ * has a segment holding a "." (only a zone "." served from the cluster's prefix reads it).
+ */
+export function clusterLeaseKey(name: string): string {
+  return `${clusterPrefix(name)}/${LEASE_SEGMENT}`;
+}
+
+/** The last segment of clusterLeaseKey. */
+export const LEASE_SEGMENT = 'etcdns.lease';
+
+/**
  * Whether one prefix holds keys of the other (equal, or one is a whole-segment ancestor of the
  * other): a role granted on either would reach the other's records.
  */

@@ -50,6 +50,13 @@ const SHARED: OptionSpec[] = [
     value: 'NAME',
     help: `a spoke of a hub: write under this cluster's prefix, ${CLUSTERS_PREFIX}/NAME`,
   },
+  {
+    flag: 'cluster-lease-seconds',
+    kind: 'int',
+    field: 'clusterLeaseSeconds',
+    value: 'N',
+    help: "with --cluster: TTL of the lease on the cluster's lease key, which the hub counts (default 10)",
+  },
   { flag: 'domain-filter', kind: 'list', field: 'domainFilter', help: 'only names in these domains' },
   { flag: 'exclude-domains', kind: 'list', field: 'excludeDomains', help: 'never names in these domains' },
   { flag: 'namespace', kind: 'string', field: 'namespace', value: 'NAME', help: 'watch one namespace (default all)' },

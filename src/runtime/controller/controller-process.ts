@@ -21,6 +21,10 @@ import { ProblemReporter } from './kube/problem-reporter.ts';
 import { StatusWriter } from './kube/status-writer.ts';
 import { EtcdMirror } from './store/etcd-mirror.ts';
 import { EtcdStore } from './store/etcd-store.ts';
+import { ClusterLease } from './store/cluster-lease.ts';
+
+/** The cluster lease's TTL unless `clusterLeaseSeconds` says otherwise. */
+const CLUSTER_LEASE_SECONDS = 10;
 
 export interface ControllerProcess {
   controller: Controller;
@@ -73,6 +77,16 @@ export function assembleController(
     onChange: (change) => controller.changed(change),
     log,
   });
+  // A spoke's sign of life at the hub, held by the replica that writes (not by --once or a dry run).
+  const clusterLease =
+    config.cluster !== undefined && mode.leaderElection && !mode.dryRun
+      ? new ClusterLease(etcd, {
+          cluster: config.cluster,
+          ttlSeconds: config.clusterLeaseSeconds ?? CLUSTER_LEASE_SECONDS,
+          identity,
+          log,
+        })
+      : undefined;
   const le = config.leaderElection;
   const elector =
     mode.leaderElection && le?.enabled
@@ -89,6 +103,8 @@ export function assembleController(
           // A new leader syncs at once; it may be the first to see changes made while it waited.
           (leading) => {
             metrics.leader.set(leading ? 1 : 0);
+            if (leading) clusterLease?.hold();
+            else clusterLease?.release();
             if (leading) controller.resync();
           },
           log,
@@ -108,6 +124,8 @@ export function assembleController(
     log,
     metrics,
   });
+  // Without leader election this replica is the only writer.
+  if (!elector) clusterLease?.hold();
   return {
     controller,
     identity,
@@ -118,6 +136,7 @@ export function assembleController(
     log,
     stop: async () => {
       stopGcObserver();
+      clusterLease?.release();
       await controller.stop();
       await elector?.stop();
       cache.stop();
