@@ -21,6 +21,7 @@ import {
   text,
   upstream,
 } from './field-rules.ts';
+import { hubSchema } from './hub-config.ts';
 import { transferSchema } from './transfer-config.ts';
 import { updateSchema } from './update-config.ts';
 import { serverZoneSchema, zonesSchema } from './zone-config.ts';
@@ -173,6 +174,8 @@ export const serverEntries = {
   catalog: v.optional(catalogSchema),
   /** Dynamic updates (RFC 2136) from TSIG keys, each scoped (see update-config.ts); off (NOTIMP) when absent. */
   update: v.optional(updateSchema),
+  /** A hub (docs/multi-cluster.md): the member clusters' prefixes read beside `prefix`, merged per name; none when absent. */
+  hub: v.optional(hubSchema),
 };
 
 /** The served zone the catalog's apex equals, lies in or holds, if any: its names would be both. */
@@ -219,6 +222,18 @@ export const serverConfigSchema = v.pipe(
     ),
     ['catalog', 'zone'],
   ),
+  // A zone's merge policy is for a zone this server answers.
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const served = dataset.value.zones.map((z) => canonicalName(z.name));
+    (dataset.value.hub?.zones ?? []).forEach((z, i) => {
+      if (!served.includes(canonicalName(z.zone)))
+        addIssue({
+          message: `must be one of zones (got ${JSON.stringify(z.zone)})`,
+          path: pathTo(dataset.value, ['hub', 'zones', i, 'zone']),
+        });
+    });
+  }),
   // An update key's scope must lie in a zone this server answers: else it could write nothing.
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;

@@ -44,6 +44,11 @@ import type { QueryHandler, Reply, Transport } from './wire/wire-server.ts';
 export interface QueryHandlerOptions {
   /** The records as they are now (the store swaps its copy on a resync). */
   data: () => ResolverData;
+  /**
+   * A hub whose answers depend on the client's site (policy `prefer`): the member cluster whose
+   * site holds the client, and its place in the hub's list (1 up), which keys the cached answers.
+   */
+  siteOf?: ((client: string) => { cluster: string; index: number } | undefined) | undefined;
   /** False until the first full load: answers would be empty, so SERVFAIL (uncached) instead. */
   loaded?: () => boolean;
   cache: AnswerCache;
@@ -130,7 +135,9 @@ export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
   /** The answer from our records (or the forwarder's), cached when it is alike for every client. */
   const answer = (msg: Buffer, q: ParsedQuery, transport: Transport, client: string): Buffer | Promise<Buffer> => {
     const limit = sizeLimit(transport, q.edns, maxUdp);
-    const variant = variantOf(transport, limit, q.edns);
+    const site = options.siteOf?.(client);
+    // One answer per site, above the size variant's bits (size * 4 + 3 < 2^18).
+    const variant = variantOf(transport, limit, q.edns) + (site ? site.index * 2 ** 18 : 0);
     const key = cacheKey(q.questionHash, variant);
     const cached = cache.get(key);
     if (cached && cached.variant === variant && sameQuestion(cached.question!, msg, q.questionEnd))
@@ -143,7 +150,7 @@ export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
       q.class === CLASS.CH
         ? chaosAnswer(name, q.type, identity)
         : (options.catalog?.answer(name, q.type, q.class) ??
-          resolve({ name, type: q.type, class: q.class }, options.data()));
+          resolve({ name, type: q.type, class: q.class }, options.data(), undefined, site?.cluster));
     if (result.outOfZone && forwarder?.allows(client)) {
       return forwarder.forward(msg).then((reply) => {
         metrics.forwarded.inc({ outcome: reply ? 'answered' : 'failed' });

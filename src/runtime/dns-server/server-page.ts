@@ -9,6 +9,7 @@ import type { Readiness } from '../shared/http-server.ts';
 import type { SkyDnsEntry } from '../../skydns/skydns-entry.ts';
 import { childrenOf, type IndexNode, type RecordIndex } from './store/record-index.ts';
 import type { TransferStatus } from './transfer/transfer-status.ts';
+import type { HubSummary } from './cluster-hub.ts';
 import { html, type Html } from '../status-page/html.ts';
 import { ROW_LIMIT, statusPage, time } from '../status-page/status-layout.ts';
 import { matches, shownName } from '../status-page/status-search.ts';
@@ -22,6 +23,8 @@ export interface ServerStatusSource {
   watchLag(): number;
   secondsSinceContact(): number;
   transfers: Pick<TransferStatus, 'entries'>;
+  /** A hub: its member clusters (cluster-hub.ts). */
+  hub?: () => HubSummary;
 }
 
 /** Nodes visited before the walk yields to answers: a search of 100,000 keys took 52-134 ms here, 100 slices. */
@@ -113,6 +116,7 @@ export function serverSummary(source: ServerStatusSource): ServerSummary {
           ...(s.form ? { form: s.form } : {}),
         })),
     })),
+    ...(source.hub ? { hub: source.hub() } : {}),
   };
 }
 

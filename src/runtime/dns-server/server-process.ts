@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import type { Etcd3 } from 'etcd3';
 import { SERVER_CONFIG_DEFAULTS, type ServerConfig } from '../../config/server-config.ts';
 import { cidrMatcher } from '../../dns/cidr.ts';
+import { isInZone } from '../../dns/dns-name.ts';
 import { normalizePrefix, DEFAULT_PREFIX } from '../../skydns/skydns-key.ts';
 import { VERSION } from '../../version.ts';
 import { createEtcdClient, type EtcdCallOptions } from '../shared/etcd-client.ts';
@@ -30,11 +31,13 @@ import { rateLimitSettings, ResponseRateLimiter } from './rate-limit.ts';
 import { ServerMetrics } from './server-metrics.ts';
 import type { ServerSettings } from './server-settings.ts';
 import { recordLimits } from './store/record-limits.ts';
+import type { RecordIndex } from './store/record-index.ts';
 import { RecordSnapshot } from './store/record-snapshot.ts';
 import { RecordStore } from './store/record-store.ts';
 import { ZoneHistory } from './store/zone-history.ts';
 import { settleSerials } from './store/zone-serials.ts';
 import { DRAINING } from './shutdown-drain.ts';
+import { ClusterHub } from './cluster-hub.ts';
 import { catalogMembers, setUpTransfers, type Transfers } from './transfer/transfer-setup.ts';
 import type { TransferStatus } from './transfer/transfer-status.ts';
 import { STATUS_INTERVAL_MS, type WorkerStatus } from './worker-pool.ts';
@@ -71,6 +74,8 @@ interface Parts {
   client: Etcd3;
   cache: AnswerCache;
   catalog: CatalogZone | undefined;
+  /** A hub: the member clusters' copy and health (cluster-hub.ts). */
+  hub: ClusterHub | undefined;
 }
 
 /** The record store (its snapshot, etcd's history), telling the cache, snapshot and secondaries of each change. */
@@ -80,7 +85,9 @@ function recordStore(p: Parts, transfers: () => Transfers<Zone>) {
   const snapshot = config.snapshotFile
     ? new RecordSnapshot({ file: config.snapshotFile, prefix, zones: zones.names, logger, limits })
     : undefined;
-  const history = new ZoneHistory({ client, prefix, zones: zones.names, limits });
+  // A hub's merged zone at an earlier serial is not in etcd's history (health is not): IXFR
+  // answers the whole zone there.
+  const history = p.hub ? undefined : new ZoneHistory({ client, prefix, zones: zones.names, limits });
   const store: RecordStore = new RecordStore({
     client,
     prefix,
@@ -88,11 +95,13 @@ function recordStore(p: Parts, transfers: () => Transfers<Zone>) {
     logger,
     metrics: p.metrics.store,
     limits,
-    settleSerials: (index) => settleSerials(index, zones.names, history),
+    ...(history ? { settleSerials: (index: RecordIndex) => settleSerials(index, zones.names, history) } : {}),
     onChange: (changed) => {
       const names = changed === 'all' ? 'all' : changedNames(changed);
       if (names === 'all') cache.clear();
       else cache.invalidate(names);
+      // A hub's fresh copy: its serials no lower than the clusters' copy's changes.
+      if (changed === 'all' && p.hub) raiseSerials(store.index, p.hub, zones.names, false);
       // Only a copy that came from etcd is saved (not one loaded from the snapshot itself), and
       // secondaries are told of etcd's data only.
       if (store.servingSnapshot) return;
@@ -102,6 +111,48 @@ function recordStore(p: Parts, transfers: () => Transfers<Zone>) {
     ...(snapshot ? { fallback: () => snapshot.load() } : {}),
   });
   return { store, snapshot, history };
+}
+
+/**
+ * A hub's merged zones changed without a change of its view's keys: their serials move one up, or
+ * (a fresh copy: `moved` false) to at least the latest etcd revision either copy has seen.
+ */
+function raiseSerials(index: RecordIndex, hub: ClusterHub, zones: readonly string[], moved: boolean): void {
+  const latest = Math.max(index.revision, hub.store.index.revision);
+  for (const zone of zones) index.raiseSerial(zone, Math.max(index.serial(zone) + (moved ? 1 : 0), latest));
+}
+
+/** The hub's member clusters, telling the cache, serials and secondaries of each change of theirs. */
+function clusterHub(p: Omit<Parts, 'hub'>, view: () => RecordStore, transfers: () => Transfers<Zone>) {
+  const { config, zones, client, logger, cache } = p;
+  if (!config.hub) return undefined;
+  const hub: ClusterHub = new ClusterHub({
+    config: config.hub,
+    client,
+    logger,
+    limits: recordLimits(config.recordLimits),
+    registry: p.metrics.registry,
+    onChange: (changed) => {
+      // Below a cluster's prefix, the path's first label is the cluster.
+      const paths = changed === 'all' ? 'all' : changed.map((path) => path.slice(1));
+      if (paths !== 'all' && paths.length === 0) return;
+      const names = paths === 'all' ? 'all' : changedNames(paths);
+      if (names === 'all') cache.clear();
+      else cache.invalidate(names);
+      const touched =
+        paths === 'all'
+          ? zones.names
+          : zones.names.filter((zone) => paths.some((path) => isInZone(nameOfPath(path), zone)));
+      raiseSerials(view().index, hub, touched, true);
+      transfers().notifier?.changed();
+    },
+  });
+  return hub;
+}
+
+/** The name of a key path below a prefix (its labels, rightmost first). */
+function nameOfPath(path: readonly string[]): string {
+  return path.length === 0 ? '.' : `${path.toReversed().join('.')}.`;
 }
 
 /** The order of A/AAAA records the config asks for, or undefined when answers go as stored. */
@@ -117,7 +168,8 @@ function dispatch(p: Parts, store: RecordStore, data: () => ResolverData, transf
   if (rateLimit) logger.info('response rate limiting on', { ...rateLimit });
   return createQueryHandler({
     data,
-    loaded: () => store.hasCopy,
+    loaded: () => store.hasCopy && (p.hub?.store.hasCopy ?? true),
+    siteOf: p.hub?.usesSites ? (client: string) => p.hub!.siteOf(client) : undefined,
     cache: p.cache,
     metrics,
     forwarder: config.forward ? new Forwarder(config.forward) : undefined,
@@ -210,13 +262,23 @@ export async function startDnsServer(
           (options.worker && Number(process.env.ETCDNS_POOL_STARTED)) || Math.floor(Date.now() / 1000),
         )
       : undefined,
+    hub: undefined,
   };
   const lookup = config.lookup ?? 'own';
+  // Its callbacks run once started, when the view's store and the transfers exist.
+  p.hub = clusterHub(
+    p,
+    () => store,
+    () => transfers,
+  );
   const { store, snapshot, history } = recordStore(p, () => transfers);
   // One object per copy of the records, not one per call (a cached negative answer asks it for the serial).
   let current: ResolverData | undefined;
-  const data = (): ResolverData =>
-    current?.index === store.index ? current : (current = { index: store.index, zones, lookup });
+  const data = (): ResolverData => {
+    const hub = p.hub?.data();
+    if (current?.index === store.index && current.hub === hub) return current;
+    return (current = { index: store.index, zones, lookup, hub });
+  };
   const records = new ZoneRecordSource(data, history);
   const transfers = setUpTransfers({
     config,
@@ -229,7 +291,8 @@ export async function startDnsServer(
   const handler = dispatch(p, store, data, transfers);
   const stopGcObserver = sampleMetrics(p, store);
   let terminating = false;
-  const readiness = (): Readiness => (terminating ? DRAINING : withTransfers(store.readiness(), transfers.status));
+  const readiness = (): Readiness =>
+    terminating ? DRAINING : withTransfers(withHub(store.readiness(), p.hub), transfers.status);
 
   const { host, port } = config.listen;
   // Sockets first, so a taken port fails start-up before anything else runs; on any failure
@@ -256,6 +319,7 @@ export async function startDnsServer(
           watchLag: () => p.metrics.store.watchLag.get(),
           secondsSinceContact: () => store.secondsSinceContact(),
           transfers: transfers.status,
+          ...(p.hub ? { hub: () => p.hub!.summary() } : {}),
         }),
       });
     }
@@ -266,6 +330,7 @@ export async function startDnsServer(
   }
   sampleTcp(p.metrics, wire);
   store.start();
+  p.hub?.start();
   logger.info('dns server listening', {
     listen: `${host}:${port}`,
     http: options.worker ? 'primary' : `${config.httpListen.host}:${config.httpListen.port}`,
@@ -275,6 +340,7 @@ export async function startDnsServer(
       ? { catalog: { zone: p.catalog.zone.name, serial: p.catalog.serial, members: p.catalog.members } }
       : {}),
     lookup,
+    ...(config.hub ? { hub: config.hub } : {}),
     udpReceiveBuffer: wire.udpReceiveBuffer,
   });
   const statusTimer = options.worker && process.send ? reportToPrimary(p, readiness, wire) : undefined;
@@ -294,10 +360,21 @@ export async function startDnsServer(
       await opened.close();
       await transfers.notifier?.stop();
       await store.stop();
+      await p.hub?.stop();
       await snapshot?.flush();
       p.client.close();
       if (http) await new Promise<void>((resolve) => http.close(() => resolve()));
     },
+  };
+}
+
+/** A hub is ready once the clusters' copy is loaded too. */
+function withHub(readiness: Readiness, hub: ClusterHub | undefined): Readiness {
+  if (!hub) return readiness;
+  const clusters = hub.readiness();
+  return {
+    ready: readiness.ready && clusters.ready,
+    detail: `${readiness.detail}; member clusters: ${clusters.detail}`,
   };
 }
 

@@ -23,6 +23,12 @@ import type { Zone } from './zones.ts';
 
 export type LookupMode = 'own' | 'subtree';
 
+/**
+ * What a lookup reads: a record index, or a hub's view of one member cluster in its copy of the
+ * clusters' prefix (`rootDepth`: the labels between that copy's root and the cluster's records).
+ */
+export type IndexReader = Pick<RecordIndex, 'find' | 'subtree' | 'nameOf'> & { readonly rootDepth?: number };
+
 /** address: A/AAAA (the apex reads dns/apex); exact: CNAME/PTR (CoreDNS reads only the key). */
 export type LookupPurpose = 'address' | 'exact' | 'other';
 
@@ -39,7 +45,7 @@ function leafChildren(node: IndexNode): StoredEntry[] {
   return out;
 }
 
-function entriesOf(index: RecordIndex, node: IndexNode, isApex: boolean, mode: LookupMode, purpose: LookupPurpose) {
+function entriesOf(index: IndexReader, node: IndexNode, isApex: boolean, mode: LookupMode, purpose: LookupPurpose) {
   if (mode === 'own') {
     const own = isApex ? [] : leafChildren(node);
     return node.stored ? [node.stored, ...own] : own;
@@ -51,7 +57,7 @@ function entriesOf(index: RecordIndex, node: IndexNode, isApex: boolean, mode: L
 }
 
 /** RFC 4592: the source of synthesis for a name that does not exist, if its closest encloser has "*". */
-function wildcardFor(index: RecordIndex, labels: string[], zoneDepth: number): IndexNode | undefined {
+function wildcardFor(index: IndexReader, labels: string[], zoneDepth: number): IndexNode | undefined {
   let closest: IndexNode | undefined;
   for (let depth = labels.length - 1; depth >= 0; depth--) {
     const node = index.find(labels.slice(depth));
@@ -59,7 +65,7 @@ function wildcardFor(index: RecordIndex, labels: string[], zoneDepth: number): I
     closest = node;
   }
   // Without any stored node the closest encloser would be the root, outside every zone but ".".
-  const encloserDepth = closest ? depthOf(closest) : 0;
+  const encloserDepth = closest ? depthOf(closest) - (index.rootDepth ?? 0) : 0;
   if (encloserDepth < zoneDepth) return undefined;
   const star = closest ? childOf(closest, '*') : index.find(['*']);
   return star && star.size > 0 ? star : undefined;
@@ -72,7 +78,7 @@ function depthOf(node: IndexNode): number {
 }
 
 /** Nodes matching a query name with "*" labels, each "*" standing for any one label. */
-function patternNodes(index: RecordIndex, labels: string[]): IndexNode[] {
+function patternNodes(index: IndexReader, labels: string[]): IndexNode[] {
   const reversed = [...labels].reverse();
   let frontier: IndexNode[] = [];
   const root = index.find([]);
@@ -124,7 +130,7 @@ function finish(exists: boolean, entries: StoredEntry[]): NameData {
 }
 
 export function lookupName(
-  index: RecordIndex,
+  index: IndexReader,
   zone: Zone,
   name: string,
   mode: LookupMode,

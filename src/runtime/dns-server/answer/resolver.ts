@@ -17,6 +17,7 @@ import { classifyHost } from '../../../skydns/host-address.ts';
 import { splitText } from '../../../skydns/txt-strings.ts';
 import { dependsOnOwnName } from './answer-scope.ts';
 import { lookupName, subtreeOf, type LookupMode, type LookupPurpose, type NameData } from './name-lookup.ts';
+import { clusterKeyName, mergedLookup, type HubData } from './merged-lookup.ts';
 import type { RecordIndex, StoredEntry } from '../store/record-index.ts';
 import { wireSerial } from '../wire/soa-serial.ts';
 import type { Zone, ZoneTable } from './zones.ts';
@@ -25,6 +26,8 @@ export interface ResolverData {
   index: RecordIndex;
   zones: ZoneTable;
   lookup: LookupMode;
+  /** A hub: the member clusters' records, merged into each name's (merged-lookup.ts). */
+  hub?: HubData | undefined;
 }
 
 /** How entries are read into answers (see the top of this file). */
@@ -46,6 +49,8 @@ type CnameRecord = Extract<ResourceRecord, { type: typeof TYPE.CNAME }>;
 interface Ctx {
   data: ResolverData;
   zone: Zone;
+  /** A hub: the member cluster whose site holds the client (policy `prefer`). */
+  site?: string | undefined;
 }
 
 function ttlOf(entry: SkyDnsEntry, zone: Zone): number {
@@ -68,8 +73,15 @@ function withHost(entries: StoredEntry[]): StoredEntry[] {
   return entries.filter((s) => s.entry.host);
 }
 
-function lookup(ctx: Ctx, name: string, purpose: LookupPurpose) {
-  return lookupName(ctx.data.index, ctx.zone, name, ctx.data.lookup, purpose);
+function lookup(ctx: Ctx, name: string, purpose: LookupPurpose): NameData {
+  const own = lookupName(ctx.data.index, ctx.zone, name, ctx.data.lookup, purpose);
+  const hub = ctx.data.hub;
+  return hub ? mergedLookup(hub, own, { zone: ctx.zone, name, mode: ctx.data.lookup, purpose, site: ctx.site }) : own;
+}
+
+/** The name a stored key is at: a hub's entries come from the clusters' prefixes too. */
+function nameOfKey(ctx: Ctx, key: string): string {
+  return (ctx.data.hub ? clusterKeyName(key) : undefined) ?? ctx.data.index.nameOf(key);
 }
 
 /** The zone a CNAME target is chased in: one of ours, or undefined (the client follows it). */
@@ -102,7 +114,7 @@ function chase(
   if (chain.length > MAX_CNAME_CHAIN || isDuplicateCname(link, chain)) return [];
   const targetZone = zoneOfTarget(ctx, target);
   if (!targetZone) return [link];
-  const next = follow({ data: ctx.data, zone: targetZone }, target, [...chain, link]);
+  const next = follow({ ...ctx, zone: targetZone }, target, [...chain, link]);
   // In another of our zones the link stays even when the target has nothing of the type: CoreDNS
   // looks such targets up through itself and answers the CNAME with whatever that finds.
   return next.length > 0 || targetZone !== ctx.zone ? [link, ...next] : [];
@@ -177,7 +189,7 @@ function glue(ctx: Ctx, owner: string, entry: SkyDnsEntry): ResourceRecord | und
 function targetAddresses(ctx: Ctx, target: string): ResourceRecord[] {
   const zone = zoneOfTarget(ctx, target);
   if (!zone) return [];
-  const at = { data: ctx.data, zone };
+  const at = { ...ctx, zone };
   const a = addresses(at, target, TYPE.A, []);
   return zone === ctx.zone ? a : [...a, ...addresses(at, target, TYPE.AAAA, []).filter((r) => r.type !== TYPE.CNAME)];
 }
@@ -190,7 +202,7 @@ function mailExchangers(ctx: Ctx, name: string, entries: StoredEntry[]) {
   for (const { key, entry } of entries) {
     const preference = priorityOf(entry);
     const isName = classifyHost(entry.host!).kind === 'name';
-    const exchange = stripTarget(isName ? canonicalName(entry.host!) : ctx.data.index.nameOf(key), entry.targetstrip);
+    const exchange = stripTarget(isName ? canonicalName(entry.host!) : nameOfKey(ctx, key), entry.targetstrip);
     // CoreDNS de-duplicates MX records only for synthesized (IP host) exchanges.
     if (isName || !seen.has(`${exchange} ${preference}`)) {
       answer.push({ name, ttl: ttlOf(entry, ctx.zone), type: TYPE.MX, preference, exchange });
@@ -229,7 +241,7 @@ function services(ctx: Ctx, name: string, entries: StoredEntry[], gives: (s: Sto
     const weight = Math.max(1, Math.floor(share)) & 0xffff;
     const port = (entry.port ?? 0) & 0xffff;
     const isName = classifyHost(entry.host!).kind === 'name';
-    const target = stripTarget(isName ? canonicalName(entry.host!) : ctx.data.index.nameOf(key), entry.targetstrip);
+    const target = stripTarget(isName ? canonicalName(entry.host!) : nameOfKey(ctx, key), entry.targetstrip);
     const record: ResourceRecord = {
       name,
       ttl: ttlOf(entry, ctx.zone),
@@ -264,7 +276,7 @@ function nameServers(ctx: Ctx, owner: string, entries: StoredEntry[], glueOf?: (
   const glued = new Set<string>();
   for (const { key, entry } of withHost(entries)) {
     const isName = classifyHost(entry.host!).kind === 'name';
-    const target = isName ? canonicalName(entry.host!) : stripTarget(ctx.data.index.nameOf(key), entry.targetstrip);
+    const target = isName ? canonicalName(entry.host!) : stripTarget(nameOfKey(ctx, key), entry.targetstrip);
     if (!targets.has(target)) {
       targets.add(target);
       answer.push({ name: owner, ttl: ttlOf(entry, ctx.zone), type: TYPE.NS, target });
@@ -602,14 +614,20 @@ function answeringZone(zones: ZoneTable, name: string, type: number): Zone | und
 
 /**
  * Answers one question from the records; never throws for any question. `reading` is the
- * server's (from its lookup mode) unless given: zone transfers always read as the zone.
+ * server's (from its lookup mode) unless given: zone transfers always read as the zone. `site`:
+ * on a hub, the member cluster whose site holds the client (zone transfers have none).
  */
-export function resolve(question: Question, data: ResolverData, reading: Reading = readingOf(data.lookup)): Answer {
+export function resolve(
+  question: Question,
+  data: ResolverData,
+  reading: Reading = readingOf(data.lookup),
+  site?: string,
+): Answer {
   const zone = answeringZone(data.zones, question.name, question.type);
   if (!zone) return refused(true);
   if (question.class !== CLASS.IN && question.class !== CLASS.ANY) return { ...refused(false), zone: zone.name };
   if (question.type === TYPE.AXFR || question.type === TYPE.IXFR) return { ...refused(false), zone: zone.name };
-  const ctx: Ctx = { data, zone };
+  const ctx: Ctx = { data, zone, site };
   if (reading === 'coredns') {
     const cut = findZoneCut(data.index, zone, question.name);
     return {
@@ -620,10 +638,12 @@ export function resolve(question: Question, data: ResolverData, reading: Reading
   const seen: { atQuestion?: NameData } = {};
   const answer = withRrsets(zoneAnswer(ctx, question.name, question.type, seen));
   answer.zone = zone.name;
-  // Only the default mode reads a name from its own entries (answer-scope.ts).
+  // Only the default mode reads a name from its own entries (answer-scope.ts); a hub's answers
+  // also depend on the clusters that count, so they are dropped on every change.
   const found = seen.atQuestion;
   answer.ownName =
     data.lookup === 'own' &&
+    !data.hub &&
     found !== undefined &&
     dependsOnOwnName(question.name, question.type, answer, {
       node: () => data.index.find(labelsOf(question.name)) !== undefined,

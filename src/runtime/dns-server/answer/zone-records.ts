@@ -47,30 +47,42 @@ export function ownerRecords(data: ResolverData, zone: Zone, name: string): Reso
   return recordsOf(data, asked, name);
 }
 
-/** Each name's records, in index order (depth first), stopping below a delegation. */
+/**
+ * Each name's records, in index order (depth first), stopping below a delegation. A hub's names
+ * are in its view's copy and in each member cluster's: each copy is walked, each name read once.
+ */
 function* zoneWalk(data: ResolverData, zone: Zone): Generator<ResourceRecord[]> {
   const apex = zone.name;
   yield recordsOf(data, apex, apex);
-  const root = data.index.find(labelsOf(apex));
-  if (!root) return;
-  const stack: { node: IndexNode; name: string }[] = [];
-  const pushChildren = (node: IndexNode, name: string) => {
-    const children = [...childrenOf(node)].filter((c) => c.size > 0);
-    for (let k = children.length - 1; k >= 0; k--)
-      stack.push({ node: children[k]!, name: below(children[k]!.label, name) });
-  };
-  pushChildren(root, apex);
-  for (let top = stack.pop(); top; top = stack.pop()) {
-    // A more specific zone of ours is transferred on its own.
-    if (data.zones.match(top.name) !== zone) continue;
-    const records = ownerRecords(data, zone, top.name);
-    yield records;
-    const delegation = records.some((r) => r.type === TYPE.NS)
-      ? resolve({ name: top.name, type: TYPE.NS, class: 1 }, data, 'zone')
-      : undefined;
-    // Below a zone cut only the glue of its name servers belongs in the zone (RFC 5936 3.2).
-    if (delegation?.referral) yield delegation.additional.filter((r) => isInZone(r.name, top.name));
-    else pushChildren(top.node, top.name);
+  const copies = [data.index, ...(data.hub?.readers ?? [])];
+  /** Names read so far, and whether each is a zone cut (a hub only). */
+  const read = data.hub ? new Map<string, boolean>() : undefined;
+  for (const copy of copies) {
+    const root = copy.find(labelsOf(apex));
+    if (!root) continue;
+    const stack: { node: IndexNode; name: string }[] = [];
+    const pushChildren = (node: IndexNode, name: string) => {
+      const children = [...childrenOf(node)].filter((c) => c.size > 0);
+      for (let k = children.length - 1; k >= 0; k--)
+        stack.push({ node: children[k]!, name: below(children[k]!.label, name) });
+    };
+    pushChildren(root, apex);
+    for (let top = stack.pop(); top; top = stack.pop()) {
+      // A more specific zone of ours is transferred on its own.
+      if (data.zones.match(top.name) !== zone) continue;
+      const cut = read?.get(top.name);
+      if (cut === undefined) {
+        const records = ownerRecords(data, zone, top.name);
+        yield records;
+        const delegation = records.some((r) => r.type === TYPE.NS)
+          ? resolve({ name: top.name, type: TYPE.NS, class: 1 }, data, 'zone')
+          : undefined;
+        read?.set(top.name, Boolean(delegation?.referral));
+        // Below a zone cut only the glue of its name servers belongs in the zone (RFC 5936 3.2).
+        if (delegation?.referral) yield delegation.additional.filter((r) => isInZone(r.name, top.name));
+        else pushChildren(top.node, top.name);
+      } else if (!cut) pushChildren(top.node, top.name);
+    }
   }
 }
 

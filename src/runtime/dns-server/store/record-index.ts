@@ -170,6 +170,8 @@ export class RecordIndex {
   private readonly zonePaths: string[][];
   private readonly limits: RecordLimits;
   private readonly serials = new Map<string, number>();
+  /** Each zone's latest change revision: a later change moves a serial even when a raise passed it. */
+  private readonly touched = new Map<string, number>();
   /** Keys whose current value is skipped (undecodable or over a limit): reason and mod revision, packed. */
   private readonly skippedKeys = new Map<string, number>();
   private readonly skippedCounts = new Map<SkipReason, number>();
@@ -409,13 +411,20 @@ export class RecordIndex {
     return true;
   }
 
-  /** A change at `path` moves the serial of every zone the key is in (labels compared as names: any case). */
+  /**
+   * A change at `path` moves the serial of every zone the key is in (labels compared as names: any
+   * case): to its revision, or one up when a raise (a hub's merged zone) took the serial past it.
+   */
   private touch(path: readonly string[], modRevision: number): void {
     for (const [i, zonePath] of this.zonePaths.entries()) {
       if (zonePath.length > path.length) continue;
       if (!zonePath.every((label, j) => path[j] === label || path[j]!.toLowerCase() === label)) continue;
       const zone = this.zones[i]!;
-      this.serials.set(zone, Math.max(this.serial(zone), modRevision));
+      const serial = this.serial(zone);
+      const last = this.touched.get(zone) ?? 0;
+      if (modRevision > serial) this.serials.set(zone, modRevision);
+      else if (modRevision > last) this.serials.set(zone, serial + 1);
+      if (modRevision > last) this.touched.set(zone, modRevision);
     }
   }
 

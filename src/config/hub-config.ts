@@ -1,0 +1,77 @@
+// A hub's DNS server (issue 34): the member clusters whose prefixes it reads beside its view's,
+// how long a cluster whose lease is gone still counts, and how each zone merges a name that
+// several clusters publish (src/runtime/dns-server/answer/cluster-merge.ts).
+import * as v from 'valibot';
+import { canonicalName } from '../dns/dns-name.ts';
+import { clusterName, integer, list, network, oneOf, pathTo, zoneName } from './field-rules.ts';
+
+export const MERGE_POLICIES = ['all', 'failover', 'prefer'] as const;
+
+/** How long a cluster still counts after its lease key went (seconds), unless the config says. */
+export const HUB_DEFAULTS = { graceSeconds: 10 } as const;
+
+const hubClusterSchema = v.object({
+  /** The member cluster: its records are under /skydns-clusters/<name>. */
+  name: clusterName,
+  /** The networks of the cluster's site: `prefer` answers a client in them with this cluster's records. */
+  siteCidrs: v.optional(list(network, 'networks')),
+});
+
+const zonePolicySchema = v.object({
+  /** One of the server's zones. */
+  zone: zoneName,
+  /** "all" (default): every counting cluster; "failover": the first counting one of `order`; "prefer": the client's site first. */
+  policy: oneOf(MERGE_POLICIES),
+  /** failover: the clusters in order of preference (clusters not listed come after, in `clusters` order). */
+  order: v.optional(list(clusterName, 'cluster names')),
+  /** prefer: "first" (default): the client's site's records first, then the others'; "alone": only its site's while it counts. */
+  prefer: v.optional(oneOf(['first', 'alone'])),
+});
+
+export const hubSchema = v.pipe(
+  v.object({
+    /** The member clusters, in the order `all` answers them. */
+    clusters: list(hubClusterSchema, 'clusters'),
+    /** Seconds a cluster still counts after its lease key is gone; default HUB_DEFAULTS.graceSeconds (10). */
+    graceSeconds: v.optional(integer(0, 3600)),
+    /** A merge policy per zone; a zone not listed merges by "all". */
+    zones: v.optional(list(zonePolicySchema, 'zone policies')),
+  }),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    for (const problem of hubProblems(dataset.value))
+      addIssue({ message: problem.message, path: pathTo(dataset.value, problem.at) });
+  }),
+);
+
+export type HubConfig = v.InferOutput<typeof hubSchema>;
+
+/** What the schema's shape cannot say: names used twice, unknown clusters, a policy missing its list. */
+export function hubProblems(hub: HubConfig): { at: (string | number)[]; message: string }[] {
+  const problems: { at: (string | number)[]; message: string }[] = [];
+  const names = hub.clusters.map((c) => c.name);
+  names.forEach((name, i) => {
+    const first = names.indexOf(name);
+    if (first !== i)
+      problems.push({ at: ['clusters', i, 'name'], message: `${JSON.stringify(name)} is also clusters[${first}]'s` });
+  });
+  const zones = (hub.zones ?? []).map((z) => canonicalName(z.zone));
+  (hub.zones ?? []).forEach((z, i) => {
+    const first = zones.indexOf(zones[i]!);
+    if (first !== i)
+      problems.push({ at: ['zones', i, 'zone'], message: `${JSON.stringify(z.zone)} is also zones[${first}]'s` });
+    if (z.policy === 'failover' && !z.order)
+      problems.push({ at: ['zones', i, 'order'], message: 'is required with policy "failover"' });
+    if (z.policy !== 'failover' && z.order)
+      problems.push({ at: ['zones', i, 'order'], message: 'is only for policy "failover"' });
+    if (z.policy !== 'prefer' && z.prefer)
+      problems.push({ at: ['zones', i, 'prefer'], message: 'is only for policy "prefer"' });
+    if (z.policy === 'prefer' && !hub.clusters.some((c) => c.siteCidrs))
+      problems.push({ at: ['zones', i, 'policy'], message: '"prefer" needs siteCidrs on at least one of clusters' });
+    (z.order ?? []).forEach((name, j) => {
+      if (!names.includes(name))
+        problems.push({ at: ['zones', i, 'order', j], message: `${JSON.stringify(name)} is not one of clusters` });
+    });
+  });
+  return problems;
+}

@@ -1,0 +1,58 @@
+// A hub's one rule for a name that several member clusters publish (issue 34): which clusters'
+// records answer it. Answers and zone transfers both read a name through it (merged-lookup.ts),
+// so a secondary holds what a client outside every site is answered. Pure.
+//
+// A cluster *contributes* to a name when it has entries for it, and *counts* while its lease key
+// is at the hub (or went less than the grace period ago). Only counting contributors answer; when
+// none of a name's contributors counts, all of them answer (serve-stale, flagged `stale`) rather
+// than NXDOMAIN.
+
+/**
+ * - all: every counting contributor, in the hub's cluster order;
+ * - failover: the first counting contributor in `order` (clusters not listed come after them);
+ * - prefer: the client's site cluster (its address in the cluster's site CIDRs), when it counts
+ *   and contributes, first (`alone`: only it), then the others; from no site: as `all`.
+ */
+export type MergePolicy =
+  { kind: 'all' } | { kind: 'failover'; order: readonly string[] } | { kind: 'prefer'; alone: boolean };
+
+export interface Contribution<T> {
+  cluster: string;
+  counts: boolean;
+  entries: readonly T[];
+}
+
+export interface Merged<T> {
+  entries: T[];
+  /** The clusters whose entries answer, in answer order. */
+  from: string[];
+  /** No contributor counts: what is there answers anyway. */
+  stale: boolean;
+}
+
+/** `contributions` in the hub's cluster order; `site`: the cluster whose site holds the client, if any. */
+export function mergeName<T>(policy: MergePolicy, contributions: readonly Contribution<T>[], site?: string): Merged<T> {
+  const present = contributions.filter((c) => c.entries.length > 0);
+  const counting = present.filter((c) => c.counts);
+  if (counting.length === 0) return result(present, present.length > 0);
+  switch (policy.kind) {
+    case 'all':
+      return result(counting, false);
+    case 'failover': {
+      const rank = (c: Contribution<T>) => {
+        const i = policy.order.indexOf(c.cluster);
+        return i >= 0 ? i : policy.order.length + contributions.indexOf(c);
+      };
+      return result([counting.reduce((best, c) => (rank(c) < rank(best) ? c : best))], false);
+    }
+    case 'prefer': {
+      const own = counting.find((c) => c.cluster === site);
+      if (!own) return result(counting, false);
+      return result(policy.alone ? [own] : [own, ...counting.filter((c) => c !== own)], false);
+    }
+  }
+}
+
+function result<T>(chosen: readonly Contribution<T>[], stale: boolean): Merged<T> {
+  return { entries: chosen.flatMap((c) => c.entries), from: chosen.map((c) => c.cluster), stale };
+}

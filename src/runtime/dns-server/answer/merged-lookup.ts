@@ -1,0 +1,89 @@
+// A hub's lookup of one name (issue 34): the name as its view's prefix holds it, plus each member
+// cluster's entries for it as cluster-merge.ts picks them. Every answer and every zone transfer
+// reads names through the resolver's lookup, so both get this one rule. Delegations, the apex's
+// name servers and SOA serials stay the view's.
+import { CLUSTERS_PREFIX } from '../../../skydns/cluster-prefix.ts';
+import { keyToName } from '../../../skydns/skydns-key.ts';
+import type { IndexNode, RecordIndex, StoredEntry } from '../store/record-index.ts';
+import { mergeName, type MergePolicy } from './cluster-merge.ts';
+import { lookupName, type IndexReader, type LookupMode, type LookupPurpose, type NameData } from './name-lookup.ts';
+import type { Zone } from './zones.ts';
+
+/** One member cluster's records in the hub's copy of /skydns-clusters (the cluster is the first label). */
+export class ClusterReader implements IndexReader {
+  readonly cluster: string;
+  readonly rootDepth = 1;
+  private readonly index: RecordIndex;
+
+  constructor(index: RecordIndex, cluster: string) {
+    this.index = index;
+    this.cluster = cluster;
+  }
+
+  find(labels: readonly string[]): IndexNode | undefined {
+    return this.index.find([...labels, this.cluster]);
+  }
+
+  subtree(node: IndexNode): StoredEntry[] {
+    return this.index.subtree(node);
+  }
+
+  nameOf(key: string): string {
+    return clusterKeyName(key) ?? '.';
+  }
+}
+
+/** The name of a key below /skydns-clusters/<cluster>/, or undefined for any other key. */
+export function clusterKeyName(key: string): string | undefined {
+  if (!key.startsWith(`${CLUSTERS_PREFIX}/`)) return undefined;
+  const cluster = key.slice(CLUSTERS_PREFIX.length + 1).split('/', 1)[0]!;
+  return keyToName(key, `${CLUSTERS_PREFIX}/${cluster}`);
+}
+
+export interface HubData {
+  /** The member clusters, in the hub's order. */
+  readers: readonly ClusterReader[];
+  counts(cluster: string): boolean;
+  policy(zone: string): MergePolicy;
+  /** A name answered from clusters none of which counts (serve-stale). */
+  stale(name: string): void;
+}
+
+export interface MergedQuestion {
+  zone: Zone;
+  name: string;
+  mode: LookupMode;
+  purpose: LookupPurpose;
+  /** The member cluster whose site holds the client, if any. */
+  site: string | undefined;
+}
+
+/**
+ * The view's lookup of the name (`own`) merged with the clusters'. A name that exists in any copy
+ * exists; then no copy's wildcard stands in for it (RFC 4592: a wildcard answers only names that
+ * do not exist).
+ */
+export function mergedLookup(hub: HubData, own: NameData, q: MergedQuestion): NameData {
+  const theirs = hub.readers.map((reader) => ({
+    cluster: reader.cluster,
+    data: lookupName(reader, q.zone, q.name, q.mode, q.purpose),
+  }));
+  const exact = (own.exists && !own.wildcard) || theirs.some((t) => t.data.exists && !t.data.wildcard);
+  const usable = (d: NameData) => d.exists && !(exact && d.wildcard);
+  const merged = mergeName(
+    hub.policy(q.zone.name),
+    theirs.map((t) => ({
+      cluster: t.cluster,
+      counts: hub.counts(t.cluster),
+      entries: usable(t.data) ? t.data.entries : [],
+    })),
+    q.site,
+  );
+  if (merged.stale) hub.stale(q.name);
+  const exists = own.exists || theirs.some((t) => t.data.exists);
+  const wildcard = exact
+    ? undefined
+    : (own.wildcard ?? theirs.find((t) => merged.from.includes(t.cluster) && t.data.wildcard)?.data.wildcard);
+  const entries = [...merged.entries, ...(usable(own) ? own.entries : [])];
+  return wildcard ? { exists, entries, wildcard } : { exists, entries };
+}

@@ -1,0 +1,190 @@
+// A hub's DNS server reads its member clusters (issue 34): one more record store, over
+// /skydns-clusters (each cluster's records below its name), whose lease keys tell which clusters
+// count (cluster-health.ts, checked every second and on each change); each zone's merge policy
+// and the clusters' sites. What the resolver reads of it is HubData (answer/merged-lookup.ts).
+import type { Etcd3 } from 'etcd3';
+import { HUB_DEFAULTS, type HubConfig } from '../../config/hub-config.ts';
+import { cidrMatcher } from '../../dns/cidr.ts';
+import { canonicalName } from '../../dns/dns-name.ts';
+import { CLUSTERS_PREFIX, LEASE_SEGMENT } from '../../skydns/cluster-prefix.ts';
+import type { Readiness } from '../shared/http-server.ts';
+import type { Logger } from '../shared/log.ts';
+import { Registry } from '../shared/metrics.ts';
+import type { MergePolicy } from './answer/cluster-merge.ts';
+import { ClusterReader, type HubData } from './answer/merged-lookup.ts';
+import { ClusterHealth, type ClusterState } from './cluster-health.ts';
+import type { RecordIndex } from './store/record-index.ts';
+import type { RecordLimits } from './store/record-limits.ts';
+import { RecordStore } from './store/record-store.ts';
+import { StoreMetrics } from './store/store-metrics.ts';
+
+const TICK_MS = 1000;
+/** Stale names kept for the status page and the log (the log line is once per name). */
+const STALE_NAMES_MAX = 1000;
+
+export interface ClusterHubOptions {
+  config: HubConfig;
+  client: Etcd3;
+  logger: Logger;
+  limits: RecordLimits;
+  /** The server's registry: the hub's gauges. */
+  registry: Registry;
+  /**
+   * The merged answers changed: `paths` (key paths below a cluster's prefix) changed, or 'all'
+   * (a copy replaced, or which clusters count). The server drops cached answers, moves the
+   * serials and tells its secondaries.
+   */
+  onChange: (paths: readonly (readonly string[])[] | 'all') => void;
+}
+
+/** What /status.json says of a hub: each member cluster, and the names answered stale. */
+export interface HubSummary {
+  clusters: (Omit<ClusterState, 'leaseAgeSeconds' | 'goneSeconds'> & {
+    leaseAgeSeconds: number | null;
+    goneSeconds: number | null;
+  })[];
+  graceSeconds: number;
+  copy: string;
+  staleNames: string[];
+}
+
+export class ClusterHub {
+  readonly store: RecordStore;
+  private readonly options: ClusterHubOptions;
+  private readonly health: ClusterHealth;
+  private readonly policies = new Map<string, MergePolicy>();
+  private readonly sites: { cluster: string; holds: (address: string) => boolean }[];
+  private readonly staleNames = new Set<string>();
+  private readonly counting;
+  private readonly staleGauge;
+  private timer: NodeJS.Timeout | undefined;
+  private current: { index: RecordIndex; data: HubData } | undefined;
+
+  constructor(options: ClusterHubOptions) {
+    this.options = options;
+    const { config } = options;
+    const names = config.clusters.map((c) => c.name);
+    this.health = new ClusterHealth(names, config.graceSeconds ?? HUB_DEFAULTS.graceSeconds);
+    for (const z of config.zones ?? []) this.policies.set(canonicalName(z.zone), policyOf(z));
+    this.sites = config.clusters.flatMap((c) =>
+      c.siteCidrs ? [{ cluster: c.name, holds: cidrMatcher(c.siteCidrs) }] : [],
+    );
+    this.counting = options.registry.gauge(
+      'etcdns_dns_hub_cluster_counts',
+      '1 while a member cluster counts (its lease key at the hub, or gone less than the grace period ago), else 0.',
+    );
+    this.staleGauge = options.registry.gauge(
+      'etcdns_dns_hub_stale_names',
+      'Names answered from clusters none of which counts (serve-stale), since which clusters count last changed.',
+    );
+    for (const name of names) this.counting.set(0, { cluster: name });
+    this.staleGauge.set(0);
+    this.store = new RecordStore({
+      client: options.client,
+      prefix: CLUSTERS_PREFIX,
+      zones: [],
+      logger: options.logger.with({ copy: CLUSTERS_PREFIX }),
+      // The clusters' copy's own gauges would clash with the view's: its state is on the status page.
+      metrics: new StoreMetrics(new Registry()),
+      limits: options.limits,
+      onChange: (changed) => {
+        this.check();
+        options.onChange(changed === 'all' ? 'all' : changed.filter((p) => p[1] !== LEASE_SEGMENT));
+      },
+    });
+  }
+
+  start(): void {
+    this.store.start();
+    this.timer = setInterval(() => this.check(), TICK_MS);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.store.stop();
+  }
+
+  /** What the resolver reads: one object per copy of the clusters' records. */
+  data(): HubData {
+    const index = this.store.index;
+    if (this.current?.index === index) return this.current.data;
+    const data: HubData = {
+      readers: this.options.config.clusters.map((c) => new ClusterReader(index, c.name)),
+      counts: (cluster) => this.health.counts(cluster),
+      policy: (zone) => this.policies.get(zone) ?? ALL,
+      stale: (name) => this.stale(name),
+    };
+    this.current = { index, data };
+    return data;
+  }
+
+  /** The member cluster whose site holds a client address (the first listed), and its place (1 up), if any. */
+  siteOf(client: string): { cluster: string; index: number } | undefined {
+    const i = this.sites.findIndex((s) => s.holds(client));
+    return i < 0 ? undefined : { cluster: this.sites[i]!.cluster, index: i + 1 };
+  }
+
+  /** Whether answers depend on the client's site (a zone merges by `prefer`). */
+  get usesSites(): boolean {
+    return [...this.policies.values()].some((p) => p.kind === 'prefer');
+  }
+
+  /** Ready once the clusters' copy is loaded too. */
+  readiness(): Readiness {
+    return this.store.readiness();
+  }
+
+  summary(now = Date.now()): HubSummary {
+    return {
+      clusters: this.health.states(now).map((s) => ({
+        ...s,
+        leaseAgeSeconds: s.leaseAgeSeconds === undefined ? null : Math.round(s.leaseAgeSeconds),
+        goneSeconds: s.goneSeconds === undefined ? null : Math.round(s.goneSeconds),
+      })),
+      graceSeconds: this.options.config.graceSeconds ?? HUB_DEFAULTS.graceSeconds,
+      copy: this.store.readiness().detail,
+      staleNames: [...this.staleNames],
+    };
+  }
+
+  /** Which clusters count now; a change of verdict changes every merged answer. */
+  private check(): void {
+    const index = this.store.index;
+    const changed = this.health.observe(
+      (cluster) => index.find([LEASE_SEGMENT, cluster])?.modRevision ?? 0,
+      Date.now(),
+    );
+    if (changed.length === 0) return;
+    for (const { cluster, counts } of changed) {
+      this.counting.set(counts ? 1 : 0, { cluster });
+      this.options.logger.info(counts ? 'member cluster counts' : 'member cluster no longer counts', {
+        cluster,
+        ...(counts ? {} : { why: 'lease key gone for longer than the grace period, or never seen' }),
+      });
+    }
+    this.staleNames.clear();
+    this.staleGauge.set(0);
+    this.options.onChange('all');
+  }
+
+  private stale(name: string): void {
+    if (this.staleNames.has(name) || this.staleNames.size >= STALE_NAMES_MAX) return;
+    this.staleNames.add(name);
+    this.staleGauge.set(this.staleNames.size);
+    this.options.logger.warn('answering from clusters none of which counts (serve-stale)', { name });
+  }
+}
+
+const ALL: MergePolicy = { kind: 'all' };
+
+function policyOf(z: NonNullable<HubConfig['zones']>[number]): MergePolicy {
+  switch (z.policy) {
+    case 'all':
+      return ALL;
+    case 'failover':
+      return { kind: 'failover', order: z.order ?? [] };
+    case 'prefer':
+      return { kind: 'prefer', alone: z.prefer === 'alone' };
+  }
+}

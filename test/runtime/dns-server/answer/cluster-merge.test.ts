@@ -1,0 +1,51 @@
+// Table tests of a hub's merge of one name across member clusters (answer/cluster-merge.ts): which
+// clusters' entries answer, in which order, under each policy, with clusters counting or gone.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { mergeName, type Contribution, type MergePolicy } from '../../../../src/runtime/dns-server/answer/cluster-merge.ts';
+
+const ALL: MergePolicy = { kind: 'all' };
+const FAILOVER: MergePolicy = { kind: 'failover', order: ['dc2', 'dc1'] };
+const PREFER: MergePolicy = { kind: 'prefer', alone: false };
+const ALONE: MergePolicy = { kind: 'prefer', alone: true };
+
+/** "dc1" counts and has one entry "dc1"; "dc1-" is gone (its lease expired); "dc1_" publishes nothing. */
+function contributions(spec: string): Contribution<string>[] {
+  return spec.split(' ').map((s) => {
+    const cluster = s.replace(/[-_]$/, '');
+    return { cluster, counts: !s.endsWith('-'), entries: s.endsWith('_') ? [] : [cluster] };
+  });
+}
+
+// [case, policy, contributions (hub order), client's site, entries answered, stale]
+const rows: [string, MergePolicy, string, string | undefined, string[], boolean][] = [
+  ['all: every counting cluster, in hub order', ALL, 'dc1 dc2 dc3', undefined, ['dc1', 'dc2', 'dc3'], false],
+  ['all: a gone cluster is left out', ALL, 'dc1 dc2- dc3', undefined, ['dc1', 'dc3'], false],
+  ['all: a cluster without entries adds none', ALL, 'dc1_ dc2', undefined, ['dc2'], false],
+  ['all: the client site changes nothing', ALL, 'dc1 dc2', 'dc2', ['dc1', 'dc2'], false],
+  ['all: every contributor gone: serve-stale, all of them', ALL, 'dc1- dc2-', undefined, ['dc1', 'dc2'], true],
+  ['all: no contributor at all: nothing, not stale', ALL, 'dc1_ dc2_', undefined, [], false],
+  ['failover: the first of the order, not of the hub', FAILOVER, 'dc1 dc2', undefined, ['dc2'], false],
+  ['failover: the first gone, the next one', FAILOVER, 'dc1 dc2-', undefined, ['dc1'], false],
+  ['failover: the first without entries, the next one', FAILOVER, 'dc1 dc2_', undefined, ['dc1'], false],
+  ['failover: an unlisted cluster only after every listed one', FAILOVER, 'dc3 dc1 dc2-', undefined, ['dc1'], false],
+  ['failover: listed ones gone, an unlisted one', FAILOVER, 'dc1- dc2- dc3', undefined, ['dc3'], false],
+  ['failover: all gone: serve-stale, all of them', FAILOVER, 'dc1- dc2-', undefined, ['dc1', 'dc2'], true],
+  ['prefer: the client site first, then the others', PREFER, 'dc1 dc2 dc3', 'dc2', ['dc2', 'dc1', 'dc3'], false],
+  ['prefer: from no site, as all', PREFER, 'dc1 dc2', undefined, ['dc1', 'dc2'], false],
+  ['prefer: the site gone, the others', PREFER, 'dc1 dc2-', 'dc2', ['dc1'], false],
+  ['prefer: the site publishes nothing, the others', PREFER, 'dc1 dc2_', 'dc2', ['dc1'], false],
+  ['prefer alone: only the client site', ALONE, 'dc1 dc2 dc3', 'dc2', ['dc2'], false],
+  ['prefer alone: the site gone, the others as fallback', ALONE, 'dc1 dc2- dc3', 'dc2', ['dc1', 'dc3'], false],
+  ['prefer alone: from no site, as all', ALONE, 'dc1 dc2', undefined, ['dc1', 'dc2'], false],
+  ['prefer alone: all gone: serve-stale', ALONE, 'dc1- dc2-', 'dc1', ['dc1', 'dc2'], true],
+];
+
+for (const [name, policy, spec, site, want, stale] of rows) {
+  test(`mergeName: ${name}`, () => {
+    const merged = mergeName(policy, contributions(spec), site);
+    assert.deepEqual(merged.entries, want);
+    assert.deepEqual(merged.from, want);
+    assert.equal(merged.stale, stale);
+  });
+}

@@ -1,0 +1,240 @@
+// A hub's DNS server merging two member clusters (issue 34), all real: one etcd (the hub's), two
+// kube-apiservers (clusters dc1 and dc2), a real controller per cluster writing under its own
+// prefix with its lease key, the real etcdns server as the hub, and dig asking from different
+// loopback source addresses (the clusters' sites). Then dc2's controller is killed (SIGKILL: its
+// lease expires): its records leave the answers within lease TTL + grace, dc1's stay, no query
+// fails, the name only dc2 published is answered stale; etcd keeps every key; dc2 back: its
+// records return.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { promisify } from 'node:util';
+import { controllerKubeconfig, startController, type ControllerHandle } from '../controller/controller-harness.ts';
+import { dig } from '../../support/dig.ts';
+import { digAxfr } from '../../support/dig-axfr.ts';
+import { startEtcd, type EtcdHandle } from '../../support/etcd.ts';
+import { startEtcdnsServer, type EtcdnsServerHandle } from '../../support/etcdns-server.ts';
+import { startKubeApiserver, type KubeHandle } from '../../support/kube-apiserver.ts';
+import { createLoadBalancerService } from '../../support/kube-objects.ts';
+import { metricSum } from '../../support/metrics-text.ts';
+import { stopAll } from '../../support/process.ts';
+import { tempDir } from '../../support/temp-dir.ts';
+import { etcdnsBin, nodeBin } from '../../support/tools.ts';
+
+const LEASE_SECONDS = 3;
+const GRACE_SECONDS = 2;
+const ZONES = ['all.test', 'fail.test', 'pref.test', 'alone.test'];
+const SITE = { dc1: '127.0.0.2', dc2: '127.0.0.3', none: '127.0.0.1' };
+const ADDRESS = { dc1: '10.1.0.7', dc2: '10.2.0.7' };
+const HUB = {
+  clusters: [
+    { name: 'dc1', siteCidrs: [`${SITE.dc1}/32`] },
+    { name: 'dc2', siteCidrs: [`${SITE.dc2}/32`] },
+  ],
+  graceSeconds: GRACE_SECONDS,
+  zones: [
+    { zone: 'fail.test', policy: 'failover', order: ['dc2', 'dc1'] },
+    { zone: 'pref.test', policy: 'prefer' },
+    { zone: 'alone.test', policy: 'prefer', prefer: 'alone' },
+  ],
+};
+
+type Cluster = 'dc1' | 'dc2';
+let etcd: EtcdHandle;
+const kubeconfigs = {} as Record<Cluster, string>;
+const controllers = {} as Record<Cluster, ControllerHandle>;
+let hub: EtcdnsServerHandle;
+
+function startSpoke(cluster: Cluster): Promise<ControllerHandle> {
+  return startController({
+    kubeconfigFile: kubeconfigs[cluster],
+    etcdEndpoints: [etcd.endpoint],
+    ownerId: cluster,
+    identity: `${cluster}-a`,
+    args: ['--cluster', cluster, '--cluster-lease-seconds', String(LEASE_SECONDS)],
+  });
+}
+
+/** The A records of a name as the hub answers a client at `source`, in the order given. */
+async function addresses(name: string, source = SITE.none): Promise<string[]> {
+  const result = await dig({ port: hub.port, name, extra: ['-b', source] });
+  assert.equal(result.status, 'NOERROR', `${name} from ${source}: ${result.status}`);
+  return result.answer.filter((r) => r.type === 'A').map((r) => r.data);
+}
+
+const summary = async () => JSON.parse((await hub.http('/status.json')).body).hub;
+
+async function waitUntil<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const got = await probe();
+    if (got !== undefined) return got;
+    if (Date.now() > end) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+before(async () => {
+  let kubes: KubeHandle[];
+  [etcd, ...kubes] = await Promise.all([startEtcd(), startKubeApiserver(), startKubeApiserver()]);
+  for (const [i, cluster] of (['dc1', 'dc2'] as const).entries()) {
+    kubeconfigs[cluster] = await controllerKubeconfig(kubes[i]!);
+    await createLoadBalancerService(kubes[i]!.admin, {
+      name: 'web',
+      annotations: {
+        'external-dns.kubernetes.io/hostname': [...ZONES.map((z) => `www.${z}`), `only-${cluster}.all.test`].join(','),
+      },
+      addresses: [{ ip: ADDRESS[cluster] }],
+    });
+  }
+  const config = join(tempDir('hub-config'), 'config.json');
+  writeFileSync(config, JSON.stringify({ hub: HUB, transfer: { allowCidrs: ['127.0.0.0/8'] } }));
+  [controllers.dc1, controllers.dc2, hub] = await Promise.all([
+    startSpoke('dc1'),
+    startSpoke('dc2'),
+    startEtcdnsServer({ etcdEndpoints: [etcd.endpoint], zones: ZONES, args: ['--config', config] }),
+  ]);
+  // Both clusters' records and leases are at the hub.
+  await waitUntil(
+    'both clusters count and answer',
+    async () => {
+      const s = await summary();
+      const both = s.clusters.every((c: { counts: boolean }) => c.counts);
+      return both && (await addresses('www.all.test')).length === 2 ? true : undefined;
+    },
+    30_000,
+  );
+});
+after(() => stopAll());
+
+const sorted = (a: string[]) => [...a].sort();
+
+test('all: a name both clusters publish answers with both; a name of one cluster with its own', async () => {
+  assert.deepEqual(sorted(await addresses('www.all.test')), [ADDRESS.dc1, ADDRESS.dc2]);
+  assert.deepEqual(await addresses('only-dc1.all.test'), [ADDRESS.dc1]);
+  assert.deepEqual(await addresses('only-dc2.all.test'), [ADDRESS.dc2]);
+});
+
+test('failover: the first counting cluster of the order (dc2 before dc1)', async () => {
+  assert.deepEqual(await addresses('www.fail.test'), [ADDRESS.dc2]);
+});
+
+// [policy zone, client, answer in order]
+const PREFER_ROWS: [string, keyof typeof SITE, string[]][] = [
+  ['pref.test', 'dc1', [ADDRESS.dc1, ADDRESS.dc2]],
+  ['pref.test', 'dc2', [ADDRESS.dc2, ADDRESS.dc1]],
+  ['alone.test', 'dc1', [ADDRESS.dc1]],
+  ['alone.test', 'dc2', [ADDRESS.dc2]],
+  ['alone.test', 'none', [ADDRESS.dc1, ADDRESS.dc2]],
+];
+for (const [zone, client, want] of PREFER_ROWS)
+  test(`prefer (${zone}): a client at ${SITE[client]} (${client} site) gets ${want.join(', ')}`, async () => {
+    // Twice: the second answer comes from the cache, which keeps one answer per site.
+    for (let i = 0; i < 2; i++) assert.deepEqual(await addresses(`www.${zone}`, SITE[client]), want);
+  });
+
+test('prefer from no site: both clusters, in any order', async () => {
+  assert.deepEqual(sorted(await addresses('www.pref.test')), [ADDRESS.dc1, ADDRESS.dc2]);
+});
+
+/** The A records of a name in a zone transfer. */
+async function transferred(zone: string, name: string): Promise<string[]> {
+  const { records } = await digAxfr({ port: hub.port, zone });
+  return sorted(records.filter((r) => r.name === `${name}.` && r.type === 'A').map((r) => r.data));
+}
+
+test('zone transfers carry the merged zone, by the same rule as the answers', async () => {
+  assert.deepEqual(await transferred('all.test', 'www.all.test'), [ADDRESS.dc1, ADDRESS.dc2]);
+  assert.deepEqual(await transferred('all.test', 'only-dc2.all.test'), [ADDRESS.dc2]);
+  assert.deepEqual(await transferred('fail.test', 'www.fail.test'), [ADDRESS.dc2]);
+  // A transfer has no client site: prefer answers as from none.
+  assert.deepEqual(await transferred('alone.test', 'www.alone.test'), [ADDRESS.dc1, ADDRESS.dc2]);
+});
+
+test('the status page shows each cluster, its lease age and that it counts', async () => {
+  const s = await summary();
+  assert.equal(s.graceSeconds, GRACE_SECONDS);
+  for (const [i, name] of ['dc1', 'dc2'].entries()) {
+    const c = s.clusters[i];
+    assert.equal(c.cluster, name);
+    assert.equal(c.counts, true);
+    assert.equal(c.leased, true);
+    assert.equal(typeof c.leaseAgeSeconds, 'number');
+    assert.equal(c.goneSeconds, null);
+  }
+  const metrics = (await hub.http('/metrics')).body;
+  assert.equal(metricSum(metrics, 'etcdns_dns_hub_cluster_counts', 'cluster="dc2"'), 1);
+});
+
+const soaSerial = async (zone: string) =>
+  Number((await dig({ port: hub.port, name: zone, type: 'SOA' })).answer[0]!.data.split(/\s+/)[2]);
+
+test("dc2's controller killed: its records leave within lease + grace, dc1's stay, no query fails; back: they return", async () => {
+  const serialBefore = await soaSerial('all.test');
+  const keysBefore = await etcd.client().getAll().prefix('/skydns-clusters/dc2/').keys();
+  const killedAt = Date.now();
+  controllers.dc2.process.kill('SIGKILL');
+  // Every query meanwhile answers (addresses() fails on anything but NOERROR) and keeps dc1's record.
+  const goneMs = await waitUntil(
+    "dc2's records out of the answers",
+    async () => {
+      const got = await addresses('www.all.test');
+      assert.ok(got.includes(ADDRESS.dc1), `dc1's record stays: ${got.join(', ')}`);
+      return got.length === 1 ? Date.now() - killedAt : undefined;
+    },
+    (LEASE_SECONDS + GRACE_SECONDS) * 1000 + 10_000,
+  );
+  // The lease's TTL, the grace and the hub's one-second check, plus etcd's lease expiry slack.
+  assert.ok(goneMs <= (LEASE_SECONDS + GRACE_SECONDS + 3) * 1000, `gone after ${goneMs} ms`);
+  assert.ok(goneMs >= GRACE_SECONDS * 1000, `not before the grace period: ${goneMs} ms`);
+  assert.deepEqual(await addresses('www.fail.test'), [ADDRESS.dc1]);
+  assert.deepEqual(await addresses('www.alone.test', SITE.dc2), [ADDRESS.dc1]);
+  assert.deepEqual(await addresses('www.pref.test', SITE.dc2), [ADDRESS.dc1]);
+  // A name only dc2 published: served stale rather than NXDOMAIN, and said so.
+  assert.deepEqual(await addresses('only-dc2.all.test'), [ADDRESS.dc2]);
+  const s = await summary();
+  assert.deepEqual(
+    s.clusters.map((c: { cluster: string; counts: boolean; leased: boolean }) => [c.cluster, c.counts, c.leased]),
+    [
+      ['dc1', true, true],
+      ['dc2', false, false],
+    ],
+  );
+  assert.ok(s.staleNames.includes('only-dc2.all.test.'), JSON.stringify(s.staleNames));
+  assert.ok(metricSum((await hub.http('/metrics')).body, 'etcdns_dns_hub_stale_names') >= 1);
+  // The merged zone changed: its serial moved. Nothing was deleted from etcd but the lease key.
+  assert.ok((await soaSerial('all.test')) > serialBefore);
+  const keysAfter = await etcd.client().getAll().prefix('/skydns-clusters/dc2/').keys();
+  assert.deepEqual(keysAfter.sort(), keysBefore.filter((k) => k !== '/skydns-clusters/dc2/etcdns.lease').sort());
+
+  controllers.dc2 = await startSpoke('dc2');
+  await waitUntil(
+    "dc2's records back in the answers",
+    async () => ((await addresses('www.all.test')).length === 2 ? true : undefined),
+    20_000,
+  );
+  assert.deepEqual(await addresses('www.fail.test'), [ADDRESS.dc2]);
+  assert.equal((await summary()).clusters[1].counts, true);
+});
+
+test('a bad hub config fails start-up naming the field', async () => {
+  const config = join(tempDir('hub-config'), 'bad.json');
+  writeFileSync(config, JSON.stringify({ hub: { ...HUB, zones: [{ zone: 'fail.test', policy: 'failover' }] } }));
+  const run = await promisify(execFile)(nodeBin, [
+    etcdnsBin,
+    'server',
+    '--etcd',
+    etcd.endpoint,
+    '--zone',
+    'fail.test',
+    '--config',
+    config,
+  ]).then(
+    () => ({ code: 0, stderr: '' }),
+    (e: { code: number; stderr: string }) => e,
+  );
+  assert.equal(run.code, 2);
+  assert.match(run.stderr, /hub\.zones\[0\]\.order \(file .*\): is required with policy "failover"/);
+});
