@@ -2,7 +2,11 @@
 // clusters' entries answer, in which order, under each policy, with clusters counting or gone.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { mergeName, type Contribution, type MergePolicy } from '../../../../src/runtime/dns-server/answer/cluster-merge.ts';
+import {
+  mergeName,
+  type Contribution,
+  type MergePolicy,
+} from '../../../../src/runtime/dns-server/answer/cluster-merge.ts';
 
 const ALL: MergePolicy = { kind: 'all' };
 const FAILOVER: MergePolicy = { kind: 'failover', order: ['dc2', 'dc1'] };
