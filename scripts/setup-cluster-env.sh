@@ -27,7 +27,8 @@
 #     from the module cache, compiled static) and an etcd image (Debian's etcd binary and the
 #     libraries it links), both `buildah from scratch` and written as OCI archives to
 #     .cache/cluster-images/, named by a hash of their content; the tests import them into their
-#     containerd. The etcdns image comes from `npm run image` (scripts/image.sh).
+#     containerd. The etcdns image comes from `npm run image` (scripts/image.sh); the Knot image of
+#     the DNSSEC signer from scripts/knot-image.sh (Debian's Knot, the same way as etcd's).
 set -euo pipefail
 
 CONTAINERD_VERSION=v2.4.2
@@ -247,6 +248,7 @@ build_images() {
   build_image etcd "$etcd_version" "$key" fill_etcd \
     --env PATH=/usr/local/bin:/usr/bin:/bin --cmd '["etcd"]' \
     --label "io.etcdns.debian-package=etcd-server=$(dpkg-query -W -f='${Version}' etcd-server)"
+  bash "$root/scripts/knot-image.sh" >/dev/null
 }
 
 step build_kubernetes_nodes

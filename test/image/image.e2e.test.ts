@@ -16,6 +16,7 @@ import { answerData, dig } from '../support/dig.ts';
 import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
 import { freePort } from '../support/ports.ts';
 import { startProcess, stopAll, waitFor, waitReady, type ManagedProcess } from '../support/process.ts';
+import { podmanUnavailable, restrictedRunArgs } from '../support/podman.ts';
 import { repoRoot } from '../support/tools.ts';
 
 const run = promisify(execFile);
@@ -28,58 +29,9 @@ const MB = 1e6;
 /** The user and group the manifests run the image as, and the image's own USER. */
 const USER = `${NONROOT_IDENTITY.runAsUser}:${NONROOT_IDENTITY.runAsGroup}`;
 
-/** Why buildah or podman cannot run here (the test is then skipped), or undefined. */
-async function unavailable(): Promise<string | undefined> {
-  for (const [cmd, args] of [
-    ['buildah', ['info']],
-    ['podman', ['info']],
-    ['runc', ['--version']],
-  ] as const) {
-    try {
-      await run(cmd, [...args], { timeout: 60_000 });
-    } catch (e) {
-      const err = e as NodeJS.ErrnoException & { stderr?: string };
-      const why =
-        err.code === 'ENOENT' ? 'not installed (npm run setup installs it)' : (err.stderr || err.message).trim();
-      return `${cmd} cannot run here: ${why}`;
-    }
-  }
-  return undefined;
-}
-
-/** This machine's hard limits: podman's defaults ask for more, and runc then fails to start. */
-async function ulimitArgs(): Promise<string[]> {
-  const { stdout } = await run('bash', ['-c', 'ulimit -Hn; ulimit -Hu']);
-  const [nofile, nproc] = stdout.trim().split('\n');
-  // nproc: a bounded value; runc here refuses values above 32768 even under the hard limit.
-  const procs = nproc === 'unlimited' ? 4096 : Math.min(Number(nproc), 4096);
-  return ['--ulimit', `nofile=${nofile}:${nofile}`, '--ulimit', `nproc=${procs}:${procs}`];
-}
-
-/** `podman run` as DnsServer and DnsController run the image (workload.ts RESTRICTED_CONTAINER). */
+/** `podman run` as DnsServer and DnsController run the image, with a tmpfs /tmp as their emptyDir. */
 async function podmanRun(): Promise<string[]> {
-  return [
-    'run',
-    '--rm',
-    // crun refuses this machine's hybrid cgroups v1.
-    '--runtime',
-    'runc',
-    ...(await ulimitArgs()),
-    '--user',
-    USER,
-    '--read-only',
-    // Only /tmp is writable, as the pods' emptyDir gives it (podman would add /run and /var/tmp).
-    '--read-only-tmpfs=false',
-    '--mount',
-    'type=tmpfs,destination=/tmp',
-    '--cap-drop',
-    'ALL',
-    '--security-opt',
-    'no-new-privileges',
-    // The host's loopback, where the test's etcd and dig are; nothing leaves the machine.
-    '--network',
-    'host',
-  ];
+  return [...(await restrictedRunArgs(USER)), '--rm', '--mount', 'type=tmpfs,destination=/tmp'];
 }
 
 /** Runs a throwaway container to completion. */
@@ -163,7 +115,7 @@ async function inspectApp() {
   }
 }
 
-const skip = await unavailable();
+const skip = await podmanUnavailable();
 
 describe('the runtime image', { skip }, () => {
   let etcd: EtcdHandle;

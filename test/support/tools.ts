@@ -28,6 +28,7 @@ export type Tool =
   | 'knotc'
   | 'keymgr'
   | 'dnssec-verify'
+  | 'dnssec-dsfromkey'
   | 'named'
   | 'rndc'
   | 'unbound'

@@ -29,6 +29,9 @@ import {
   resourceRequirements,
   scheduling,
   sizeProblems,
+  tmpVolume,
+  TMP_MOUNT,
+  type TmpVolumeProps,
   type WorkloadProps,
   workloadProblems,
 } from '../workload.ts';
@@ -88,7 +91,7 @@ export interface SignerSecondariesProps {
  * unsigned; Knot takes the zones by IXFR, signs them with its own keys (KASP: it rolls the ZSKs
  * itself, publishes CDS/CDNSKEY) and is the server the outside asks for them.
  */
-export interface DnssecProps extends Omit<WorkloadProps, 'image'> {
+export interface DnssecProps extends Omit<WorkloadProps, 'image'>, TmpVolumeProps {
   /**
    * The view whose zones are signed (usually the external one).
    * @default - the only view; required with more than one
@@ -286,6 +289,8 @@ export class DnssecSigner extends Construct {
                 { name: 'config', mountPath: `${PATHS.config}/knot.conf`, subPath: 'knot.conf', readOnly: true },
                 { name: 'data', mountPath: PATHS.data },
                 runMount,
+                // knotd makes its configuration database in a temporary directory.
+                TMP_MOUNT,
                 ...(tsig ? [{ name: 'tsig', mountPath: PATHS.tsig, readOnly: true }] : []),
               ],
             },
@@ -293,6 +298,7 @@ export class DnssecSigner extends Construct {
           volumes: [
             { name: 'config', configMap: { name } },
             { name: 'run', emptyDir: { sizeLimit: k8s.Quantity.fromString('16Mi') } },
+            tmpVolume(props),
             ...(tsig
               ? [
                   {
@@ -433,7 +439,10 @@ export function dnssecProblems(
       if (tsig[field] !== undefined && !SECRET_KEY.test(tsig[field]))
         problems.push(`${path}.tsig.${field}: must be a Secret key (got ${show(tsig[field])})`);
   }
-  problems.push(...sizeProblems(dnssec.storage?.size, `${path}.storage.size`));
+  problems.push(
+    ...sizeProblems(dnssec.storage?.size, `${path}.storage.size`),
+    ...sizeProblems(dnssec.tmpSizeLimit, `${path}.tmpSizeLimit`),
+  );
   problems.push(...k8sName(dnssec.storage?.storageClassName, `${path}.storage.storageClassName`, 'subdomain', 253));
   return problems;
 }
