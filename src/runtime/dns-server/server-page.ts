@@ -88,6 +88,8 @@ export interface ServerSummary {
       form?: string;
     }[];
   }[];
+  /** A hub: each member cluster (lease age, whether it counts) and the names answered stale. */
+  hub?: HubSummary;
 }
 
 export function serverSummary(source: ServerStatusSource): ServerSummary {

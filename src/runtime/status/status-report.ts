@@ -98,6 +98,33 @@ export function statusReport(s: StackStatus, width = 120): StatusReport {
       }),
     );
     secondaries(replicas.flatMap((r) => (r.summary.ok ? [{ pod: r.pod.name, summary: r.summary.value }] : [])));
+    memberClusters(replicas.flatMap((r) => (r.summary.ok ? [{ pod: r.pod.name, summary: r.summary.value }] : [])));
+  }
+
+  /** A hub's member clusters, as its first replica that read them sees them (docs/multi-cluster.md). */
+  function memberClusters(replicas: { pod: string; summary: ServerSummary }[]): void {
+    const first = replicas.find((r) => r.summary.hub);
+    if (!first) return;
+    const hub = first.summary.hub!;
+    lines.push(`  member clusters (from ${first.pod}, grace ${hub.graceSeconds} s):`);
+    const rows = hub.clusters.map((c) => {
+      if (!c.counts)
+        attention.push(`member cluster ${c.cluster} does not count: its records are left out of the answers`);
+      return [
+        c.cluster,
+        c.counts ? 'counts' : 'NOT COUNTING',
+        c.leased
+          ? `lease held ${duration((c.leaseAgeSeconds ?? 0) * 1000)}`
+          : c.goneSeconds !== null
+            ? `lease gone ${duration(c.goneSeconds * 1000)} ago`
+            : 'lease never seen',
+      ];
+    });
+    lines.push(...columns(rows).map((l) => fit(`    ${l}`, width)));
+    if (hub.staleNames.length > 0)
+      attention.push(
+        `${plural(hub.staleNames.length, 'name')} answered from clusters none of which counts (serve-stale), e.g. ${hub.staleNames[0]}`,
+      );
   }
 
   function secondaries(replicas: { pod: string; summary: ServerSummary }[]): void {

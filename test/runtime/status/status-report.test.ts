@@ -98,6 +98,19 @@ const secondaryBehind = (seconds: number) =>
     ],
   });
 
+/** A hub replica whose member clusters are as given. */
+const hub = (clusters: NonNullable<ServerSummary['hub']>['clusters'], staleNames: string[] = []) =>
+  stack({
+    servers: [
+      {
+        view: 'internal',
+        pod: pod('etcdns-server-internal-x', 'server-internal'),
+        summary: ok(server({ hub: { clusters, graceSeconds: 10, copy: 'synced', staleNames } })),
+      },
+    ],
+  });
+const counting = (cluster: string) => ({ cluster, counts: true, leased: true, leaseAgeSeconds: 90, goneSeconds: null });
+
 // [situation, status, what needs a person (fragments; none: nothing)]
 const rows: [string, StackStatus, string[]][] = [
   ['all well', stack(), []],
@@ -191,6 +204,15 @@ const rows: [string, StackStatus, string[]][] = [
     }),
     ['1 object with problems'],
   ],
+  ['a hub whose member clusters all count', hub([counting('dc1'), counting('dc2')]), []],
+  [
+    "a hub's member cluster gone past the grace period, one name only it published",
+    hub(
+      [counting('dc1'), { cluster: 'dc2', counts: false, leased: false, leaseAgeSeconds: null, goneSeconds: 40 }],
+      ['only-dc2.example.org.'],
+    ),
+    ['member cluster dc2 does not count', '1 name answered from clusters none of which counts'],
+  ],
 ];
 
 for (const [situation, status, expected] of rows)
@@ -208,6 +230,19 @@ for (const [situation, status, expected] of rows)
     assert.ok(!report.lines.some((l) => /[\u0000-\u001f]/.test(l)), 'no control character reaches the terminal');
     assert.ok(!report.lines.some((l) => l.length > 160), 'lines fit the width');
   });
+
+test("status: a hub's screen names each member cluster, its verdict and lease", () => {
+  const text = statusReport(
+    hub([counting('dc1'), { cluster: 'dc2', counts: false, leased: false, leaseAgeSeconds: null, goneSeconds: 40 }]),
+    120,
+  ).lines.join('\n');
+  for (const part of [
+    'member clusters (from etcdns-server-internal-x, grace 10 s):',
+    /dc1 +counts +lease held 90 s/,
+    /dc2 +NOT COUNTING +lease gone 40 s ago/,
+  ])
+    assert.ok(typeof part === 'string' ? text.includes(part) : part.test(text), `${String(part)} in\n${text}`);
+});
 
 test('status: the screen names each part', () => {
   const text = statusReport(stack(), 120).lines.join('\n');
