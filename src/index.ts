@@ -4,29 +4,34 @@
 export { DnsStack, STACK_DEFAULTS } from './constructs/dns-stack.ts';
 export type { DnsStackProps, GitOpsProps, ObservabilityProps } from './constructs/dns-stack.ts';
 export type { NamespaceProps } from './constructs/stack-base.ts';
-export { EtcdCluster, ETCD_DEFAULTS } from './constructs/etcd-cluster.ts';
-export type { EtcdAuthProps, EtcdClusterProps, EtcdProps, EtcdTlsProps } from './constructs/etcd-cluster.ts';
-export type { EtcdClientAccess, SecretKeyRef } from './constructs/etcd-client-access.ts';
-export { etcdDnsNames } from './constructs/etcd-certificates.ts';
-export type { CertManagerProps } from './constructs/etcd-certificates.ts';
-export type { ExternalSecretProps } from './constructs/external-secret.ts';
-export { DnsServer, SERVER_DEFAULTS } from './constructs/dns-server.ts';
-export type { DnsServerProps, LogLevel, ServerProps } from './constructs/dns-server.ts';
-export { DnsService } from './constructs/dns-service.ts';
-export type { DnsServiceProps, IpFamily } from './constructs/dns-service.ts';
-export { DnsController, CONTROLLER_DEFAULTS } from './constructs/dns-controller.ts';
-export type { ControllerProps, DnsControllerProps, OwnershipProps, SourcesProps } from './constructs/dns-controller.ts';
-export { controllerClusterRules, leaderElectionRules } from './constructs/controller-rbac.ts';
-export { DnsEndpointCrd, dnsEndpointCrd } from './constructs/dns-endpoint-crd.ts';
-export { StaticRecords, recordObjectName } from './constructs/static-records.ts';
-export type { StaticRecordProps } from './constructs/static-records.ts';
+export { EtcdCluster, ETCD_DEFAULTS } from './constructs/etcd/etcd-cluster.ts';
+export type { EtcdAuthProps, EtcdClusterProps, EtcdProps, EtcdTlsProps } from './constructs/etcd/etcd-cluster.ts';
+export type { EtcdClientAccess, SecretKeyRef } from './constructs/etcd/etcd-client-access.ts';
+export { etcdDnsNames } from './constructs/etcd/etcd-certificates.ts';
+export type { CertManagerProps } from './constructs/etcd/etcd-certificates.ts';
+export type { ExternalSecretProps } from './constructs/base/external-secret.ts';
+export { DnsServer, SERVER_DEFAULTS } from './constructs/server/dns-server.ts';
+export type { DnsServerProps, LogLevel, ServerProps } from './constructs/server/dns-server.ts';
+export { DnsService } from './constructs/server/dns-service.ts';
+export type { DnsServiceProps, IpFamily } from './constructs/server/dns-service.ts';
+export { DnsController, CONTROLLER_DEFAULTS } from './constructs/controller/dns-controller.ts';
+export type {
+  ControllerProps,
+  DnsControllerProps,
+  OwnershipProps,
+  SourcesProps,
+} from './constructs/controller/dns-controller.ts';
+export { controllerClusterRules, leaderElectionRules } from './constructs/controller/controller-rbac.ts';
+export { DnsEndpointCrd, dnsEndpointCrd } from './constructs/controller/dns-endpoint-crd.ts';
+export { StaticRecords, recordObjectName } from './constructs/server/static-records.ts';
+export type { StaticRecordProps } from './constructs/server/static-records.ts';
 export type { SourceKind, SourceSwitches } from './config/source-kinds.ts';
 export type { RecordType } from './dns/record-types.ts';
 export { NetworkPolicies, NETWORK_POLICY_DEFAULTS } from './constructs/network-policies.ts';
 export type { DnsClientsProps, NetworkPoliciesProps, NetworkPolicyProps } from './constructs/network-policies.ts';
-export { EtcdRolesJob, etcdUsers } from './constructs/etcd-roles.ts';
-export type { EtcdRolesJobProps, EtcdRolesProps, EtcdUser } from './constructs/etcd-roles.ts';
-export type { ViewProps } from './constructs/views.ts';
+export { EtcdRolesJob, etcdUsers } from './constructs/etcd/etcd-roles.ts';
+export type { EtcdRolesJobProps, EtcdRolesProps, EtcdUser } from './constructs/etcd/etcd-roles.ts';
+export type { ViewProps } from './constructs/server/views.ts';
 export { DnssecSigner, SIGNER_DEFAULTS } from './constructs/dnssec/dnssec-signer.ts';
 export type {
   DnssecProps,
@@ -37,21 +42,21 @@ export type {
 } from './constructs/dnssec/dnssec-signer.ts';
 export { knotSignerConfig } from './constructs/dnssec/knot-signer-config.ts';
 export type { KnotSignerConfigInput, SignerPolicy } from './constructs/dnssec/knot-signer-config.ts';
-export type { TransferKeySecretProps, TransferProps, ZoneProps } from './constructs/zone-transfer.ts';
-export type { AcmeKeyProps, AcmeProps } from './constructs/acme-updates.ts';
-export type { ServiceMonitorProps } from './constructs/service-monitor.ts';
-export type { AlertsProps } from './constructs/prometheus-rule.ts';
-export type { DashboardProps } from './constructs/grafana-dashboard.ts';
-export { grafanaDashboard } from './constructs/dashboard.ts';
-export type { AntiAffinity, ResourceProps, WorkloadProps } from './constructs/workload.ts';
-export { DEFAULT_IMAGES, imageReference } from './constructs/image.ts';
-export type { ImageRef } from './constructs/image.ts';
+export type { TransferKeySecretProps, TransferProps, ZoneProps } from './constructs/server/zone-transfer.ts';
+export type { AcmeKeyProps, AcmeProps } from './constructs/server/acme-updates.ts';
+export type { ServiceMonitorProps } from './constructs/monitoring/service-monitor.ts';
+export type { AlertsProps } from './constructs/monitoring/prometheus-rule.ts';
+export type { DashboardProps } from './constructs/monitoring/grafana-dashboard.ts';
+export { grafanaDashboard } from './constructs/monitoring/dashboard.ts';
+export type { AntiAffinity, ResourceProps, WorkloadProps } from './constructs/base/workload.ts';
+export { DEFAULT_IMAGES, imageReference } from './constructs/base/image.ts';
+export type { ImageRef } from './constructs/base/image.ts';
 export { ConfigError } from './config/config-error.ts';
 export { SpokeStack, HUB_DEFAULTS } from './constructs/spoke-stack.ts';
 export type { HubConnectionProps, SpokeStackProps } from './constructs/spoke-stack.ts';
-export { clusterEtcdUser } from './constructs/member-clusters.ts';
-export type { ClusterProps } from './constructs/member-clusters.ts';
+export { clusterEtcdUser } from './constructs/etcd/member-clusters.ts';
+export type { ClusterProps } from './constructs/etcd/member-clusters.ts';
 export { CLUSTERS_PREFIX, clusterPrefix } from './skydns/cluster-prefix.ts';
 export { synthObjects, synthSpokeObjects, synthSpokeStack, synthStack } from './constructs/synth-stack.ts';
-export { writeManifests } from './constructs/manifest-writer.ts';
+export { writeManifests } from './constructs/output/manifest-writer.ts';
 export type { ZoneConfig, SoaConfig } from './config/zone-config.ts';

@@ -5,9 +5,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { dashboardFile } from './constructs/dashboard.ts';
+import { dashboardFile } from './constructs/monitoring/dashboard.ts';
 import { STACK_DEFAULTS } from './constructs/dns-stack.ts';
-import { writeManifests } from './constructs/manifest-writer.ts';
+import { writeManifests } from './constructs/output/manifest-writer.ts';
 import { synthStack } from './constructs/synth-stack.ts';
 import { ConfigError } from './config/config-error.ts';
 import { ENVIRONMENTS } from './environments/index.ts';

@@ -4,7 +4,7 @@
 import { Construct } from 'constructs';
 import { problemsOf } from '../config/schema-problems.ts';
 import { zoneSchema, zonesSchema } from '../config/zone-config.ts';
-import { DnsEndpointCrd } from './dns-endpoint-crd.ts';
+import { DnsEndpointCrd } from './controller/dns-endpoint-crd.ts';
 import {
   DnssecSigner,
   dnssecProblems,
@@ -13,7 +13,7 @@ import {
   signerTransfer,
   type DnssecProps,
 } from './dnssec/dnssec-signer.ts';
-import { StaticRecords, staticRecordProblems, type StaticRecordProps } from './static-records.ts';
+import { StaticRecords, staticRecordProblems, type StaticRecordProps } from './server/static-records.ts';
 import {
   CONTROLLER_DEFAULTS,
   DnsController,
@@ -22,9 +22,9 @@ import {
   type ControllerProps,
   type OwnershipProps,
   type SourcesProps,
-} from './dns-controller.ts';
-import { DnsServer, serverProblems, type ServerProps } from './dns-server.ts';
-import { EtcdCluster, etcdProblems, type EtcdProps } from './etcd-cluster.ts';
+} from './controller/dns-controller.ts';
+import { DnsServer, serverProblems, type ServerProps } from './server/dns-server.ts';
+import { EtcdCluster, etcdProblems, type EtcdProps } from './etcd/etcd-cluster.ts';
 import {
   EtcdRolesJob,
   ROOT_PASSWORD_KEY,
@@ -33,17 +33,17 @@ import {
   etcdUsers,
   type EtcdRolesProps,
   type EtcdUser,
-} from './etcd-roles.ts';
-import { clusterEtcdUser, clustersProblems, type ClusterProps } from './member-clusters.ts';
-import { GrafanaDashboard, dashboardProblems, type DashboardProps } from './grafana-dashboard.ts';
-import { DEFAULT_IMAGES } from './image.ts';
+} from './etcd/etcd-roles.ts';
+import { clusterEtcdUser, clustersProblems, type ClusterProps } from './etcd/member-clusters.ts';
+import { GrafanaDashboard, dashboardProblems, type DashboardProps } from './monitoring/grafana-dashboard.ts';
+import { DEFAULT_IMAGES } from './base/image.ts';
 import { NetworkPolicies, networkPolicyProblems, type NetworkPolicyProps } from './network-policies.ts';
-import { PrometheusRule, alertsProblems, type AlertsProps } from './prometheus-rule.ts';
+import { PrometheusRule, alertsProblems, type AlertsProps } from './monitoring/prometheus-rule.ts';
 import { NAMESPACE_DEFAULTS, STACK_NAME, stackContext, stackNamespace, type NamespaceProps } from './stack-base.ts';
-import { ServiceMonitor, type ServiceMonitorProps } from './service-monitor.ts';
-import { orderDefinitionsFirst } from './gitops-order.ts';
-import type { StackContext } from './stack-context.ts';
-import { DURATION, intProblem, k8sName, mapProblems, show } from './kubernetes-rules.ts';
+import { ServiceMonitor, type ServiceMonitorProps } from './monitoring/service-monitor.ts';
+import { orderDefinitionsFirst } from './base/gitops.ts';
+import type { StackContext } from './base/stack-context.ts';
+import { DURATION, intProblem, k8sName, mapProblems, show } from './base/kubernetes-rules.ts';
 import {
   DEFAULT_PREFIX,
   DEFAULT_VIEWS,
@@ -52,8 +52,8 @@ import {
   resolveViews,
   viewsProblems,
   type ViewProps,
-} from './views.ts';
-import { catalogProblems, zoneTransferProblems, type ZoneProps } from './zone-transfer.ts';
+} from './server/views.ts';
+import { catalogProblems, zoneTransferProblems, type ZoneProps } from './server/zone-transfer.ts';
 
 export interface ObservabilityProps {
   /**

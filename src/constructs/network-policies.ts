@@ -16,12 +16,12 @@ import { isIP } from 'node:net';
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import { network } from '../config/field-rules.ts';
-import { DNS_PORT_NAMES } from './dns-service.ts';
-import { ETCD_PORTS } from './etcd-cluster.ts';
-import { SERVER_DEFAULTS } from './dns-server.ts';
-import { COMPONENT, selectorLabels } from './labels.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
-import { assertNoProblems, intProblem, k8sName, mapProblems, settingProblems, show } from './kubernetes-rules.ts';
+import { DNS_PORT_NAMES } from './server/dns-service.ts';
+import { ETCD_PORTS } from './etcd/etcd-cluster.ts';
+import { SERVER_DEFAULTS } from './server/dns-server.ts';
+import { COMPONENT, selectorLabels } from './base/labels.ts';
+import { SYNC_WAVE, objectMeta, type StackContext } from './base/stack-context.ts';
+import { assertNoProblems, intProblem, k8sName, mapProblems, settingProblems, show } from './base/kubernetes-rules.ts';
 
 export interface DnsClientsProps {
   /**

@@ -10,16 +10,16 @@ import {
   type ControllerProps,
   type OwnershipProps,
   type SourcesProps,
-} from './dns-controller.ts';
-import { DnsEndpointCrd } from './dns-endpoint-crd.ts';
+} from './controller/dns-controller.ts';
+import { DnsEndpointCrd } from './controller/dns-endpoint-crd.ts';
 import { STACK_DEFAULTS, type GitOpsProps, type ObservabilityProps } from './dns-stack.ts';
-import type { EtcdClientAccess } from './etcd-client-access.ts';
-import { orderDefinitionsFirst } from './gitops-order.ts';
-import { DEFAULT_IMAGES } from './image.ts';
-import { SECRET_KEY, intProblem, k8sName, show } from './kubernetes-rules.ts';
-import { clusterEtcdUser, clusterProblems, type ClusterProps } from './member-clusters.ts';
+import type { EtcdClientAccess } from './etcd/etcd-client-access.ts';
+import { orderDefinitionsFirst } from './base/gitops.ts';
+import { DEFAULT_IMAGES } from './base/image.ts';
+import { SECRET_KEY, intProblem, k8sName, show } from './base/kubernetes-rules.ts';
+import { clusterEtcdUser, clusterProblems, type ClusterProps } from './etcd/member-clusters.ts';
 import { stackContext, stackNamespace, type NamespaceProps } from './stack-base.ts';
-import type { StackContext } from './stack-context.ts';
+import type { StackContext } from './base/stack-context.ts';
 
 export interface HubConnectionProps {
   /** The hub's etcd client URLs, each "https://HOST:PORT" (the hub's etcd serves TLS). */

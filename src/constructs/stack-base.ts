@@ -4,9 +4,9 @@
 import { Chart } from 'cdk8s';
 import type { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
-import { assertNoProblems } from './kubernetes-rules.ts';
-import { PRUNE_PROTECTION } from './prune-protection.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
+import { assertNoProblems } from './base/kubernetes-rules.ts';
+import { PRUNE_PROTECTION } from './base/prune-protection.ts';
+import { SYNC_WAVE, objectMeta, type StackContext } from './base/stack-context.ts';
 
 export interface NamespaceProps {
   /**

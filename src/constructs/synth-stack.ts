@@ -2,7 +2,7 @@
 // every object carries the explicit name the stack gives it.
 import { App, Chart } from 'cdk8s';
 import { DnsStack, type DnsStackProps } from './dns-stack.ts';
-import { manifestFiles, type ManifestObject } from './manifest-files.ts';
+import { manifestFiles, type ManifestObject } from './output/manifest-files.ts';
 import { SpokeStack, type SpokeStackProps } from './spoke-stack.ts';
 
 export function synthObjects(props: DnsStackProps): ManifestObject[] {

@@ -22,7 +22,7 @@ export interface Releases {
 /** [file, text that must be there, replacement]: the N+1 change, at anchors that fail loudly when moved. */
 const NEXT_CHANGE: [string, string, string][] = [
   [
-    'src/constructs/workload.ts',
+    'src/constructs/base/workload.ts',
     'export interface WorkloadProps {\n',
     `export interface WorkloadProps {
   /**
@@ -33,7 +33,7 @@ const NEXT_CHANGE: [string, string, string][] = [
 `,
   ],
   [
-    'src/constructs/workload.ts',
+    'src/constructs/base/workload.ts',
     '    ...(props.tolerations ? { tolerations: props.tolerations } : {}),\n',
     `    tolerations: [
       ...['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable'].map((key) => ({

@@ -16,7 +16,7 @@ import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import { Etcd3 } from 'etcd3';
-import { writeManifests } from '../../src/constructs/manifest-writer.ts';
+import { writeManifests } from '../../src/constructs/output/manifest-writer.ts';
 import { synthStack } from '../../src/constructs/synth-stack.ts';
 import { dev } from '../../src/environments/dev.ts';
 import { assertLocalRoute, type Cluster, LB_CIDR } from '../support/cluster.ts';

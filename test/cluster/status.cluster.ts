@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
-import { writeManifests } from '../../src/constructs/manifest-writer.ts';
+import { writeManifests } from '../../src/constructs/output/manifest-writer.ts';
 import { synthStack } from '../../src/constructs/synth-stack.ts';
 import { dev } from '../../src/environments/dev.ts';
 import { assertLocalRoute, GATEWAY, type Cluster } from '../support/cluster.ts';

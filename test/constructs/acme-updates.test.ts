@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { App, Chart } from 'cdk8s';
 import { ConfigError } from '../../src/config/config-error.ts';
-import type { AcmeProps } from '../../src/constructs/acme-updates.ts';
+import type { AcmeProps } from '../../src/constructs/server/acme-updates.ts';
 import { DnsStack, type DnsStackProps } from '../../src/constructs/dns-stack.ts';
 import { synthObjects } from '../../src/constructs/synth-stack.ts';
 import { loadServerSettings } from '../../src/runtime/dns-server/server-settings.ts';

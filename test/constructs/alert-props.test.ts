@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConfigError } from '../../src/config/config-error.ts';
-import type { AlertRuleGroup } from '../../src/constructs/alert-rules.ts';
+import type { AlertRuleGroup } from '../../src/constructs/monitoring/alert-rules.ts';
 import type { DnsStackProps } from '../../src/constructs/dns-stack.ts';
 import { synthObjects } from '../../src/constructs/synth-stack.ts';
 

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ConfigError } from '../../src/config/config-error.ts';
-import { dashboardFile } from '../../src/constructs/dashboard.ts';
+import { dashboardFile } from '../../src/constructs/monitoring/dashboard.ts';
 import type { DnsStackProps } from '../../src/constructs/dns-stack.ts';
 import { synthObjects } from '../../src/constructs/synth-stack.ts';
 import { repoRoot } from '../support/tools.ts';

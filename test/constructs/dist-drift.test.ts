@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { writeManifests } from '../../src/constructs/manifest-writer.ts';
+import { writeManifests } from '../../src/constructs/output/manifest-writer.ts';
 import { synthStack } from '../../src/constructs/synth-stack.ts';
 import { ENVIRONMENTS } from '../../src/environments/index.ts';
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { DnsStackProps } from '../../src/constructs/dns-stack.ts';
-import { DEFAULT_IMAGES, imageProblems, imageReference, type ImageRef } from '../../src/constructs/image.ts';
+import { DEFAULT_IMAGES, imageProblems, imageReference, type ImageRef } from '../../src/constructs/base/image.ts';
 import { synthObjects } from '../../src/constructs/synth-stack.ts';
 import { ENVIRONMENTS } from '../../src/environments/index.ts';
 

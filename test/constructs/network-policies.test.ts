@@ -11,7 +11,7 @@ import { App, Chart } from 'cdk8s';
 import * as k8s from '@kubernetes/client-node';
 import { ConfigError } from '../../src/config/config-error.ts';
 import { DnsStack, type DnsStackProps } from '../../src/constructs/dns-stack.ts';
-import { EtcdRolesJob } from '../../src/constructs/etcd-roles.ts';
+import { EtcdRolesJob } from '../../src/constructs/etcd/etcd-roles.ts';
 import { NetworkPolicies } from '../../src/constructs/network-policies.ts';
 import { synthObjects } from '../../src/constructs/synth-stack.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';

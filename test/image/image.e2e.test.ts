@@ -11,7 +11,7 @@ import { join, posix } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import ts from 'typescript';
-import { NONROOT_IDENTITY } from '../../src/constructs/workload.ts';
+import { NONROOT_IDENTITY } from '../../src/constructs/base/workload.ts';
 import { answerData, dig } from '../support/dig.ts';
 import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
 import { freePort } from '../support/ports.ts';

@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { load } from 'js-yaml';
-import { writeManifests } from '../../src/constructs/manifest-writer.ts';
+import { writeManifests } from '../../src/constructs/output/manifest-writer.ts';
 import { synthStack } from '../../src/constructs/synth-stack.ts';
 import type { DnsStackProps } from '../../src/index.ts';
 import { ENVIRONMENTS } from '../../src/environments/index.ts';

@@ -6,7 +6,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { loadAll } from 'js-yaml';
-import { dnsEndpointCrd } from '../../src/constructs/dns-endpoint-crd.ts';
+import { dnsEndpointCrd } from '../../src/constructs/controller/dns-endpoint-crd.ts';
 import { crdsIn, installCrds } from './crds.ts';
 import { repoRoot } from './tools.ts';
 

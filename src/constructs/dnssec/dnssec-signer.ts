@@ -15,13 +15,19 @@ import { k8s } from 'cdk8s-plus-27';
 import * as v from 'valibot';
 import { network, upstream } from '../../config/field-rules.ts';
 import { canonicalName } from '../../dns/dns-name.ts';
-import { DNS_PORT, DNS_PORT_NAMES, DnsService, dnsServiceProblems, type DnsServiceProps } from '../dns-service.ts';
-import { DEFAULT_IMAGES, imageReference } from '../image.ts';
-import { COMPONENT, podTemplateLabels, selectorLabels } from '../labels.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from '../stack-context.ts';
-import { configHash, CONFIG_HASH_ANNOTATION } from '../config-file.ts';
-import { SECRET_KEY, k8sName, settingProblems, show } from '../kubernetes-rules.ts';
-import type { TransferProps, ZoneProps } from '../zone-transfer.ts';
+import {
+  DNS_PORT,
+  DNS_PORT_NAMES,
+  DnsService,
+  dnsServiceProblems,
+  type DnsServiceProps,
+} from '../server/dns-service.ts';
+import { DEFAULT_IMAGES, imageReference } from '../base/image.ts';
+import { COMPONENT, podTemplateLabels, selectorLabels } from '../base/labels.ts';
+import { SYNC_WAVE, objectMeta, type StackContext } from '../base/stack-context.ts';
+import { configHash, CONFIG_HASH_ANNOTATION } from '../base/config-file.ts';
+import { SECRET_KEY, k8sName, settingProblems, show } from '../base/kubernetes-rules.ts';
+import type { TransferProps, ZoneProps } from '../server/zone-transfer.ts';
 import {
   RESTRICTED_CONTAINER,
   imagePullPolicy,
@@ -34,7 +40,7 @@ import {
   type TmpVolumeProps,
   type WorkloadProps,
   workloadProblems,
-} from '../workload.ts';
+} from '../base/workload.ts';
 import {
   knotSignerConfig,
   refreshIntervalProblems,

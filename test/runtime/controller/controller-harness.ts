@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
-import { controllerClusterRules, leaderElectionRules } from '../../../src/constructs/controller-rbac.ts';
+import { controllerClusterRules, leaderElectionRules } from '../../../src/constructs/controller/controller-rbac.ts';
 import type { SourceKind } from '../../../src/config/source-kinds.ts';
 import type { KubeHandle } from '../../support/kube-apiserver.ts';
 import { metricSum } from '../../support/metrics-text.ts';

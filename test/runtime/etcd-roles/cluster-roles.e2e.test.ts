@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { Etcd3, EtcdPermissionDeniedError } from 'etcd3';
-import type { ClusterProps } from '../../../src/constructs/member-clusters.ts';
+import type { ClusterProps } from '../../../src/constructs/etcd/member-clusters.ts';
 import { synthObjects, synthSpokeObjects } from '../../../src/constructs/synth-stack.ts';
 import { controllerKubeconfig, runOnce } from '../controller/controller-harness.ts';
 import { makeTestPki, type TestPki } from '../../support/certificates.ts';

@@ -20,7 +20,7 @@ import {
 } from '../../../../src/config/source-kinds.ts';
 import { sourceKinds } from '../../../../src/config/controller-config.ts';
 import { viewsSchema } from '../../../../src/config/view-config.ts';
-import { controllerClusterRules } from '../../../../src/constructs/controller-rbac.ts';
+import { controllerClusterRules } from '../../../../src/constructs/controller/controller-rbac.ts';
 import { controllerUsage } from '../../../../src/runtime/controller/controller-options.ts';
 import { IncrementalPlanner } from '../../../../src/runtime/controller/incremental/incremental-planner.ts';
 import { ClusterCache } from '../../../../src/runtime/controller/kube/cluster-cache.ts';

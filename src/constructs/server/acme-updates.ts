@@ -3,10 +3,10 @@
 // the transfer keys are (zone-transfer.ts: mounted read-only, only its path in the config). See
 // docs/acme.md.
 import type * as v from 'valibot';
-import { suffixOutsideZones } from '../config/server-config.ts';
-import { problemsOf } from '../config/schema-problems.ts';
-import { updateKeySchema, type UpdateConfigInput, updateSchema } from '../config/update-config.ts';
-import { show } from './kubernetes-rules.ts';
+import { suffixOutsideZones } from '../../config/server-config.ts';
+import { problemsOf } from '../../config/schema-problems.ts';
+import { updateKeySchema, type UpdateConfigInput, updateSchema } from '../../config/update-config.ts';
+import { show } from '../base/kubernetes-rules.ts';
 import { keyFilePath, keySecretProblems, type TransferKeySecretProps } from './zone-transfer.ts';
 
 export type AcmeKeyProps = v.InferInput<typeof updateKeySchema>;

@@ -2,21 +2,21 @@
 // exposed, which resources feed it and how their addresses are rewritten. Each view gets its own
 // DnsServer and Service; the controller writes every view (see src/runtime/controller/views/).
 import * as v from 'valibot';
-import type { CatalogInput } from '../config/catalog-config.ts';
-import { keyPrefix } from '../config/field-rules.ts';
-import { serverEntries, type AnswerOrderInput } from '../config/server-config.ts';
-import { problemsOf } from '../config/schema-problems.ts';
+import type { CatalogInput } from '../../config/catalog-config.ts';
+import { keyPrefix } from '../../config/field-rules.ts';
+import { serverEntries, type AnswerOrderInput } from '../../config/server-config.ts';
+import { problemsOf } from '../../config/schema-problems.ts';
 import {
   viewsSchema,
   type Exposure,
   type RewriteRule,
   type ViewConfig,
   type ViewSelection,
-} from '../config/view-config.ts';
-import type { ZoneConfig } from '../config/zone-config.ts';
-import { canonicalName, dnsNameProblem } from '../dns/dns-name.ts';
+} from '../../config/view-config.ts';
+import type { ZoneConfig } from '../../config/zone-config.ts';
+import { canonicalName, dnsNameProblem } from '../../dns/dns-name.ts';
 import { dnsServiceProblems, type DnsServiceProps } from './dns-service.ts';
-import { settingProblems } from './kubernetes-rules.ts';
+import { settingProblems } from '../base/kubernetes-rules.ts';
 import { transferProblems, type TransferProps, type ZoneProps } from './zone-transfer.ts';
 
 export interface ViewProps {

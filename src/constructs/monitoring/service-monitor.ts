@@ -6,8 +6,8 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
-import { LABEL_NAME } from './labels.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
+import { LABEL_NAME } from '../base/labels.ts';
+import { SYNC_WAVE, objectMeta, type StackContext } from '../base/stack-context.ts';
 
 export interface ServiceMonitorProps {
   /** Emit the metrics Services and the ServiceMonitor; default false. */

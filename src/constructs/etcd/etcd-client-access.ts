@@ -2,7 +2,7 @@
 // into the volumes a consumer mounts and the EtcdConnection its config file carries (file paths
 // into those mounts, never secret values).
 import type { k8s } from 'cdk8s-plus-27';
-import type { EtcdConnection } from '../config/etcd-connection.ts';
+import type { EtcdConnection } from '../../config/etcd-connection.ts';
 
 /** A key of an existing Secret. */
 export interface SecretKeyRef {

@@ -12,15 +12,15 @@ import {
   type IdentityInput,
   type RateLimitInput,
   type ServerConfigInput,
-} from '../config/server-config.ts';
+} from '../../config/server-config.ts';
 import * as v from 'valibot';
-import type { CatalogInput } from '../config/catalog-config.ts';
-import { keyPrefix, upstream } from '../config/field-rules.ts';
-import { problemsOf } from '../config/schema-problems.ts';
-import type { Exposure } from '../config/view-config.ts';
-import { zoneSchema, zonesSchema } from '../config/zone-config.ts';
+import type { CatalogInput } from '../../config/catalog-config.ts';
+import { keyPrefix, upstream } from '../../config/field-rules.ts';
+import { problemsOf } from '../../config/schema-problems.ts';
+import type { Exposure } from '../../config/view-config.ts';
+import { zoneSchema, zonesSchema } from '../../config/zone-config.ts';
 import { acmeProblems, acmeUpdateConfig, type AcmeProps } from './acme-updates.ts';
-import { CONFIG_DIR, CONFIG_FILE, renderConfigFile } from './config-file.ts';
+import { CONFIG_DIR, CONFIG_FILE, renderConfigFile } from '../base/config-file.ts';
 import {
   DNS_PORT_NAMES,
   DnsService,
@@ -29,15 +29,15 @@ import {
   mayUseIpv6,
   type DnsServiceProps,
 } from './dns-service.ts';
-import { etcdClientMounts, type EtcdClientAccess } from './etcd-client-access.ts';
-import { DEFAULT_IMAGES, imageReference } from './image.ts';
-import { KUBE_API_ACCESS_MOUNT, KUBE_API_ACCESS_VOLUME } from './kube-api-access.ts';
-import { COMPONENT, podTemplateLabels, selectorLabels } from './labels.ts';
-import type { DnsPeer } from './network-policies.ts';
+import { etcdClientMounts, type EtcdClientAccess } from '../etcd/etcd-client-access.ts';
+import { DEFAULT_IMAGES, imageReference } from '../base/image.ts';
+import { KUBE_API_ACCESS_MOUNT, KUBE_API_ACCESS_VOLUME } from '../base/kube-api-access.ts';
+import { COMPONENT, podTemplateLabels, selectorLabels } from '../base/labels.ts';
+import type { DnsPeer } from '../network-policies.ts';
 import { ServerEndpointAccess } from './server-rbac.ts';
-import { VIEW_SERVICE_LABEL, metricsService } from './service-monitor.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
-import { assertNoProblems, intProblem, settingProblems } from './kubernetes-rules.ts';
+import { VIEW_SERVICE_LABEL, metricsService } from '../monitoring/service-monitor.ts';
+import { SYNC_WAVE, objectMeta, type StackContext } from '../base/stack-context.ts';
+import { assertNoProblems, intProblem, settingProblems } from '../base/kubernetes-rules.ts';
 import {
   RESTRICTED_CONTAINER,
   imagePullPolicy,
@@ -57,7 +57,7 @@ import {
   workloadProblems,
   httpProbe,
   runtimePodAnnotations,
-} from './workload.ts';
+} from '../base/workload.ts';
 import {
   transferFiles,
   transferProblems,

@@ -9,8 +9,8 @@ import {
   type ApiResource,
   type SourceKind,
   type SourceSwitches,
-} from '../config/source-kinds.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
+} from '../../config/source-kinds.ts';
+import { SYNC_WAVE, objectMeta, type StackContext } from '../base/stack-context.ts';
 
 const READ = ['get', 'list', 'watch'];
 

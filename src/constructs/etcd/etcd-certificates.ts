@@ -4,9 +4,9 @@
 // etcd reloads renewed certificates per connection; etcdns pods read theirs at start.
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { COMPONENT } from './labels.ts';
-import { SKIP_DRY_RUN } from './service-monitor.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
+import { COMPONENT } from '../base/labels.ts';
+import { SKIP_DRY_RUN } from '../monitoring/service-monitor.ts';
+import { SYNC_WAVE, objectMeta, type StackContext } from '../base/stack-context.ts';
 
 export interface CertManagerProps {
   /** Name of the cert-manager issuer that signs all three certificates (one CA). */

@@ -2,12 +2,12 @@
 // records into a prefix of its own (src/skydns/cluster-prefix.ts) as an etcd user of its own
 // whose role reads and writes that prefix and nothing else. The hub's etcd-roles Job creates
 // the users; a SpokeStack logs in as one.
-import { clusterName, dnsName, list } from '../config/field-rules.ts';
-import { problemsOf } from '../config/schema-problems.ts';
-import { canonicalName, isInZone } from '../dns/dns-name.ts';
-import { CLUSTERS_PREFIX, clusterPrefix, prefixesOverlap } from '../skydns/cluster-prefix.ts';
+import { clusterName, dnsName, list } from '../../config/field-rules.ts';
+import { problemsOf } from '../../config/schema-problems.ts';
+import { canonicalName, isInZone } from '../../dns/dns-name.ts';
+import { CLUSTERS_PREFIX, clusterPrefix, prefixesOverlap } from '../../skydns/cluster-prefix.ts';
 import type { EtcdUser } from './etcd-roles.ts';
-import { show } from './kubernetes-rules.ts';
+import { show } from '../base/kubernetes-rules.ts';
 
 export interface ClusterProps {
   /**

@@ -4,13 +4,13 @@
 // carries only the path of the key file in it: no key is ever in the manifests.
 import type { k8s } from 'cdk8s-plus-27';
 import type * as v from 'valibot';
-import { network } from '../config/field-rules.ts';
-import { problemsOf } from '../config/schema-problems.ts';
-import { transferSchema } from '../config/transfer-config.ts';
-import type { CatalogInput } from '../config/catalog-config.ts';
-import { catalogClash } from '../config/server-config.ts';
-import type { ServerZoneConfig, ZoneConfig } from '../config/zone-config.ts';
-import { SECRET_KEY, k8sName, show } from './kubernetes-rules.ts';
+import { network } from '../../config/field-rules.ts';
+import { problemsOf } from '../../config/schema-problems.ts';
+import { transferSchema } from '../../config/transfer-config.ts';
+import type { CatalogInput } from '../../config/catalog-config.ts';
+import { catalogClash } from '../../config/server-config.ts';
+import type { ServerZoneConfig, ZoneConfig } from '../../config/zone-config.ts';
+import { SECRET_KEY, k8sName, show } from '../base/kubernetes-rules.ts';
 
 export interface TransferKeySecretProps {
   /** An existing Secret in the stack's namespace holding the key file. */

@@ -2,8 +2,8 @@
 // checks its own props with these; the DNS and runtime settings are checked by src/config/.
 // Every problem names its field as a path into the props and says what is allowed.
 import * as v from 'valibot';
-import { ConfigError } from '../config/config-error.ts';
-import { problemsOf } from '../config/schema-problems.ts';
+import { ConfigError } from '../../config/config-error.ts';
+import { problemsOf } from '../../config/schema-problems.ts';
 
 export function assertNoProblems(problems: string[]): void {
   if (problems.length > 0) throw new ConfigError(problems);

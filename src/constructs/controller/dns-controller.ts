@@ -11,18 +11,18 @@ import {
   type ControllerConfigInput,
   type Policy,
   type SourceKind,
-} from '../config/controller-config.ts';
-import type { ViewConfig } from '../config/view-config.ts';
-import type { RecordType } from '../dns/record-types.ts';
-import { CONFIG_DIR, CONFIG_FILE, renderConfigFile } from './config-file.ts';
+} from '../../config/controller-config.ts';
+import type { ViewConfig } from '../../config/view-config.ts';
+import type { RecordType } from '../../dns/record-types.ts';
+import { CONFIG_DIR, CONFIG_FILE, renderConfigFile } from '../base/config-file.ts';
 import { ControllerRbac } from './controller-rbac.ts';
-import { etcdClientMounts, type EtcdClientAccess } from './etcd-client-access.ts';
-import { DEFAULT_IMAGES, imageReference } from './image.ts';
-import { COMPONENT, podTemplateLabels, selectorLabels } from './labels.ts';
-import type { LogLevel } from './dns-server.ts';
-import { metricsService } from './service-monitor.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
-import { assertNoProblems, intProblem, settingProblems } from './kubernetes-rules.ts';
+import { etcdClientMounts, type EtcdClientAccess } from '../etcd/etcd-client-access.ts';
+import { DEFAULT_IMAGES, imageReference } from '../base/image.ts';
+import { COMPONENT, podTemplateLabels, selectorLabels } from '../base/labels.ts';
+import type { LogLevel } from '../server/dns-server.ts';
+import { metricsService } from '../monitoring/service-monitor.ts';
+import { SYNC_WAVE, objectMeta, type StackContext } from '../base/stack-context.ts';
+import { assertNoProblems, intProblem, settingProblems } from '../base/kubernetes-rules.ts';
 import {
   RESTRICTED_CONTAINER,
   imagePullPolicy,
@@ -42,7 +42,7 @@ import {
   workloadProblems,
   httpProbe,
   runtimePodAnnotations,
-} from './workload.ts';
+} from '../base/workload.ts';
 
 export interface SourcesProps {
   /**

@@ -10,12 +10,21 @@ import { k8s } from 'cdk8s-plus-27';
 import { EtcdCertificates, type CertManagerProps } from './etcd-certificates.ts';
 import { MemberHelperAccess, memberHelperPod, type MemberHelperSpec } from './etcd-member-helper.ts';
 import type { EtcdClientAccess, SecretKeyRef } from './etcd-client-access.ts';
-import { externalSecret, type ExternalSecretProps } from './external-secret.ts';
-import { DEFAULT_IMAGES, imageReference, type ImageRef } from './image.ts';
-import { COMPONENT, podTemplateLabels, selectorLabels } from './labels.ts';
-import { metricsService } from './service-monitor.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
-import { MEMORY, SECRET_KEY, assertNoProblems, intProblem, isInt, k8sName, oneOf, show } from './kubernetes-rules.ts';
+import { externalSecret, type ExternalSecretProps } from '../base/external-secret.ts';
+import { DEFAULT_IMAGES, imageReference, type ImageRef } from '../base/image.ts';
+import { COMPONENT, podTemplateLabels, selectorLabels } from '../base/labels.ts';
+import { metricsService } from '../monitoring/service-monitor.ts';
+import { SYNC_WAVE, objectMeta, type StackContext } from '../base/stack-context.ts';
+import {
+  MEMORY,
+  SECRET_KEY,
+  assertNoProblems,
+  intProblem,
+  isInt,
+  k8sName,
+  oneOf,
+  show,
+} from '../base/kubernetes-rules.ts';
 import {
   NONROOT_IDENTITY,
   RESTRICTED_CONTAINER,
@@ -27,7 +36,7 @@ import {
   type AntiAffinity,
   type WorkloadProps,
   workloadProblems,
-} from './workload.ts';
+} from '../base/workload.ts';
 
 export interface EtcdTlsProps {
   /**

@@ -4,13 +4,13 @@
 // output names its keys, never a value.
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
-import { configHash } from './config-file.ts';
+import { configHash } from '../base/config-file.ts';
 import { etcdClientMounts, type EtcdClientAccess } from './etcd-client-access.ts';
-import { DEFAULT_IMAGES, imageReference, type ImageRef } from './image.ts';
-import { COMPONENT, podTemplateLabels } from './labels.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
-import { assertNoProblems, k8sName, show } from './kubernetes-rules.ts';
-import { HELPER_RESOURCES, RESTRICTED_CONTAINER, TMP_MOUNT, podSecurityContext, tmpVolume } from './workload.ts';
+import { DEFAULT_IMAGES, imageReference, type ImageRef } from '../base/image.ts';
+import { COMPONENT, podTemplateLabels } from '../base/labels.ts';
+import { SYNC_WAVE, objectMeta, type StackContext } from '../base/stack-context.ts';
+import { assertNoProblems, k8sName, show } from '../base/kubernetes-rules.ts';
+import { HELPER_RESOURCES, RESTRICTED_CONTAINER, TMP_MOUNT, podSecurityContext, tmpVolume } from '../base/workload.ts';
 
 export interface EtcdRolesProps {
   /**

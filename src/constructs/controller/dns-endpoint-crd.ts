@@ -7,9 +7,9 @@
 // same, only the columns stay empty.
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { DNS_ENDPOINTS } from '../config/source-kinds.ts';
-import { PRUNE_PROTECTION } from './prune-protection.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
+import { DNS_ENDPOINTS } from '../../config/source-kinds.ts';
+import { PRUNE_PROTECTION } from '../base/prune-protection.ts';
+import { SYNC_WAVE, objectMeta, type StackContext } from '../base/stack-context.ts';
 
 const { group, resource, versions } = DNS_ENDPOINTS;
 export const DNS_ENDPOINT_CRD_NAME = `${resource}.${group}`;

@@ -5,11 +5,11 @@
 // synth instead, naming it.
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { RECORD_TYPES, type RecordType } from '../dns/record-types.ts';
-import { canonicalName } from '../dns/dns-name.ts';
-import { endpointRecords } from '../runtime/controller/sources/dns-endpoint/endpoint-records.ts';
-import { DNS_ENDPOINT_API_VERSION } from '../runtime/controller/sources/dns-endpoint/dns-endpoint.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from './stack-context.ts';
+import { RECORD_TYPES, type RecordType } from '../../dns/record-types.ts';
+import { canonicalName } from '../../dns/dns-name.ts';
+import { endpointRecords } from '../../runtime/controller/sources/dns-endpoint/endpoint-records.ts';
+import { DNS_ENDPOINT_API_VERSION } from '../../runtime/controller/sources/dns-endpoint/dns-endpoint.ts';
+import { SYNC_WAVE, objectMeta, type StackContext } from '../base/stack-context.ts';
 
 export interface StaticRecordProps {
   /** The record name, e.g. "mail.example.org" or "_acme-challenge.example.org". */

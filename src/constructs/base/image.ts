@@ -1,6 +1,6 @@
 // Container images, in one typed place. A reference is pinnable by digest and never `latest`:
 // GitOps users need an image that cannot change under an unchanged manifest.
-import { VERSION } from '../version.ts';
+import { VERSION } from '../../version.ts';
 
 export interface ImageRef {
   /** Registry and repository, e.g. "registry.k8s.io/etcd". */
