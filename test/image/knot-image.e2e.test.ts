@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { synthObjects } from '../../src/constructs/synth-stack.ts';
-import { NONROOT_IDENTITY } from '../../src/constructs/workload.ts';
+import { NONROOT_IDENTITY } from '../../src/constructs/base/workload.ts';
 import { answerData, dig } from '../support/dig.ts';
 import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
 import { startEtcdnsServer } from '../support/etcdns-server.ts';
