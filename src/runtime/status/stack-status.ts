@@ -1,11 +1,14 @@
 // What `etcdns status` reads of a running stack, through the Kubernetes API only (as the person
 // running it, with their kubeconfig): the stack's pods, and through the API server's proxy each
 // pod's own account: etcd's /metrics and /health, each DNS server's and controller's
-// /status.json; the controller's Lease. A part that does not answer is kept as its error.
+// /status.json; the controller's Lease; with a DNSSEC signer, the DS its zones' parents need, from
+// its CDS records at its Service's address (signer-ds.ts). A part that does not answer is kept as
+// its error.
 import type { KubeClient } from '../kube/kube-client.ts';
 import type { ControllerSummary } from '../controller/controller-page.ts';
 import type { ServerSummary } from '../dns-server/server-page.ts';
 import { metricSamples, type MetricSample } from './metric-samples.ts';
+import { readDs } from './signer-ds.ts';
 
 export type Fetched<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -29,6 +32,15 @@ export interface StackStatus {
   controllers: { pod: PodInfo; summary: Fetched<ControllerSummary> }[];
   /** The controller's Lease; undefined when there is none (one replica, no leader election). */
   lease: Fetched<{ holder?: string; renewTime?: string; durationSeconds?: number }> | undefined;
+  /** The DNSSEC signer, asked at its Service's address; undefined when the stack has none. */
+  signer?: Fetched<SignerStatus> | undefined;
+}
+
+export interface SignerStatus {
+  /** "address:port" of its Service: the load balancer's address, else the ClusterIP. */
+  at: string;
+  /** Each zone it signs, with the DS lines its CDS records give (none: not signed yet). */
+  zones: { zone: string; ds: Fetched<string[]> }[];
 }
 
 interface Pod {
@@ -73,7 +85,7 @@ export async function readStackStatus(kube: KubeClient, namespace: string, name:
   const of = (component: (c: string) => boolean) =>
     pods.filter((p) => component(p.metadata.labels?.['app.kubernetes.io/component'] ?? ''));
 
-  const [etcdReplicas, etcd, servers, controllers, lease] = await Promise.all([
+  const [etcdReplicas, etcd, servers, controllers, lease, signer] = await Promise.all([
     fetched(async () => {
       const sts = await kube.request<{ spec: { replicas?: number } }>(
         'GET',
@@ -104,8 +116,47 @@ export async function readStackStatus(kube: KubeClient, namespace: string, name:
       })),
     ),
     readLease(kube, ns, `${name}-controller`),
+    readSigner(kube, ns, `${name}-dnssec-signer`),
   ]);
-  return { namespace, name, at: new Date(), etcdReplicas, etcd, servers, controllers, lease };
+  return { namespace, name, at: new Date(), etcdReplicas, etcd, servers, controllers, lease, signer };
+}
+
+interface Service {
+  spec: { clusterIP?: string; ports?: { port: number; protocol?: string }[] };
+  status?: { loadBalancer?: { ingress?: { ip?: string }[] } };
+}
+
+/** The signer's zones from its ConfigMap (Knot's configuration), its DS from its Service's address. */
+async function readSigner(kube: KubeClient, ns: string, signerName: string): Promise<StackStatus['signer']> {
+  const config = await fetched(() =>
+    kube.getText(`/api/v1/namespaces/${ns}/configmaps/${signerName}`, PROXY_TIMEOUT_MS),
+  );
+  if (!config.ok) return config;
+  if (config.value.status === 404) return undefined;
+  return fetched(async () => {
+    if (config.value.status !== 200) throw new Error(`configmap ${signerName}: ${config.value.status}`);
+    const knotConf = (JSON.parse(config.value.body) as { data?: Record<string, string> }).data?.['knot.conf'] ?? '';
+    const zones = [...knotConf.matchAll(/^\s+- domain: (\S+)$/gm)].map((m) => m[1]!);
+    // One mixed-protocol Service, or the UDP one of a split pair.
+    let service: Service | undefined;
+    for (const serviceName of [signerName, `${signerName}-udp`]) {
+      const res = await kube.getText(`/api/v1/namespaces/${ns}/services/${serviceName}`, PROXY_TIMEOUT_MS);
+      if (res.status === 200) {
+        service = JSON.parse(res.body) as Service;
+        break;
+      }
+    }
+    if (!service) throw new Error(`no Service ${signerName}`);
+    const address = service.status?.loadBalancer?.ingress?.find((i) => i.ip)?.ip ?? service.spec.clusterIP;
+    if (!address || address === 'None') throw new Error(`Service ${signerName} has no address`);
+    const port = service.spec.ports?.find((p) => (p.protocol ?? 'TCP') === 'UDP')?.port ?? 53;
+    return {
+      at: `${address}:${port}`,
+      zones: await Promise.all(
+        zones.map(async (zone) => ({ zone, ds: await fetched(() => readDs(address, port, zone, PROXY_TIMEOUT_MS)) })),
+      ),
+    };
+  });
 }
 
 async function readLease(kube: KubeClient, ns: string, leaseName: string): Promise<StackStatus['lease']> {

@@ -12,7 +12,8 @@ export const USAGE = `Usage: etcdns status [--namespace NS] [--name NAME] [--kub
 Prints the state of a running etcdns stack and exits 1 when something needs a person:
   etcd members (ready, healthy, leader, database size), each DNS server replica (ready, stale,
   revision, how far etcd may be ahead, zone serials), the secondaries' last acknowledged
-  serials, the controller (leader, last sync) and the objects with problems.
+  serials, the controller (leader, last sync) and the objects with problems; with a DNSSEC
+  signer, the DS records its zones' parents need (its CDS, asked at its Service's address).
 
 Options:
   --namespace NS     the stack's namespace (default etcdns)
@@ -20,7 +21,8 @@ Options:
   --kubeconfig FILE  default: $KUBECONFIG, in a pod its ServiceAccount, else ~/.kube/config
 
 Reads through the API server: list pods, get pods/proxy (each pod's HTTP port: the stack's
-NetworkPolicies must admit the API server there), get statefulsets and leases in NS.
+NetworkPolicies must admit the API server there), get statefulsets, leases, configmaps
+and services in NS.
 Exit codes: 0 nothing needs a person, 1 something does, 2 usage or kubeconfig error.
 `;
 

@@ -217,6 +217,17 @@ export function statusReport(s: StackStatus, width = 120): StatusReport {
   if (problems.length > PROBLEM_LINES)
     lines.push(`  and ${problems.length - PROBLEM_LINES} more: the controller's /status page lists them all`);
 
+  if (s.signer) {
+    lines.push('');
+    if (!s.signer.ok) lines.push(`DNSSEC signer: not read: ${s.signer.error}`);
+    else {
+      lines.push(`DNSSEC signer at ${s.signer.value.at}: the DS records for the parent zones (the signer's CDS)`);
+      for (const { zone, ds } of s.signer.value.zones)
+        if (!ds.ok) lines.push(fit(`  ${zone}: not read: ${ds.error}`, width));
+        else if (ds.value.length === 0) lines.push(`  ${zone}: no CDS yet (not signed yet)`);
+        else lines.push(...ds.value.map((d) => `  ${d}`));
+    }
+  }
   lines.push('');
   if (attention.length === 0) lines.push('nothing needs a person');
   else lines.push('needs a person:', ...attention.map((a) => fit(`  - ${a}`, width)));

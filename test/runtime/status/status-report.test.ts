@@ -258,3 +258,40 @@ test('status: the screen names each part', () => {
   ])
     assert.ok(typeof part === 'string' ? text.includes(part) : part.test(text), `${String(part)} in\n${text}`);
 });
+
+const DS = 'example.org. IN DS 2371 13 2 1F987CC6583E92DF0890718C42F5E4A7EC55FC7B9C4A3E0D9A5B6D2C1E3F4A5B';
+// [situation, the signer as read, lines on the screen]; none of them needs a person (the
+// signer's Service may be out of the terminal's reach).
+const signerRows: [string, StackStatus['signer'], string[]][] = [
+  [
+    'the DS for the parent, whole, even past the width',
+    ok({ at: '192.0.2.80:53', zones: [{ zone: 'example.org.', ds: ok([DS]) }] }),
+    ["DNSSEC signer at 192.0.2.80:53: the DS records for the parent zones (the signer's CDS)", `  ${DS}`],
+  ],
+  [
+    'a zone not signed yet',
+    ok({ at: '192.0.2.80:53', zones: [{ zone: 'example.org.', ds: ok([]) }] }),
+    ['  example.org.: no CDS yet (not signed yet)'],
+  ],
+  [
+    'a zone whose CDS was not read',
+    ok({ at: '10.96.0.80:53', zones: [{ zone: 'example.org.', ds: { ok: false, error: 'no answer' } }] }),
+    ['  example.org.: not read: no answer'],
+  ],
+  [
+    'the signer not read',
+    { ok: false, error: 'no Service etcdns-dnssec-signer' },
+    ['DNSSEC signer: not read: no Service etcdns-dnssec-signer'],
+  ],
+  ['no signer', undefined, []],
+];
+for (const [situation, signer, expected] of signerRows)
+  test(`status, DNSSEC signer: ${situation}`, () => {
+    const report = statusReport(stack({ signer }), 80);
+    assert.deepEqual(report.attention, []);
+    for (const line of expected) assert.ok(report.lines.includes(line), `"${line}" in\n${report.lines.join('\n')}`);
+    assert.equal(
+      report.lines.some((l) => l.startsWith('DNSSEC signer')),
+      signer !== undefined,
+    );
+  });
