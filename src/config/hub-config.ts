@@ -5,7 +5,7 @@ import * as v from 'valibot';
 import { canonicalName } from '../dns/dns-name.ts';
 import { clusterName, integer, list, network, oneOf, pathTo, zoneName } from './field-rules.ts';
 
-export const MERGE_POLICIES = ['all', 'failover', 'prefer'] as const;
+export const MERGE_POLICIES = ['all', 'failover', 'prefer', 'weighted'] as const;
 
 /** How long a cluster still counts after its lease key went (seconds), unless the config says. */
 export const HUB_DEFAULTS = { graceSeconds: 10 } as const;
@@ -20,12 +20,14 @@ const hubClusterSchema = v.object({
 const zonePolicySchema = v.object({
   /** One of the server's zones. */
   zone: zoneName,
-  /** "all" (default): every counting cluster; "failover": the first counting one of `order`; "prefer": the client's site first. */
+  /** "all" (default): every counting cluster; "failover": the first counting one of `order`; "prefer": the client's site first; "weighted": one drawn by `weights`. */
   policy: oneOf(MERGE_POLICIES),
   /** failover: the clusters in order of preference (clusters not listed come after, in `clusters` order). */
   order: v.optional(list(clusterName, 'cluster names')),
   /** prefer: "first" (default): the client's site's records first, then the others'; "alone": only its site's while it counts. */
   prefer: v.optional(oneOf(['first', 'alone'])),
+  /** weighted: each cluster's weight (0-1000); one counting cluster answers each query, drawn in proportion. */
+  weights: v.optional(v.record(clusterName, integer(0, 1000))),
 });
 
 export const hubSchema = v.pipe(
@@ -66,6 +68,16 @@ export function hubProblems(hub: HubConfig): { at: (string | number)[]; message:
       problems.push({ at: ['zones', i, 'order'], message: 'is only for policy "failover"' });
     if (z.policy !== 'prefer' && z.prefer)
       problems.push({ at: ['zones', i, 'prefer'], message: 'is only for policy "prefer"' });
+    if (z.policy === 'weighted' && !Object.values(z.weights ?? {}).some((w) => w > 0))
+      problems.push({
+        at: ['zones', i, 'weights'],
+        message: 'must give at least one cluster a weight above 0 with policy "weighted"',
+      });
+    if (z.policy !== 'weighted' && z.weights)
+      problems.push({ at: ['zones', i, 'weights'], message: 'is only for policy "weighted"' });
+    for (const name of Object.keys(z.weights ?? {}))
+      if (!names.includes(name))
+        problems.push({ at: ['zones', i, 'weights', name], message: `${JSON.stringify(name)} is not one of clusters` });
     if (z.policy === 'prefer' && !hub.clusters.some((c) => c.siteCidrs))
       problems.push({ at: ['zones', i, 'policy'], message: '"prefer" needs siteCidrs on at least one of clusters' });
     (z.order ?? []).forEach((name, j) => {

@@ -52,7 +52,7 @@ const refused: [string, unknown, RegExp][] = [
   [
     'an unknown policy',
     { clusters: [DC1], zones: [{ zone: 'example.org', policy: 'random' }] },
-    /^hub\.zones\[0\]\.policy \(file .*\): must be one of "all", "failover", "prefer"/,
+    /^hub\.zones\[0\]\.policy \(file .*\): must be one of "all", "failover", "prefer", "weighted"/,
   ],
   [
     'failover without its order',
@@ -73,6 +73,26 @@ const refused: [string, unknown, RegExp][] = [
     'an order for another policy',
     { clusters: [DC1], zones: [{ zone: 'example.org', policy: 'all', order: ['dc1'] }] },
     /^hub\.zones\[0\]\.order \(file .*\): is only for policy "failover"/,
+  ],
+  [
+    'weighted without a weight above 0',
+    { clusters: [DC1], zones: [{ zone: 'example.org', policy: 'weighted', weights: { dc1: 0 } }] },
+    /^hub\.zones\[0\]\.weights \(file .*\): must give at least one cluster a weight above 0/,
+  ],
+  [
+    'a weight for an unknown cluster',
+    { clusters: [DC1], zones: [{ zone: 'example.org', policy: 'weighted', weights: { dc1: 1, dc9: 1 } }] },
+    /^hub\.zones\[0\]\.weights\.dc9 \(file .*\): "dc9" is not one of clusters/,
+  ],
+  [
+    'a weight over 1000',
+    { clusters: [DC1], zones: [{ zone: 'example.org', policy: 'weighted', weights: { dc1: 1001 } }] },
+    /^hub\.zones\[0\]\.weights\.dc1 \(file .*\): must be an integer from 0 to 1000/,
+  ],
+  [
+    'weights for another policy',
+    { clusters: [DC1], zones: [{ zone: 'example.org', policy: 'all', weights: { dc1: 1 } }] },
+    /^hub\.zones\[0\]\.weights \(file .*\): is only for policy "weighted"/,
   ],
   [
     'a zone the server does not answer',

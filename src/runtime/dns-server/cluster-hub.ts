@@ -186,5 +186,7 @@ function policyOf(z: NonNullable<HubConfig['zones']>[number]): MergePolicy {
       return { kind: 'failover', order: z.order ?? [] };
     case 'prefer':
       return { kind: 'prefer', alone: z.prefer === 'alone' };
+    case 'weighted':
+      return { kind: 'weighted', weights: z.weights ?? {} };
   }
 }

@@ -47,6 +47,7 @@ export interface QueryHandlerOptions {
   /**
    * A hub whose answers depend on the client's site (policy `prefer`): the member cluster whose
    * site holds the client, and its place in the hub's list (1 up), which keys the cached answers.
+   * Answers marked perQuery (policy `weighted`) are drawn for each query and never cached.
    */
   siteOf?: ((client: string) => { cluster: string; index: number } | undefined) | undefined;
   /** False until the first full load: answers would be empty, so SERVFAIL (uncached) instead. */
@@ -150,7 +151,10 @@ export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
       q.class === CLASS.CH
         ? chaosAnswer(name, q.type, identity)
         : (options.catalog?.answer(name, q.type, q.class) ??
-          resolve({ name, type: q.type, class: q.class }, options.data(), undefined, site?.cluster));
+          resolve({ name, type: q.type, class: q.class }, options.data(), undefined, {
+            site: site?.cluster,
+            draw: Math.random(),
+          }));
     if (result.outOfZone && forwarder?.allows(client)) {
       return forwarder.forward(msg).then((reply) => {
         metrics.forwarded.inc({ outcome: reply ? 'answered' : 'failed' });
@@ -162,7 +166,7 @@ export function createQueryHandler(options: QueryHandlerOptions): QueryHandler {
     // client: with forwarding on, a name outside our zones is REFUSED to some and forwarded for
     // others, so that refusal is made afresh each time (it costs a zone match, no etcd data).
     // The records' order per client is applied to each copy sent, never to the stored bytes.
-    if (result.outOfZone && forwarder) return patchFor(template, msg, q.questionEnd);
+    if ((result.outOfZone && forwarder) || result.perQuery) return patchFor(template, msg, q.questionEnd);
     const entry: CachedAnswer = {
       encoded: template,
       question: questionBytes(msg, q),

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { controllerKubeconfig, startController, type ControllerHandle } from '../controller/controller-harness.ts';
-import { dig } from '../../support/dig.ts';
+import { dig, digRepeated } from '../../support/dig.ts';
 import { digAxfr } from '../../support/dig-axfr.ts';
 import { startEtcd, type EtcdHandle } from '../../support/etcd.ts';
 import { startEtcdnsServer, type EtcdnsServerHandle } from '../../support/etcdns-server.ts';
@@ -25,7 +25,7 @@ import { etcdnsBin, nodeBin } from '../../support/tools.ts';
 
 const LEASE_SECONDS = 3;
 const GRACE_SECONDS = 2;
-const ZONES = ['all.test', 'fail.test', 'pref.test', 'alone.test'];
+const ZONES = ['all.test', 'fail.test', 'pref.test', 'alone.test', 'weight.test'];
 const SITE = { dc1: '127.0.0.2', dc2: '127.0.0.3', none: '127.0.0.1' };
 const ADDRESS = { dc1: '10.1.0.7', dc2: '10.2.0.7' };
 const HUB = {
@@ -38,6 +38,7 @@ const HUB = {
     { zone: 'fail.test', policy: 'failover', order: ['dc2', 'dc1'] },
     { zone: 'pref.test', policy: 'prefer' },
     { zone: 'alone.test', policy: 'prefer', prefer: 'alone' },
+    { zone: 'weight.test', policy: 'weighted', weights: { dc1: 3, dc2: 1 } },
   ],
 };
 
@@ -139,6 +140,21 @@ test('prefer from no site: both clusters, in any order', async () => {
   assert.deepEqual(sorted(await addresses('www.pref.test')), [ADDRESS.dc1, ADDRESS.dc2]);
 });
 
+test('weighted 3:1: each answer is one cluster, dc1 in about three of four over 400 queries', async (t) => {
+  const N = 400;
+  const answers = await digRepeated({ port: hub.port, name: 'www.weight.test' }, N);
+  const drawn = answers.map((a) => a.answer.filter((r) => r.type === 'A').map((r) => r.data));
+  assert.ok(
+    drawn.every((d) => d.length === 1),
+    'one cluster per answer',
+  );
+  const dc1 = drawn.filter((d) => d[0] === ADDRESS.dc1).length;
+  assert.equal(drawn.filter((d) => d[0] === ADDRESS.dc2).length, N - dc1);
+  // Binomial(400, 0.75): mean 300, standard deviation 8.7; outside 5 of them by chance once in ~1.7 million runs.
+  t.diagnostic(`weighted 3:1: dc1 answered ${dc1} of ${N}`);
+  assert.ok(Math.abs(dc1 - 300) <= 43, `dc1 answered ${dc1} of ${N}`);
+});
+
 /** The A records of a name in a zone transfer. */
 async function transferred(zone: string, name: string): Promise<string[]> {
   const { records } = await digAxfr({ port: hub.port, zone });
@@ -151,6 +167,8 @@ test('zone transfers carry the merged zone, by the same rule as the answers', as
   assert.deepEqual(await transferred('fail.test', 'www.fail.test'), [ADDRESS.dc2]);
   // A transfer has no client site: prefer answers as from none.
   assert.deepEqual(await transferred('alone.test', 'www.alone.test'), [ADDRESS.dc1, ADDRESS.dc2]);
+  // Nor a draw: weighted answers as all.
+  assert.deepEqual(await transferred('weight.test', 'www.weight.test'), [ADDRESS.dc1, ADDRESS.dc2]);
 });
 
 test('the status page shows each cluster, its lease age and that it counts', async () => {
@@ -197,6 +215,7 @@ test("dc2's controller killed: its records leave within lease + grace, dc1's sta
   assert.deepEqual(await addresses('www.fail.test'), [ADDRESS.dc1]);
   assert.deepEqual(await addresses('www.alone.test', SITE.dc2), [ADDRESS.dc1]);
   assert.deepEqual(await addresses('www.pref.test', SITE.dc2), [ADDRESS.dc1]);
+  for (let i = 0; i < 5; i++) assert.deepEqual(await addresses('www.weight.test'), [ADDRESS.dc1]);
   // A name only dc2 published: served stale rather than NXDOMAIN, and said so.
   assert.deepEqual(await addresses('only-dc2.all.test'), [ADDRESS.dc2]);
   const s = await summary();

@@ -11,10 +11,22 @@
  * - all: every counting contributor, in the hub's cluster order;
  * - failover: the first counting contributor in `order` (clusters not listed come after them);
  * - prefer: the client's site cluster (its address in the cluster's site CIDRs), when it counts
- *   and contributes, first (`alone`: only it), then the others; from no site: as `all`.
+ *   and contributes, first (`alone`: only it), then the others; from no site: as `all`;
+ * - weighted: one counting contributor per answer, drawn in proportion to its weight (a cluster
+ *   not listed weighs 0, drawn only when no listed one counts); without a draw (a zone
+ *   transfer), as `all`.
  */
 export type MergePolicy =
-  { kind: 'all' } | { kind: 'failover'; order: readonly string[] } | { kind: 'prefer'; alone: boolean };
+  | { kind: 'all' }
+  | { kind: 'failover'; order: readonly string[] }
+  | { kind: 'prefer'; alone: boolean }
+  | { kind: 'weighted'; weights: Readonly<Record<string, number>> };
+
+/** Who asks: the member cluster whose site holds the client, and the answer's draw in [0, 1). */
+export interface Asker {
+  site?: string | undefined;
+  draw?: number | undefined;
+}
 
 export interface Contribution<T> {
   cluster: string;
@@ -30,8 +42,12 @@ export interface Merged<T> {
   stale: boolean;
 }
 
-/** `contributions` in the hub's cluster order; `site`: the cluster whose site holds the client, if any. */
-export function mergeName<T>(policy: MergePolicy, contributions: readonly Contribution<T>[], site?: string): Merged<T> {
+/** `contributions` in the hub's cluster order; `asker`: none for a zone transfer. */
+export function mergeName<T>(
+  policy: MergePolicy,
+  contributions: readonly Contribution<T>[],
+  asker: Asker = {},
+): Merged<T> {
   const present = contributions.filter((c) => c.entries.length > 0);
   const counting = present.filter((c) => c.counts);
   if (counting.length === 0) return result(present, present.length > 0);
@@ -46,11 +62,25 @@ export function mergeName<T>(policy: MergePolicy, contributions: readonly Contri
       return result([counting.reduce((best, c) => (rank(c) < rank(best) ? c : best))], false);
     }
     case 'prefer': {
-      const own = counting.find((c) => c.cluster === site);
+      const own = counting.find((c) => c.cluster === asker.site);
       if (!own) return result(counting, false);
       return result(policy.alone ? [own] : [own, ...counting.filter((c) => c !== own)], false);
     }
+    case 'weighted':
+      return result(asker.draw === undefined ? counting : [drawn(counting, policy.weights, asker.draw)], false);
   }
+}
+
+/** The contributor whose share of the total weight holds `draw` (all weighing 0: the first). */
+function drawn<T>(counting: readonly Contribution<T>[], weights: Readonly<Record<string, number>>, draw: number) {
+  const weight = (c: Contribution<T>) => weights[c.cluster] ?? 0;
+  const total = counting.reduce((sum, c) => sum + weight(c), 0);
+  let left = draw * total;
+  for (const c of counting) {
+    left -= weight(c);
+    if (left < 0) return c;
+  }
+  return counting.find((c) => weight(c) > 0) ?? counting[0]!;
 }
 
 function result<T>(chosen: readonly Contribution<T>[], stale: boolean): Merged<T> {

@@ -5,7 +5,7 @@
 import { CLUSTERS_PREFIX } from '../../../skydns/cluster-prefix.ts';
 import { keyToName } from '../../../skydns/skydns-key.ts';
 import type { IndexNode, RecordIndex, StoredEntry } from '../store/record-index.ts';
-import { mergeName, type MergePolicy } from './cluster-merge.ts';
+import { mergeName, type Asker, type MergePolicy } from './cluster-merge.ts';
 import { lookupName, type IndexReader, type LookupMode, type LookupPurpose, type NameData } from './name-lookup.ts';
 import type { Zone } from './zones.ts';
 
@@ -54,8 +54,8 @@ export interface MergedQuestion {
   name: string;
   mode: LookupMode;
   purpose: LookupPurpose;
-  /** The member cluster whose site holds the client, if any. */
-  site: string | undefined;
+  /** Who asks; none for a zone transfer. */
+  asker: Asker | undefined;
 }
 
 /**
@@ -77,7 +77,7 @@ export function mergedLookup(hub: HubData, own: NameData, q: MergedQuestion): Na
       counts: hub.counts(t.cluster),
       entries: usable(t.data) ? t.data.entries : [],
     })),
-    q.site,
+    q.asker,
   );
   if (merged.stale) hub.stale(q.name);
   const exists = own.exists || theirs.some((t) => t.data.exists);

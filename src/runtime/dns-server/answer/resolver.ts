@@ -17,6 +17,7 @@ import { classifyHost } from '../../../skydns/host-address.ts';
 import { splitText } from '../../../skydns/txt-strings.ts';
 import { dependsOnOwnName } from './answer-scope.ts';
 import { lookupName, subtreeOf, type LookupMode, type LookupPurpose, type NameData } from './name-lookup.ts';
+import type { Asker } from './cluster-merge.ts';
 import { clusterKeyName, mergedLookup, type HubData } from './merged-lookup.ts';
 import type { RecordIndex, StoredEntry } from '../store/record-index.ts';
 import { wireSerial } from '../wire/soa-serial.ts';
@@ -49,8 +50,8 @@ type CnameRecord = Extract<ResourceRecord, { type: typeof TYPE.CNAME }>;
 interface Ctx {
   data: ResolverData;
   zone: Zone;
-  /** A hub: the member cluster whose site holds the client (policy `prefer`). */
-  site?: string | undefined;
+  /** A hub: who asks (the client's site for `prefer`, the answer's draw for `weighted`); none for a zone transfer. */
+  asker?: Asker | undefined;
 }
 
 function ttlOf(entry: SkyDnsEntry, zone: Zone): number {
@@ -76,7 +77,7 @@ function withHost(entries: StoredEntry[]): StoredEntry[] {
 function lookup(ctx: Ctx, name: string, purpose: LookupPurpose): NameData {
   const own = lookupName(ctx.data.index, ctx.zone, name, ctx.data.lookup, purpose);
   const hub = ctx.data.hub;
-  return hub ? mergedLookup(hub, own, { zone: ctx.zone, name, mode: ctx.data.lookup, purpose, site: ctx.site }) : own;
+  return hub ? mergedLookup(hub, own, { zone: ctx.zone, name, mode: ctx.data.lookup, purpose, asker: ctx.asker }) : own;
 }
 
 /** The name a stored key is at: a hub's entries come from the clusters' prefixes too. */
@@ -614,20 +615,20 @@ function answeringZone(zones: ZoneTable, name: string, type: number): Zone | und
 
 /**
  * Answers one question from the records; never throws for any question. `reading` is the
- * server's (from its lookup mode) unless given: zone transfers always read as the zone. `site`:
- * on a hub, the member cluster whose site holds the client (zone transfers have none).
+ * server's (from its lookup mode) unless given: zone transfers always read as the zone. `asker`:
+ * on a hub, who asks (zone transfers have none).
  */
 export function resolve(
   question: Question,
   data: ResolverData,
   reading: Reading = readingOf(data.lookup),
-  site?: string,
+  asker?: Asker,
 ): Answer {
   const zone = answeringZone(data.zones, question.name, question.type);
   if (!zone) return refused(true);
   if (question.class !== CLASS.IN && question.class !== CLASS.ANY) return { ...refused(false), zone: zone.name };
   if (question.type === TYPE.AXFR || question.type === TYPE.IXFR) return { ...refused(false), zone: zone.name };
-  const ctx: Ctx = { data, zone, site };
+  const ctx: Ctx = { data, zone, asker };
   if (reading === 'coredns') {
     const cut = findZoneCut(data.index, zone, question.name);
     return {
@@ -638,6 +639,8 @@ export function resolve(
   const seen: { atQuestion?: NameData } = {};
   const answer = withRrsets(zoneAnswer(ctx, question.name, question.type, seen));
   answer.zone = zone.name;
+  // A weighted zone's answer is drawn afresh for each query.
+  if (data.hub?.policy(zone.name).kind === 'weighted') answer.perQuery = true;
   // Only the default mode reads a name from its own entries (answer-scope.ts); a hub's answers
   // also depend on the clusters that count, so they are dropped on every change.
   const found = seen.atQuestion;

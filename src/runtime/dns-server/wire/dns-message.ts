@@ -69,4 +69,6 @@ export interface Answer {
    * alone (answer/answer-scope.ts), so only a change on that name's key path can change it.
    */
   ownName?: boolean;
+  /** Made for this query alone (a hub's weighted zone): never cached. */
+  perQuery?: boolean;
 }
