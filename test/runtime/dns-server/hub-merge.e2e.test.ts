@@ -1,4 +1,6 @@
-// A hub's DNS server merging two member clusters (issue 34), all real: one etcd (the hub's), two
+// A hub's DNS server merging two member clusters (issue 34), all real: one etcd (the hub's, TLS
+// with client certificates and authentication on: each spoke logs in as its cluster's user, whose
+// role reaches only its prefix; the hub's server as a user that may only read), two
 // kube-apiservers (clusters dc1 and dc2), a real controller per cluster writing under its own
 // prefix with its lease key, the real etcdns server as the hub, and dig asking from different
 // loopback source addresses (the clusters' sites). Then dc2's controller is killed (SIGKILL: its
@@ -14,7 +16,9 @@ import { promisify } from 'node:util';
 import { controllerKubeconfig, startController, type ControllerHandle } from '../controller/controller-harness.ts';
 import { dig, digRepeated } from '../../support/dig.ts';
 import { digAxfr } from '../../support/dig-axfr.ts';
-import { startEtcd, type EtcdHandle } from '../../support/etcd.ts';
+import { Etcd3 } from 'etcd3';
+import { makeTestPki, type TestPki } from '../../support/certificates.ts';
+import { etcdCredentials, startEtcd, type EtcdHandle } from '../../support/etcd.ts';
 import { startEtcdnsServer, type EtcdnsServerHandle } from '../../support/etcdns-server.ts';
 import { startKubeApiserver, type KubeHandle } from '../../support/kube-apiserver.ts';
 import { createLoadBalancerService } from '../../support/kube-objects.ts';
@@ -44,6 +48,63 @@ const HUB = {
 
 type Cluster = 'dc1' | 'dc2';
 let etcd: EtcdHandle;
+let pki: TestPki;
+/** Each etcd user's password file. */
+const passwords: Record<string, string> = {};
+let root: Etcd3;
+
+/** TLS and login flags for `etcdns controller` and `etcdns server` as `user`. */
+const asUser = (user: string) => [
+  '--etcd-ca-file',
+  pki.caCert,
+  '--etcd-cert-file',
+  pki.serverCert,
+  '--etcd-key-file',
+  pki.serverKey,
+  '--etcd-username',
+  user,
+  '--etcd-password-file',
+  passwords[user]!,
+];
+
+/**
+ * The hub's roles, as `etcdns etcd-roles` makes them: a user per cluster on its own prefix (as the
+ * constructs grant), the hub's server reading its view's prefix and the clusters'.
+ */
+async function enableAuth(): Promise<void> {
+  const dir = tempDir('hub-users');
+  for (const user of ['root', 'cluster-dc1', 'cluster-dc2', 'server-hub']) {
+    passwords[user] = join(dir, user);
+    writeFileSync(passwords[user], `${user}-secret\n`);
+  }
+  await promisify(execFile)(nodeBin, [
+    etcdnsBin,
+    'etcd-roles',
+    '--endpoints',
+    etcd.endpoint,
+    '--cacert',
+    pki.caCert,
+    '--cert',
+    pki.serverCert,
+    '--key',
+    pki.serverKey,
+    '--root-password-file',
+    passwords.root!,
+    '--grant',
+    'cluster-dc1=readwrite:/skydns-clusters/dc1/',
+    '--grant',
+    'cluster-dc2=readwrite:/skydns-clusters/dc2/',
+    '--grant',
+    'server-hub=read:/skydns/,read:/skydns-clusters/',
+    ...['cluster-dc1', 'cluster-dc2', 'server-hub'].flatMap((u) => ['--user', `${u}=${passwords[u]}`]),
+    '--enable-auth',
+  ]);
+  root = new Etcd3({
+    hosts: etcd.endpoint,
+    credentials: etcdCredentials(pki),
+    auth: { username: 'root', password: 'root-secret' },
+  });
+}
 const kubeconfigs = {} as Record<Cluster, string>;
 const controllers = {} as Record<Cluster, ControllerHandle>;
 let hub: EtcdnsServerHandle;
@@ -54,7 +115,7 @@ function startSpoke(cluster: Cluster): Promise<ControllerHandle> {
     etcdEndpoints: [etcd.endpoint],
     ownerId: cluster,
     identity: `${cluster}-a`,
-    args: ['--cluster', cluster, '--cluster-lease-seconds', String(LEASE_SECONDS)],
+    args: ['--cluster', cluster, '--cluster-lease-seconds', String(LEASE_SECONDS), ...asUser(`cluster-${cluster}`)],
   });
 }
 
@@ -79,7 +140,9 @@ async function waitUntil<T>(what: string, probe: () => Promise<T | undefined>, t
 
 before(async () => {
   let kubes: KubeHandle[];
-  [etcd, ...kubes] = await Promise.all([startEtcd(), startKubeApiserver(), startKubeApiserver()]);
+  pki = makeTestPki(tempDir('hub-pki'), 'etcdns');
+  [etcd, ...kubes] = await Promise.all([startEtcd({ tls: pki }), startKubeApiserver(), startKubeApiserver()]);
+  await enableAuth();
   for (const [i, cluster] of (['dc1', 'dc2'] as const).entries()) {
     kubeconfigs[cluster] = await controllerKubeconfig(kubes[i]!);
     await createLoadBalancerService(kubes[i]!.admin, {
@@ -95,7 +158,11 @@ before(async () => {
   [controllers.dc1, controllers.dc2, hub] = await Promise.all([
     startSpoke('dc1'),
     startSpoke('dc2'),
-    startEtcdnsServer({ etcdEndpoints: [etcd.endpoint], zones: ZONES, args: ['--config', config] }),
+    startEtcdnsServer({
+      etcdEndpoints: [etcd.endpoint],
+      zones: ZONES,
+      args: ['--config', config, ...asUser('server-hub')],
+    }),
   ]);
   // Both clusters' records and leases are at the hub.
   await waitUntil(
@@ -108,7 +175,10 @@ before(async () => {
     30_000,
   );
 });
-after(() => stopAll());
+after(async () => {
+  root?.close();
+  await stopAll();
+});
 
 const sorted = (a: string[]) => [...a].sort();
 
@@ -191,7 +261,7 @@ const soaSerial = async (zone: string) =>
 
 test("dc2's controller killed: its records leave within lease + grace, dc1's stay, no query fails; back: they return", async (t) => {
   const serialBefore = await soaSerial('all.test');
-  const keysBefore = await etcd.client().getAll().prefix('/skydns-clusters/dc2/').keys();
+  const keysBefore = await root.getAll().prefix('/skydns-clusters/dc2/').keys();
   const killedAt = Date.now();
   controllers.dc2.process.kill('SIGKILL');
   // Every query meanwhile answers (addresses() fails on anything but NOERROR) and keeps dc1's record.
@@ -230,7 +300,7 @@ test("dc2's controller killed: its records leave within lease + grace, dc1's sta
   assert.ok(metricSum((await hub.http('/metrics')).body, 'etcdns_dns_hub_stale_names') >= 1);
   // The merged zone changed: its serial moved. Nothing was deleted from etcd but the lease key.
   assert.ok((await soaSerial('all.test')) > serialBefore);
-  const keysAfter = await etcd.client().getAll().prefix('/skydns-clusters/dc2/').keys();
+  const keysAfter = await root.getAll().prefix('/skydns-clusters/dc2/').keys();
   assert.deepEqual(keysAfter.sort(), keysBefore.filter((k) => k !== '/skydns-clusters/dc2/etcdns.lease').sort());
 
   const restartedAt = Date.now();
