@@ -18,7 +18,7 @@ const treeCases: { name: string; file: string; pure: boolean }[] = [
   },
   {
     name: 'a suite reaching kube-apiserver.ts through no import of its own',
-    file: 'test/constructs/apiserver.test.ts',
+    file: 'test/constructs/apiserver.e2e.test.ts',
     pure: false,
   },
   { name: 'a suite whose own helper spawns', file: 'test/runtime/controller/views/views.e2e.test.ts', pure: false },

@@ -23,36 +23,14 @@ for (const [folder, why] of Object.entries(CROSS_CUTTING)) {
   });
 }
 
-// The spawning suites of test/constructs/ keep their names until that folder is moved into the
-// constructs' rooms (issue 33 point 1); then each is renamed *.e2e.test.ts and leaves this list.
-const awaitingRename = new Set(
-  [
-    'constructs/apiserver.test.ts',
-    'constructs/etcd-members.test.ts',
-    'constructs/namespace-overlay.test.ts',
-    'constructs/network-policies.test.ts',
-    'constructs/server-pod.test.ts',
-    'constructs/source-rbac.test.ts',
-    'constructs/zone-transfer.test.ts',
-  ].map((path) => join(testRoot, path)),
-);
-
 test('every test file that starts a real program is named *.e2e.test.ts, and no other', () => {
-  const wrong = misnamedTests(testFiles(testRoot), testRoot)
-    .filter((m) => !awaitingRename.has(m.file))
-    .map((m) =>
-      m.spawnPath
-        ? `${relative(repoRoot, m.file)} starts programs (${m.spawnPath.map((p) => relative(testRoot, p)).join(' -> ')} -> child_process): name it *.e2e.test.ts`
-        : `${relative(repoRoot, m.file)} starts no program: drop .e2e from its name`,
-    );
+  const wrong = misnamedTests(testFiles(testRoot), testRoot).map((m) =>
+    m.spawnPath
+      ? `${relative(repoRoot, m.file)} starts programs (${m.spawnPath.map((p) => relative(testRoot, p)).join(' -> ')} -> child_process): name it *.e2e.test.ts`
+      : `${relative(repoRoot, m.file)} starts no program: drop .e2e from its name`,
+  );
   assert.deepEqual(wrong, []);
 });
-
-for (const file of awaitingRename) {
-  test(`${relative(repoRoot, file)} still awaits its *.e2e.test.ts name (drop it from the list once renamed)`, () => {
-    assert.equal(misnamedTests([file], testRoot).length, 1);
-  });
-}
 
 const srcFolders = new Set(['.', 'config', 'runtime', 'runtime/dns-server', 'runtime/dns-server/wire']);
 const strayCases: { name: string; path: string; stray: boolean }[] = [
