@@ -17,7 +17,12 @@ export interface LeaveSituation {
 
 export type LeavePlan = { action: 'stay'; reason: string } | { action: 'remove'; id: string; reason: string };
 
-export function planLeave(s: LeaveSituation): LeavePlan {
+/**
+ * The plan the StatefulSet alone decides: every case but a pod at or above replicas (undefined),
+ * so a restart, a roll or a deletion needs no member to answer: etcd has stopped before this
+ * sidecar, and with one member, or every pod going at once, none is left to ask.
+ */
+export function planFromReplicas(s: Omit<LeaveSituation, 'members'>): LeavePlan | undefined {
   const ordinal = ordinalOf(s.name, s.statefulSet);
   if (ordinal === undefined)
     return { action: 'stay', reason: `${s.name} is not a pod of StatefulSet ${s.statefulSet}` };
@@ -30,9 +35,19 @@ export function planLeave(s: LeaveSituation): LeavePlan {
       action: 'stay',
       reason: `ordinal ${ordinal} is below replicas ${s.replicas}: a restart, not a scale-down`,
     };
+  return undefined;
+}
+
+export function planLeave(s: LeaveSituation): LeavePlan {
+  const decided = planFromReplicas(s);
+  if (decided) return decided;
   const own = s.members.find((m) => m.name === s.name);
   if (!own) return { action: 'stay', reason: `${s.name} is not a member any more` };
-  return { action: 'remove', id: own.id, reason: `ordinal ${ordinal} is at or above replicas ${s.replicas}` };
+  return {
+    action: 'remove',
+    id: own.id,
+    reason: `ordinal ${ordinalOf(s.name, s.statefulSet)} is at or above replicas ${s.replicas}`,
+  };
 }
 
 function ordinalOf(name: string, statefulSet: string): number | undefined {

@@ -5,7 +5,7 @@
 // their quorum throughout (5 -> 3: 3 of 5 running, then 3 of 4, then 3 of 3).
 import type { KubeClient } from '../kube/kube-client.ts';
 import { KubeApiError } from '../kube/kube-client.ts';
-import { planLeave, type LeavePlan } from './leave-plan.ts';
+import { planFromReplicas, planLeave, type LeavePlan } from './leave-plan.ts';
 import { openCluster, type MemberConnection } from './member-api.ts';
 import { log, sleep } from './prepare-member.ts';
 
@@ -38,10 +38,17 @@ export async function leave(o: LeaveOptions, kube: KubeClient, open = openCluste
   for (let attempt = 1; ; attempt++) {
     const api = open(o);
     try {
-      const replicas = await statefulSetReplicas(kube, o.namespace, o.statefulSet);
-      const members = await api.members();
-      if (!members) throw new Error('no member answers the member list');
-      const plan = planLeave({ name: o.name, statefulSet: o.statefulSet, replicas, members });
+      const situation = {
+        name: o.name,
+        statefulSet: o.statefulSet,
+        replicas: await statefulSetReplicas(kube, o.namespace, o.statefulSet),
+      };
+      let plan = planFromReplicas(situation);
+      if (!plan) {
+        const members = await api.members();
+        if (!members) throw new Error('no member answers the member list');
+        plan = planLeave({ ...situation, members });
+      }
       log(`leave: ${plan.action}: ${plan.reason}`);
       if (plan.action === 'remove') {
         await api.remove(plan.id);

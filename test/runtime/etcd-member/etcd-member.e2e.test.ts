@@ -272,7 +272,7 @@ describe('etcd-member against a real 3-member etcd', { timeout: 180_000 }, () =>
         },
       },
     });
-    const runLeave = async () => {
+    const runLeave = async (endpoints = etcd.endpoints) => {
       const sidecar = startProcess('etcd-member-leave', nodeBin, [
         etcdnsBin,
         'etcd-member',
@@ -280,7 +280,7 @@ describe('etcd-member against a real 3-member etcd', { timeout: 180_000 }, () =>
         '--name=etcd-3',
         '--statefulset=etcd',
         '--namespace=default',
-        `--endpoints=${etcd.endpoints.join(',')}`,
+        `--endpoints=${endpoints.join(',')}`,
         `--kubeconfig=${kube!.kubeconfigFile}`,
       ]);
       await waitReady(sidecar, 'waiting', async () => sidecar.logs().includes('waiting for termination'));
@@ -296,6 +296,11 @@ describe('etcd-member against a real 3-member etcd', { timeout: 180_000 }, () =>
     // A restart or a roll (replicas still 4): it stays.
     assert.match(await runLeave(), /leave: stay: ordinal 3 is below replicas 4/);
     assert.ok((await memberList()).some((m) => m.name === 'etcd-3'));
+    // The same with no member answering (one member, whose etcd has stopped before the sidecar, or
+    // every pod going at once): the StatefulSet decides, at the first try.
+    const alone = await runLeave([`http://127.0.0.1:${await freePort()}`]);
+    assert.match(alone, /leave: stay: ordinal 3 is below replicas 4/);
+    assert.doesNotMatch(alone, /not yet/);
 
     // Scaled to 3: it removes itself; the other three keep serving.
     await scale(3);
