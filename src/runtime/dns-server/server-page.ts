@@ -137,7 +137,7 @@ ${readiness.detail} · ${index.entryCount} records at etcd revision ${index.revi
     summary,
     query: term,
     searchIn: 'name or address',
-    body: html`${zonesSection(source, index)}${keys}`,
+    body: html`${zonesSection(source, index)}${source.hub ? clustersSection(source.hub()) : ''}${keys}`,
     now,
     json: 'status.json',
   });
@@ -163,6 +163,29 @@ ${s.form ? ` (${s.form})` : ''} at ${time(s.at)}</li>`,
 <tbody>
 ${rows}</tbody></table>
 `;
+}
+
+/** A hub's member clusters: whether each counts, and its lease (docs/multi-cluster.md). */
+function clustersSection(hub: HubSummary): Html {
+  const rows = hub.clusters.map((c) => {
+    const lease = c.leased
+      ? `held for ${c.leaseAgeSeconds} s`
+      : c.goneSeconds !== null
+        ? `gone ${c.goneSeconds} s ago`
+        : 'never seen';
+    return html`<tr><td class="name">${c.cluster}</td>\
+<td><span class="${c.counts ? 'ok' : 'bad'}">${c.counts ? 'counts' : 'does not count'}</span></td><td>${lease}</td></tr>\n`;
+  });
+  const stale =
+    hub.staleNames.length === 0
+      ? ''
+      : html`<p class="bad">Answered stale (no contributing cluster counts): ${hub.staleNames.map(shownName).join(', ')}</p>\n`;
+  return html`<h2>Member clusters</h2>
+<p class="note">A cluster counts while its lease key is here, and ${hub.graceSeconds} s after it went. Their copy: ${hub.copy}</p>
+<table><thead><tr><th>Cluster</th><th>Verdict</th><th>Lease</th></tr></thead>
+<tbody>
+${rows}</tbody></table>
+${stale}`;
 }
 
 function resultsSection(found: readonly Found[]): Html {

@@ -297,6 +297,11 @@ test("dc2's controller killed: its records leave within lease + grace, dc1's sta
     ],
   );
   assert.ok(s.staleNames.includes('only-dc2.all.test.'), JSON.stringify(s.staleNames));
+  // The status page says the same to a person.
+  const page = (await hub.http('/status')).body;
+  assert.match(page, /<td class="name">dc2<\/td><td><span class="bad">does not count<\/span><\/td><td>gone \d+ s ago/);
+  assert.match(page, /<td class="name">dc1<\/td><td><span class="ok">counts<\/span><\/td><td>held for \d+ s/);
+  assert.match(page, /Answered stale \(no contributing cluster counts\): only-dc2\.all\.test/);
   assert.ok(metricSum((await hub.http('/metrics')).body, 'etcdns_dns_hub_stale_names') >= 1);
   // The merged zone changed: its serial moved. Nothing was deleted from etcd but the lease key.
   assert.ok((await soaSerial('all.test')) > serialBefore);
