@@ -6,12 +6,14 @@ export type { DnsStackProps, GitOpsProps, ObservabilityProps } from './construct
 export type { NamespaceProps } from './constructs/stack-base.ts';
 export { EtcdCluster, ETCD_DEFAULTS } from './constructs/etcd/etcd-cluster.ts';
 export type { EtcdAuthProps, EtcdClusterProps, EtcdProps, EtcdTlsProps } from './constructs/etcd/etcd-cluster.ts';
-export type { EtcdClientAccess, SecretKeyRef } from './constructs/etcd/etcd-client-access.ts';
+export type { EtcdClientAccess } from './constructs/etcd/etcd-client-access.ts';
+export type { SecretKeyRef } from './constructs/base/secret-key-ref.ts';
 export { etcdDnsNames } from './constructs/etcd/etcd-certificates.ts';
 export type { CertManagerProps } from './constructs/etcd/etcd-certificates.ts';
 export type { ExternalSecretProps } from './constructs/base/external-secret.ts';
 export { DnsServer, SERVER_DEFAULTS } from './constructs/server/dns-server.ts';
-export type { DnsServerProps, LogLevel, ServerProps } from './constructs/server/dns-server.ts';
+export type { DnsServerProps, ServerProps } from './constructs/server/dns-server.ts';
+export type { LogLevel } from './config/field-rules.ts';
 export { DnsService } from './constructs/server/dns-service.ts';
 export type { DnsServiceProps, IpFamily } from './constructs/server/dns-service.ts';
 export { DnsController, CONTROLLER_DEFAULTS } from './constructs/controller/dns-controller.ts';

@@ -18,9 +18,10 @@ import { k8s } from 'cdk8s-plus-27';
 import { network } from '../config/field-rules.ts';
 import { DNS_PORT_NAMES } from './server/dns-service.ts';
 import { ETCD_PORTS } from './etcd/etcd-cluster.ts';
-import { SERVER_DEFAULTS } from './server/dns-server.ts';
+import { SERVER_DEFAULTS, type DnsPeer } from './server/dns-server.ts';
 import { COMPONENT, selectorLabels } from './base/labels.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from './base/stack-context.ts';
+import { objectMeta, type StackContext } from './base/stack-context.ts';
+import { SYNC_WAVE } from './base/gitops.ts';
 import { assertNoProblems, intProblem, k8sName, mapProblems, settingProblems, show } from './base/kubernetes-rules.ts';
 
 export interface DnsClientsProps {
@@ -91,13 +92,6 @@ export const EGRESS_DEFAULTS = {
   apiServerPorts: [443, 6443],
   clusterDns: { namespace: 'kube-system', podLabels: { 'k8s-app': 'kube-dns' }, port: 53 },
 } as const;
-
-/** An address a DNS server sends to: a forwarder (UDP and TCP) or a secondary it NOTIFYs (UDP). */
-export interface DnsPeer {
-  host: string;
-  port: number;
-  protocols: ('UDP' | 'TCP')[];
-}
 
 export interface NetworkPolicyProps {
   /**

@@ -5,8 +5,8 @@ import { Chart } from 'cdk8s';
 import type { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import { assertNoProblems } from './base/kubernetes-rules.ts';
-import { PRUNE_PROTECTION } from './base/prune-protection.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from './base/stack-context.ts';
+import { PRUNE_PROTECTION, SYNC_WAVE } from './base/gitops.ts';
+import { objectMeta, type StackContext } from './base/stack-context.ts';
 
 export interface NamespaceProps {
   /**

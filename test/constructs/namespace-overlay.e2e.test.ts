@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { STACK_DEFAULTS, type DnsStackProps } from '../../src/constructs/dns-stack.ts';
-import { PRUNE_PROTECTION } from '../../src/constructs/base/prune-protection.ts';
+import { PRUNE_PROTECTION } from '../../src/constructs/base/gitops.ts';
 import { synthObjects } from '../../src/constructs/synth-stack.ts';
 import { ENVIRONMENTS } from '../../src/environments/index.ts';
 import { renderWithNamespace, type Rendered } from './kustomize-overlay.ts';

@@ -3,8 +3,8 @@
 // ExternalSecret carries SkipDryRunOnMissingResource.
 import { ApiObject } from 'cdk8s';
 import type { Construct } from 'constructs';
-import type { SecretKeyRef } from '../etcd/etcd-client-access.ts';
-import { SKIP_DRY_RUN } from '../monitoring/service-monitor.ts';
+import type { SecretKeyRef } from './secret-key-ref.ts';
+import { SKIP_DRY_RUN } from './gitops.ts';
 import { objectMeta, type StackContext } from './stack-context.ts';
 
 export interface ExternalSecretProps {

@@ -1,6 +1,7 @@
 // What every construct of a stack shares: its name, its namespace and the GitOps switches, and
 // the one function that writes object metadata from them.
 import type { k8s } from 'cdk8s-plus-27';
+import { SYNC_WAVE_ANNOTATION } from './gitops.ts';
 import { recommendedLabels } from './labels.ts';
 
 export interface StackContext {
@@ -8,18 +9,9 @@ export interface StackContext {
   name: string;
   /** Namespace of every namespaced object. */
   namespace: string;
-  /** Annotate objects with Argo CD sync waves (see SYNC_WAVE). */
+  /** Annotate objects with Argo CD sync waves (see gitops.ts's SYNC_WAVE). */
   syncWaves: boolean;
 }
-
-/**
- * Argo CD sync order: CustomResourceDefinitions (before any object of their kinds), the Namespace,
- * the Secrets' sources (Certificates, ExternalSecrets), etcd, the workloads, and the DNS
- * LoadBalancer last (Argo CD shows it Progressing until it has an address).
- */
-export const SYNC_WAVE = { definitions: -3, namespace: -2, secrets: -1, etcd: 0, workloads: 1, dnsService: 2 } as const;
-
-export const SYNC_WAVE_ANNOTATION = 'argocd.argoproj.io/sync-wave';
 
 export interface ObjectIdentity {
   name: string;

@@ -10,7 +10,8 @@ import {
   type SourceKind,
   type SourceSwitches,
 } from '../../config/source-kinds.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from '../base/stack-context.ts';
+import { objectMeta, type StackContext } from '../base/stack-context.ts';
+import { SYNC_WAVE } from '../base/gitops.ts';
 
 const READ = ['get', 'list', 'watch'];
 

@@ -19,9 +19,10 @@ import { ControllerRbac } from './controller-rbac.ts';
 import { etcdClientMounts, type EtcdClientAccess } from '../etcd/etcd-client-access.ts';
 import { DEFAULT_IMAGES, imageReference } from '../base/image.ts';
 import { COMPONENT, podTemplateLabels, selectorLabels } from '../base/labels.ts';
-import type { LogLevel } from '../server/dns-server.ts';
-import { metricsService } from '../monitoring/service-monitor.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from '../base/stack-context.ts';
+import type { LogLevel } from '../../config/field-rules.ts';
+import { metricsService } from '../base/metrics-service.ts';
+import { objectMeta, type StackContext } from '../base/stack-context.ts';
+import { SYNC_WAVE } from '../base/gitops.ts';
 import { assertNoProblems, intProblem, settingProblems } from '../base/kubernetes-rules.ts';
 import {
   RESTRICTED_CONTAINER,

@@ -8,8 +8,8 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { DNS_ENDPOINTS } from '../../config/source-kinds.ts';
-import { PRUNE_PROTECTION } from '../base/prune-protection.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from '../base/stack-context.ts';
+import { PRUNE_PROTECTION, SYNC_WAVE } from '../base/gitops.ts';
+import { objectMeta, type StackContext } from '../base/stack-context.ts';
 
 const { group, resource, versions } = DNS_ENDPOINTS;
 export const DNS_ENDPOINT_CRD_NAME = `${resource}.${group}`;

@@ -24,7 +24,8 @@ import {
 } from '../server/dns-service.ts';
 import { DEFAULT_IMAGES, imageReference } from '../base/image.ts';
 import { COMPONENT, podTemplateLabels, selectorLabels } from '../base/labels.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from '../base/stack-context.ts';
+import { objectMeta, type StackContext } from '../base/stack-context.ts';
+import { SYNC_WAVE } from '../base/gitops.ts';
 import { configHash, CONFIG_HASH_ANNOTATION } from '../base/config-file.ts';
 import { SECRET_KEY, k8sName, settingProblems, show } from '../base/kubernetes-rules.ts';
 import type { TransferProps, ZoneProps } from '../server/zone-transfer.ts';

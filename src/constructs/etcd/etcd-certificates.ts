@@ -5,8 +5,8 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { COMPONENT } from '../base/labels.ts';
-import { SKIP_DRY_RUN } from '../monitoring/service-monitor.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from '../base/stack-context.ts';
+import { SKIP_DRY_RUN, SYNC_WAVE } from '../base/gitops.ts';
+import { objectMeta, type StackContext } from '../base/stack-context.ts';
 
 export interface CertManagerProps {
   /** Name of the cert-manager issuer that signs all three certificates (one CA). */

@@ -3,12 +3,7 @@
 // into those mounts, never secret values).
 import type { k8s } from 'cdk8s-plus-27';
 import type { EtcdConnection } from '../../config/etcd-connection.ts';
-
-/** A key of an existing Secret. */
-export interface SecretKeyRef {
-  name: string;
-  key: string;
-}
+import type { SecretKeyRef } from '../base/secret-key-ref.ts';
 
 export interface EtcdClientAccess {
   /** Client URLs, namespace-relative (the client Service). */

@@ -9,12 +9,14 @@ import { ApiObject } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { EtcdCertificates, type CertManagerProps } from './etcd-certificates.ts';
 import { MemberHelperAccess, memberHelperPod, type MemberHelperSpec } from './etcd-member-helper.ts';
-import type { EtcdClientAccess, SecretKeyRef } from './etcd-client-access.ts';
+import type { EtcdClientAccess } from './etcd-client-access.ts';
+import type { SecretKeyRef } from '../base/secret-key-ref.ts';
 import { externalSecret, type ExternalSecretProps } from '../base/external-secret.ts';
 import { DEFAULT_IMAGES, imageReference, type ImageRef } from '../base/image.ts';
 import { COMPONENT, podTemplateLabels, selectorLabels } from '../base/labels.ts';
-import { metricsService } from '../monitoring/service-monitor.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from '../base/stack-context.ts';
+import { metricsService } from '../base/metrics-service.ts';
+import { objectMeta, type StackContext } from '../base/stack-context.ts';
+import { SYNC_WAVE } from '../base/gitops.ts';
 import {
   MEMORY,
   SECRET_KEY,

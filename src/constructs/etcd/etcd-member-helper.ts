@@ -9,10 +9,11 @@
 // replicas, which is all its Role allows.
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
-import type { SecretKeyRef } from './etcd-client-access.ts';
+import type { SecretKeyRef } from '../base/secret-key-ref.ts';
 import { imageReference, type ImageRef } from '../base/image.ts';
 import { KUBE_API_ACCESS_MOUNT, KUBE_API_ACCESS_VOLUME } from '../base/kube-api-access.ts';
-import { objectMeta, SYNC_WAVE, type StackContext } from '../base/stack-context.ts';
+import { objectMeta, type StackContext } from '../base/stack-context.ts';
+import { SYNC_WAVE } from '../base/gitops.ts';
 import { HELPER_RESOURCES, RESTRICTED_CONTAINER, sortedEnv } from '../base/workload.ts';
 
 /** Where the init container writes etcd's config file, which etcd reads (an emptyDir). */

@@ -8,7 +8,8 @@ import { configHash } from '../base/config-file.ts';
 import { etcdClientMounts, type EtcdClientAccess } from './etcd-client-access.ts';
 import { DEFAULT_IMAGES, imageReference, type ImageRef } from '../base/image.ts';
 import { COMPONENT, podTemplateLabels } from '../base/labels.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from '../base/stack-context.ts';
+import { objectMeta, type StackContext } from '../base/stack-context.ts';
+import { SYNC_WAVE } from '../base/gitops.ts';
 import { assertNoProblems, k8sName, show } from '../base/kubernetes-rules.ts';
 import { HELPER_RESOURCES, RESTRICTED_CONTAINER, TMP_MOUNT, podSecurityContext, tmpVolume } from '../base/workload.ts';
 

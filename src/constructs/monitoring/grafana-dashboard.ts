@@ -6,7 +6,8 @@ import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import { dashboardFile } from './dashboard.ts';
 import { mapProblems } from '../base/kubernetes-rules.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from '../base/stack-context.ts';
+import { objectMeta, type StackContext } from '../base/stack-context.ts';
+import { SYNC_WAVE } from '../base/gitops.ts';
 
 export interface DashboardProps {
   /** Emit the dashboard ConfigMap; default false. Its queries select the ServiceMonitor's jobs. */

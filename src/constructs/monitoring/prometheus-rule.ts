@@ -5,8 +5,8 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { ALERT_DEFAULTS, alertRuleGroups } from './alert-rules.ts';
 import { mapProblems, show } from '../base/kubernetes-rules.ts';
-import { SKIP_DRY_RUN } from './service-monitor.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from '../base/stack-context.ts';
+import { SKIP_DRY_RUN, SYNC_WAVE } from '../base/gitops.ts';
+import { objectMeta, type StackContext } from '../base/stack-context.ts';
 
 export interface AlertsProps {
   /** Emit the PrometheusRule; default false. Needs `serviceMonitor` (the rules select its jobs). */

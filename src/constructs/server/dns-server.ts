@@ -15,7 +15,7 @@ import {
 } from '../../config/server-config.ts';
 import * as v from 'valibot';
 import type { CatalogInput } from '../../config/catalog-config.ts';
-import { keyPrefix, upstream } from '../../config/field-rules.ts';
+import { keyPrefix, upstream, type LogLevel } from '../../config/field-rules.ts';
 import { problemsOf } from '../../config/schema-problems.ts';
 import type { Exposure } from '../../config/view-config.ts';
 import { zoneSchema, zonesSchema } from '../../config/zone-config.ts';
@@ -33,10 +33,10 @@ import { etcdClientMounts, type EtcdClientAccess } from '../etcd/etcd-client-acc
 import { DEFAULT_IMAGES, imageReference } from '../base/image.ts';
 import { KUBE_API_ACCESS_MOUNT, KUBE_API_ACCESS_VOLUME } from '../base/kube-api-access.ts';
 import { COMPONENT, podTemplateLabels, selectorLabels } from '../base/labels.ts';
-import type { DnsPeer } from '../network-policies.ts';
 import { ServerEndpointAccess } from './server-rbac.ts';
-import { VIEW_SERVICE_LABEL, metricsService } from '../monitoring/service-monitor.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from '../base/stack-context.ts';
+import { VIEW_SERVICE_LABEL, metricsService } from '../base/metrics-service.ts';
+import { objectMeta, type StackContext } from '../base/stack-context.ts';
+import { SYNC_WAVE } from '../base/gitops.ts';
 import { assertNoProblems, intProblem, settingProblems } from '../base/kubernetes-rules.ts';
 import {
   RESTRICTED_CONTAINER,
@@ -65,8 +65,6 @@ import {
   type TransferProps,
   type ZoneProps,
 } from './zone-transfer.ts';
-
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export interface ServerProps extends WorkloadProps, TmpVolumeProps, ReplicaSpreadProps {
   /**
@@ -201,6 +199,13 @@ export interface ServerProps extends WorkloadProps, TmpVolumeProps, ReplicaSprea
    * @default - off: updates are answered NOTIMP
    */
   readonly acme?: AcmeProps;
+}
+
+/** An address a DNS server sends to: a forwarder (UDP and TCP) or a secondary it NOTIFYs (UDP). */
+export interface DnsPeer {
+  host: string;
+  port: number;
+  protocols: ('UDP' | 'TCP')[];
 }
 
 /** Where the record snapshot lives in the server container (an emptyDir). */

@@ -6,7 +6,8 @@ import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import { isIP } from 'node:net';
 import { QUALIFIED_NAME, mapProblems, oneOf, show } from '../base/kubernetes-rules.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from '../base/stack-context.ts';
+import { objectMeta, type StackContext } from '../base/stack-context.ts';
+import { SYNC_WAVE } from '../base/gitops.ts';
 
 export type IpFamily = 'IPv4' | 'IPv6';
 

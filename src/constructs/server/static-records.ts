@@ -9,7 +9,8 @@ import { RECORD_TYPES, type RecordType } from '../../dns/record-types.ts';
 import { canonicalName } from '../../dns/dns-name.ts';
 import { endpointRecords } from '../../runtime/controller/sources/dns-endpoint/endpoint-records.ts';
 import { DNS_ENDPOINT_API_VERSION } from '../../runtime/controller/sources/dns-endpoint/dns-endpoint.ts';
-import { SYNC_WAVE, objectMeta, type StackContext } from '../base/stack-context.ts';
+import { objectMeta, type StackContext } from '../base/stack-context.ts';
+import { SKIP_DRY_RUN, SYNC_WAVE } from '../base/gitops.ts';
 
 export interface StaticRecordProps {
   /** The record name, e.g. "mail.example.org" or "_acme-challenge.example.org". */
@@ -82,7 +83,7 @@ export class StaticRecords extends Construct {
           namespaced: true,
           wave: SYNC_WAVE.workloads,
           // A first Argo CD sync dry-runs every object before the CRD (an earlier wave) exists.
-          annotations: { 'argocd.argoproj.io/sync-options': 'SkipDryRunOnMissingResource=true' },
+          annotations: SKIP_DRY_RUN,
         }),
         spec: {
           endpoints: [
