@@ -26,7 +26,7 @@ export type {
 export { controllerClusterRules, leaderElectionRules } from './constructs/controller/controller-rbac.ts';
 export { DnsEndpointCrd, dnsEndpointCrd } from './constructs/controller/dns-endpoint-crd.ts';
 export { StaticRecords, recordObjectName } from './constructs/server/static-records.ts';
-export type { StaticRecordProps } from './constructs/server/static-records.ts';
+export type { StaticRecordProps, StaticRecordsProps } from './constructs/server/static-records.ts';
 export type { SourceKind, SourceSwitches } from './config/source-kinds.ts';
 export type { RecordType } from './dns/record-types.ts';
 export { NetworkPolicies, NETWORK_POLICY_DEFAULTS } from './constructs/network-policies.ts';
@@ -51,6 +51,9 @@ export type { AlertsProps } from './constructs/monitoring/prometheus-rule.ts';
 export type { DashboardProps } from './constructs/monitoring/grafana-dashboard.ts';
 export { grafanaDashboard } from './constructs/monitoring/dashboard.ts';
 export type { AntiAffinity, ResourceProps, WorkloadProps } from './constructs/base/workload.ts';
+export { RuntimeComponent } from './constructs/base/runtime-component.ts';
+export type { RuntimeComponentProps } from './constructs/base/runtime-component.ts';
+export type { StackPartProps } from './constructs/base/stack-context.ts';
 export { DEFAULT_IMAGES, imageReference } from './constructs/base/image.ts';
 export type { ImageRef } from './constructs/base/image.ts';
 export { ConfigError } from './config/config-error.ts';

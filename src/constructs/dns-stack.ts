@@ -309,10 +309,11 @@ export class DnsStack extends Construct {
         ...(signed ? { signerView: signed.name } : {}),
       });
     }
-    if (props.sources?.dnsEndpointCrd) new DnsEndpointCrd(this, 'dns-endpoint-crd', stack, version);
-    if (props.records && props.records.length > 0) new StaticRecords(this, 'records', stack, version, props.records);
+    if (props.sources?.dnsEndpointCrd) new DnsEndpointCrd(this, 'dns-endpoint-crd', { stack, version });
+    if (props.records && props.records.length > 0)
+      new StaticRecords(this, 'records', { stack, version, records: props.records });
     if (monitor && observability.serviceMonitor) {
-      new ServiceMonitor(this, 'service-monitor', stack, version, observability.serviceMonitor);
+      new ServiceMonitor(this, 'service-monitor', { ...observability.serviceMonitor, stack, version });
     }
     if (observability.alerts?.enabled) {
       new PrometheusRule(this, 'prometheus-rule', {

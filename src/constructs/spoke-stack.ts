@@ -115,7 +115,7 @@ export class SpokeStack extends Construct {
       prometheusAnnotations: props.observability?.prometheusAnnotations ?? true,
       metricsService: false,
     });
-    if (props.sources?.dnsEndpointCrd) new DnsEndpointCrd(this, 'dns-endpoint-crd', stack, version);
+    if (props.sources?.dnsEndpointCrd) new DnsEndpointCrd(this, 'dns-endpoint-crd', { stack, version });
     orderDefinitionsFirst(this, stack);
   }
 }

@@ -13,6 +13,14 @@ export interface StackContext {
   syncWaves: boolean;
 }
 
+/** What a construct of the stack is given besides its own settings. */
+export interface StackPartProps {
+  /** Name, namespace and GitOps switches of the stack. */
+  readonly stack: StackContext;
+  /** app.kubernetes.io/version of its objects: the version of the image the stack runs. */
+  readonly version: string;
+}
+
 export interface ObjectIdentity {
   name: string;
   component: string;

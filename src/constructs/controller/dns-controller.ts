@@ -14,35 +14,24 @@ import {
 } from '../../config/controller-config.ts';
 import type { ViewConfig } from '../../config/view-config.ts';
 import type { RecordType } from '../../dns/record-types.ts';
-import { CONFIG_DIR, CONFIG_FILE, renderConfigFile } from '../base/config-file.ts';
 import { ControllerRbac } from './controller-rbac.ts';
 import { etcdClientMounts, type EtcdClientAccess } from '../etcd/etcd-client-access.ts';
-import { DEFAULT_IMAGES, imageReference } from '../base/image.ts';
-import { COMPONENT, podTemplateLabels, selectorLabels } from '../base/labels.ts';
+import { COMPONENT } from '../base/labels.ts';
+import { RuntimeComponent, type RuntimeComponentProps } from '../base/runtime-component.ts';
 import type { LogLevel } from '../../config/field-rules.ts';
-import { metricsService } from '../base/metrics-service.ts';
-import { objectMeta, type StackContext } from '../base/stack-context.ts';
-import { SYNC_WAVE } from '../base/gitops.ts';
 import { assertNoProblems, intProblem, settingProblems } from '../base/kubernetes-rules.ts';
 import {
-  RESTRICTED_CONTAINER,
-  imagePullPolicy,
-  TMP_MOUNT,
   NONROOT_IDENTITY,
   podSecurityContext,
-  resourceRequirements,
   scheduling,
   replicaSpreadProblems,
   sizeProblems,
   sortedEnv,
   spreadReplicas,
-  tmpVolume,
   type ReplicaSpreadProps,
   type TmpVolumeProps,
   type WorkloadProps,
   workloadProblems,
-  httpProbe,
-  runtimePodAnnotations,
 } from '../base/workload.ts';
 
 export interface SourcesProps {
@@ -271,9 +260,7 @@ export interface ControllerProps extends WorkloadProps, TmpVolumeProps, ReplicaS
   readonly logLevel?: LogLevel;
 }
 
-export interface DnsControllerProps extends ControllerProps {
-  /** Name, namespace and GitOps switches of the stack. */
-  readonly stack: StackContext;
+export interface DnsControllerProps extends ControllerProps, RuntimeComponentProps {
   /** Where etcd is: EtcdCluster.clientAccess. */
   readonly etcd: EtcdClientAccess;
   /** etcd prefix the controller writes (without split horizon). */
@@ -301,12 +288,6 @@ export interface DnsControllerProps extends ControllerProps {
    * @default - see OwnershipProps
    */
   readonly ownership?: OwnershipProps;
-  /** Port of /healthz, /readyz and /metrics. */
-  readonly httpPort: number;
-  /** Add Prometheus scrape annotations to the pods. */
-  readonly prometheusAnnotations: boolean;
-  /** Emit a metrics Service for a ServiceMonitor. */
-  readonly metricsService: boolean;
 }
 
 export const CONTROLLER_DEFAULTS = {
@@ -322,32 +303,20 @@ export const CONTROLLER_DEFAULTS = {
   identity: NONROOT_IDENTITY,
 } as const satisfies { kinds: SourceKind[] } & Record<string, unknown>;
 
-export class DnsController extends Construct {
+export class DnsController extends RuntimeComponent {
   /** The config file it renders into the ConfigMap. */
   readonly config: ControllerConfigInput;
   readonly serviceAccountName: string;
 
   constructor(scope: Construct, id: string, props: DnsControllerProps) {
-    super(scope, id);
+    super(scope, id, { ...props, name: `${props.stack.name}-controller`, component: COMPONENT.controller });
     assertNoProblems(controllerProblems(props, 'controller'));
     const { stack } = props;
-    const name = `${stack.name}-controller`;
-    const component = COMPONENT.controller;
-    const image = props.image ?? DEFAULT_IMAGES.etcdns;
-    const selector = selectorLabels(stack.name, component);
+    const { name, component, image, selector } = this;
     const replicas = props.replicas ?? CONTROLLER_DEFAULTS.replicas;
     const leaderElection = replicas > 1;
     const sources = props.sources ?? {};
     const kinds = [...(sources.kinds ?? CONTROLLER_DEFAULTS.kinds)].sort();
-    const meta = (objectName: string) =>
-      objectMeta(stack, {
-        name: objectName,
-        component,
-        version: image.tag,
-        namespaced: true,
-        wave: SYNC_WAVE.workloads,
-        labels: props.labels,
-      });
     this.serviceAccountName = name;
 
     const etcd = etcdClientMounts(props.etcd);
@@ -409,10 +378,9 @@ export class DnsController extends Construct {
       httpListen: `0.0.0.0:${props.httpPort}`,
       logLevel: props.logLevel ?? 'info',
     };
-    const configText = renderConfigFile(this.config);
-    new k8s.KubeConfigMap(this, 'config', { metadata: meta(name), data: { [CONFIG_FILE]: configText } });
+    const configText = this.configMap(this.config);
 
-    new k8s.KubeServiceAccount(this, 'service-account', { metadata: meta(name), automountServiceAccountToken: true });
+    new k8s.KubeServiceAccount(this, 'service-account', { metadata: this.meta(), automountServiceAccountToken: true });
     new ControllerRbac(this, 'rbac', {
       stack,
       name,
@@ -425,18 +393,17 @@ export class DnsController extends Construct {
       labels: props.labels,
     });
 
-    const podAnnotations = runtimePodAnnotations(props, configText);
     // One replica is replaced with Recreate and has nobody to spread from or keep available.
-    const affinity = leaderElection ? spreadReplicas(this, props, meta(name), selector) : undefined;
+    const affinity = leaderElection ? spreadReplicas(this, props, this.meta(), selector) : undefined;
     new k8s.KubeDeployment(this, 'deployment', {
-      metadata: meta(name),
+      metadata: this.meta(),
       spec: {
         replicas,
         revisionHistoryLimit: 5,
         selector: { matchLabels: selector },
         strategy: leaderElection ? { type: 'RollingUpdate' } : { type: 'Recreate' },
         template: {
-          metadata: { labels: podTemplateLabels(meta(name).labels), annotations: podAnnotations },
+          metadata: this.podMetadata(configText),
           spec: {
             ...scheduling(props),
             ...(affinity ? { affinity } : {}),
@@ -445,49 +412,26 @@ export class DnsController extends Construct {
             enableServiceLinks: false,
             securityContext: podSecurityContext(props, CONTROLLER_DEFAULTS.identity),
             containers: [
-              {
-                name: 'controller',
-                image: imageReference(image),
-                imagePullPolicy: imagePullPolicy(props),
-                args: ['controller', '--config', `${CONFIG_DIR}/${CONFIG_FILE}`],
+              this.runtimeContainer({
+                command: 'controller',
                 // The leader-election identity and the namespace of its Lease.
                 env: sortedEnv({
                   POD_NAME: { fieldPath: 'metadata.name' },
                   POD_NAMESPACE: { fieldPath: 'metadata.namespace' },
                 }),
-                ports: [{ name: 'http', containerPort: props.httpPort, protocol: 'TCP' }],
-                livenessProbe: httpProbe('/healthz', 3),
-                readinessProbe: httpProbe('/readyz', 3),
-                resources: resourceRequirements(props, CONTROLLER_DEFAULTS.resources),
-                securityContext: RESTRICTED_CONTAINER,
-                volumeMounts: [
-                  { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
-                  ...etcd.mounts,
-                  TMP_MOUNT,
-                ].sort((a, b) => a.name.localeCompare(b.name)),
-              },
+                ports: [],
+                readinessFailureThreshold: 3,
+                resources: CONTROLLER_DEFAULTS.resources,
+                mounts: etcd.mounts,
+              }),
             ],
-            volumes: [{ name: 'config', configMap: { name } }, ...etcd.volumes, tmpVolume(props)].sort((a, b) =>
-              a.name.localeCompare(b.name),
-            ),
+            volumes: this.runtimeVolumes(etcd.volumes),
           },
         },
       },
     });
 
-    if (props.metricsService) {
-      metricsService(this, 'metrics-service', {
-        stack,
-        name: `${name}-metrics`,
-        component,
-        version: image.tag,
-        wave: SYNC_WAVE.workloads,
-        selector,
-        port: props.httpPort,
-        targetPort: 'http',
-        labels: props.labels,
-      });
-    }
+    this.addMetricsService(props.labels);
   }
 }
 

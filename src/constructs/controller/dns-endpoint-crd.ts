@@ -9,7 +9,7 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { DNS_ENDPOINTS } from '../../config/source-kinds.ts';
 import { PRUNE_PROTECTION, SYNC_WAVE } from '../base/gitops.ts';
-import { objectMeta, type StackContext } from '../base/stack-context.ts';
+import { objectMeta, type StackPartProps } from '../base/stack-context.ts';
 
 const { group, resource, versions } = DNS_ENDPOINTS;
 export const DNS_ENDPOINT_CRD_NAME = `${resource}.${group}`;
@@ -126,8 +126,9 @@ export function dnsEndpointCrd(): {
 }
 
 export class DnsEndpointCrd extends Construct {
-  constructor(scope: Construct, id: string, stack: StackContext, version: string) {
+  constructor(scope: Construct, id: string, props: StackPartProps) {
     super(scope, id);
+    const { stack, version } = props;
     const { spec, apiVersion, kind } = dnsEndpointCrd();
     const meta = objectMeta(stack, {
       name: DNS_ENDPOINT_CRD_NAME,

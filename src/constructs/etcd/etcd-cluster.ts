@@ -398,12 +398,12 @@ export class EtcdCluster extends Construct {
         .map((flag) => `--${flag}=${m.flags[flag]}`),
     };
     const helper = memberHelperPod(helperProps);
-    new MemberHelperAccess(
-      this,
-      'member-helper',
-      helperProps,
-      l.members.map((member) => `${member}=${l.scheme}://${l.memberHost(member)}:${ETCD_PORTS.peer}`).join(','),
-    );
+    new MemberHelperAccess(this, 'member-helper', {
+      ...helperProps,
+      initialCluster: l.members
+        .map((member) => `${member}=${l.scheme}://${l.memberHost(member)}:${ETCD_PORTS.peer}`)
+        .join(','),
+    });
     return helper;
   }
 

@@ -67,9 +67,15 @@ export interface MemberHelperPod {
 }
 
 /** The ServiceAccount, Role and RoleBinding of the sidecar: get on its StatefulSet, nothing else. */
+export interface MemberHelperAccessProps extends MemberHelperSpec {
+  /** The bootstrap cluster (`name=peer URL,...`), into its ConfigMap. */
+  readonly initialCluster: string;
+}
+
 export class MemberHelperAccess extends Construct {
-  constructor(scope: Construct, id: string, props: MemberHelperSpec, initialCluster: string) {
+  constructor(scope: Construct, id: string, props: MemberHelperAccessProps) {
     super(scope, id);
+    const { initialCluster } = props;
     const meta = objectMeta(props.stack, {
       name: props.statefulSet,
       component: props.component,

@@ -6,7 +6,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { LABEL_NAME } from '../base/labels.ts';
-import { objectMeta, type StackContext } from '../base/stack-context.ts';
+import { objectMeta, type StackPartProps } from '../base/stack-context.ts';
 import { SKIP_DRY_RUN, SYNC_WAVE } from '../base/gitops.ts';
 import { METRICS_PORT_NAME, METRICS_SERVICE_LABEL, VIEW_SERVICE_LABEL } from '../base/metrics-service.ts';
 
@@ -35,8 +35,9 @@ export const VIEW_RELABELING = {
 } as const;
 
 export class ServiceMonitor extends Construct {
-  constructor(scope: Construct, id: string, stack: StackContext, version: string, props: ServiceMonitorProps) {
+  constructor(scope: Construct, id: string, props: ServiceMonitorProps & StackPartProps) {
     super(scope, id);
+    const { stack, version } = props;
     new ApiObject(this, 'resource', {
       apiVersion: 'monitoring.coreos.com/v1',
       kind: 'ServiceMonitor',

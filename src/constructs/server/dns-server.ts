@@ -20,7 +20,6 @@ import { problemsOf } from '../../config/schema-problems.ts';
 import type { Exposure } from '../../config/view-config.ts';
 import { zoneSchema, zonesSchema } from '../../config/zone-config.ts';
 import { acmeProblems, acmeUpdateConfig, type AcmeProps } from './acme-updates.ts';
-import { CONFIG_DIR, CONFIG_FILE, renderConfigFile } from '../base/config-file.ts';
 import {
   DNS_PORT_NAMES,
   DnsService,
@@ -30,33 +29,24 @@ import {
   type DnsServiceProps,
 } from './dns-service.ts';
 import { etcdClientMounts, type EtcdClientAccess } from '../etcd/etcd-client-access.ts';
-import { DEFAULT_IMAGES, imageReference } from '../base/image.ts';
 import { KUBE_API_ACCESS_MOUNT, KUBE_API_ACCESS_VOLUME } from '../base/kube-api-access.ts';
-import { COMPONENT, podTemplateLabels, selectorLabels } from '../base/labels.ts';
+import { COMPONENT } from '../base/labels.ts';
+import { RuntimeComponent, type RuntimeComponentProps } from '../base/runtime-component.ts';
 import { ServerEndpointAccess } from './server-rbac.ts';
-import { VIEW_SERVICE_LABEL, metricsService } from '../base/metrics-service.ts';
-import { objectMeta, type StackContext } from '../base/stack-context.ts';
-import { SYNC_WAVE } from '../base/gitops.ts';
+import { VIEW_SERVICE_LABEL } from '../base/metrics-service.ts';
 import { assertNoProblems, intProblem, settingProblems } from '../base/kubernetes-rules.ts';
 import {
-  RESTRICTED_CONTAINER,
-  imagePullPolicy,
-  TMP_MOUNT,
   NONROOT_IDENTITY,
   podSecurityContext,
   replicaSpreadProblems,
-  resourceRequirements,
   scheduling,
   sizeProblems,
   sortedEnv,
   spreadReplicas,
-  tmpVolume,
   type ReplicaSpreadProps,
   type TmpVolumeProps,
   type WorkloadProps,
   workloadProblems,
-  httpProbe,
-  runtimePodAnnotations,
 } from '../base/workload.ts';
 import {
   transferFiles,
@@ -211,9 +201,7 @@ export interface DnsPeer {
 /** Where the record snapshot lives in the server container (an emptyDir). */
 const SNAPSHOT_MOUNT: k8s.VolumeMount = { name: 'snapshot', mountPath: '/var/lib/etcdns' };
 
-export interface DnsServerProps extends ServerProps {
-  /** Name, namespace and GitOps switches of the stack. */
-  readonly stack: StackContext;
+export interface DnsServerProps extends ServerProps, RuntimeComponentProps {
   /** The view this server answers; part of every object name. */
   readonly view: string;
   /** etcd prefix of the view. */
@@ -232,12 +220,6 @@ export interface DnsServerProps extends ServerProps {
   readonly allowQueryFrom?: string[] | undefined;
   /** Where etcd is: EtcdCluster.clientAccess. */
   readonly etcd: EtcdClientAccess;
-  /** Port of /healthz, /readyz and /metrics. */
-  readonly httpPort: number;
-  /** Add Prometheus scrape annotations to the pods. */
-  readonly prometheusAnnotations: boolean;
-  /** Emit a metrics Service for a ServiceMonitor. */
-  readonly metricsService: boolean;
 }
 
 export const SERVER_DEFAULTS = {
@@ -255,7 +237,7 @@ export const SERVER_DEFAULTS = {
   identity: NONROOT_IDENTITY,
 } as const;
 
-export class DnsServer extends Construct {
+export class DnsServer extends RuntimeComponent {
   /** Names of the Services exposing port 53. */
   readonly serviceNames: string[];
   /** The config file it renders into the ConfigMap. */
@@ -266,7 +248,11 @@ export class DnsServer extends Construct {
   readonly peers: DnsPeer[];
 
   constructor(scope: Construct, id: string, props: DnsServerProps) {
-    super(scope, id);
+    super(scope, id, {
+      ...props,
+      name: `${props.stack.name}-server-${props.view}`,
+      component: COMPONENT.server(props.view),
+    });
     assertNoProblems([
       ...serverProblems(props, 'server'),
       ...problemsOf(zonesSchema(zoneSchema), props.zones, 'zones'),
@@ -275,19 +261,7 @@ export class DnsServer extends Construct {
       ...acmeProblems(props.acme, props.zones, 'server.acme'),
     ]);
     const { stack } = props;
-    const name = `${stack.name}-server-${props.view}`;
-    const component = COMPONENT.server(props.view);
-    const image = props.image ?? DEFAULT_IMAGES.etcdns;
-    const selector = selectorLabels(stack.name, component);
-    const meta = (objectName: string) =>
-      objectMeta(stack, {
-        name: objectName,
-        component,
-        version: image.tag,
-        namespaced: true,
-        wave: SYNC_WAVE.workloads,
-        labels: props.labels,
-      });
+    const { name, component, image, selector } = this;
 
     const etcd = etcdClientMounts(props.etcd);
     const dualStack = mayUseIpv6(props.service);
@@ -342,13 +316,14 @@ export class DnsServer extends Construct {
         seconds: drainSeconds,
       },
     };
-    const configText = renderConfigFile(this.config);
-    new k8s.KubeConfigMap(this, 'config', { metadata: meta(name), data: { [CONFIG_FILE]: configText } });
+    const configText = this.configMap(this.config);
 
-    const access = new ServerEndpointAccess(this, 'endpoint-access', meta(name), stack.namespace);
-    const podAnnotations = runtimePodAnnotations(props, configText);
+    const access = new ServerEndpointAccess(this, 'endpoint-access', {
+      metadata: this.meta(),
+      namespace: stack.namespace,
+    });
     // The servers scale (an HPA may own the count): spread and budgeted whatever the replicas.
-    const affinity = spreadReplicas(this, props, meta(name), selector);
+    const affinity = spreadReplicas(this, props, this.meta(), selector);
     const spec: k8s.DeploymentSpec = {
       ...(props.autoscaling ? {} : { replicas: props.replicas ?? SERVER_DEFAULTS.replicas }),
       revisionHistoryLimit: 5,
@@ -359,7 +334,7 @@ export class DnsServer extends Construct {
         rollingUpdate: { maxSurge: k8s.IntOrString.fromNumber(1), maxUnavailable: k8s.IntOrString.fromNumber(0) },
       },
       template: {
-        metadata: { labels: podTemplateLabels(meta(name).labels), annotations: podAnnotations },
+        metadata: this.podMetadata(configText),
         spec: {
           ...scheduling(props),
           ...(affinity ? { affinity } : {}),
@@ -370,11 +345,8 @@ export class DnsServer extends Construct {
           // The grace period includes the drain: after it the server still has Kubernetes's default 30 s.
           terminationGracePeriodSeconds: Math.max(drainMaxSeconds, drainSeconds) + 30,
           containers: [
-            {
-              name: 'server',
-              image: imageReference(image),
-              imagePullPolicy: imagePullPolicy(props),
-              args: ['server', '--config', `${CONFIG_DIR}/${CONFIG_FILE}`],
+            this.runtimeContainer({
+              command: 'server',
               env: sortedEnv({
                 ETCDNS_POD_IP: { fieldPath: 'status.podIP' },
                 ETCDNS_POD_NAMESPACE: { fieldPath: 'metadata.namespace' },
@@ -382,27 +354,20 @@ export class DnsServer extends Construct {
               ports: [
                 { name: DNS_PORT_NAMES.tcp, containerPort: SERVER_DEFAULTS.dnsPort, protocol: 'TCP' },
                 { name: DNS_PORT_NAMES.udp, containerPort: SERVER_DEFAULTS.dnsPort, protocol: 'UDP' },
-                { name: 'http', containerPort: props.httpPort, protocol: 'TCP' },
               ],
-              livenessProbe: httpProbe('/healthz', 3),
-              readinessProbe: httpProbe('/readyz', 1),
-              resources: resourceRequirements(props, SERVER_DEFAULTS.resources),
-              securityContext: RESTRICTED_CONTAINER,
-              volumeMounts: [
-                { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
+              readinessFailureThreshold: 1,
+              resources: SERVER_DEFAULTS.resources,
+              mounts: [
                 KUBE_API_ACCESS_MOUNT,
                 ...etcd.mounts,
-                TMP_MOUNT,
                 ...(snapshot ? [SNAPSHOT_MOUNT] : []),
                 ...transfer.mounts,
-              ].sort((a, b) => a.name.localeCompare(b.name)),
-            },
+              ],
+            }),
           ],
-          volumes: [
-            { name: 'config', configMap: { name } },
+          volumes: this.runtimeVolumes([
             KUBE_API_ACCESS_VOLUME,
             ...etcd.volumes,
-            tmpVolume(props),
             ...(snapshot
               ? [
                   {
@@ -414,15 +379,15 @@ export class DnsServer extends Construct {
                 ]
               : []),
             ...transfer.volumes,
-          ].sort((a, b) => a.name.localeCompare(b.name)),
+          ]),
         },
       },
     };
-    new k8s.KubeDeployment(this, 'deployment', { metadata: meta(name), spec });
+    new k8s.KubeDeployment(this, 'deployment', { metadata: this.meta(), spec });
     if (props.autoscaling) {
       const { minReplicas, maxReplicas, targetCpuUtilization } = props.autoscaling;
       new k8s.KubeHorizontalPodAutoscalerV2(this, 'hpa', {
-        metadata: meta(name),
+        metadata: this.meta(),
         spec: {
           scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name },
           minReplicas: minReplicas ?? props.replicas ?? SERVER_DEFAULTS.replicas,
@@ -453,19 +418,7 @@ export class DnsServer extends Construct {
       labels: props.labels,
     });
     this.serviceNames = service.serviceNames;
-    if (props.metricsService) {
-      metricsService(this, 'metrics-service', {
-        stack,
-        name: `${name}-metrics`,
-        component,
-        version: image.tag,
-        wave: SYNC_WAVE.workloads,
-        selector,
-        port: props.httpPort,
-        targetPort: 'http',
-        labels: { ...props.labels, [VIEW_SERVICE_LABEL]: props.view },
-      });
-    }
+    this.addMetricsService({ ...props.labels, [VIEW_SERVICE_LABEL]: props.view });
   }
 }
 

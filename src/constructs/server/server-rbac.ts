@@ -4,13 +4,20 @@
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 
+export interface ServerEndpointAccessProps {
+  /** The server's object metadata (name, namespace, labels, sync wave). */
+  readonly metadata: k8s.ObjectMeta;
+  /** The stack's namespace, of the RoleBinding's subject. */
+  readonly namespace: string;
+}
+
 export class ServerEndpointAccess extends Construct {
   /** The ServiceAccount the server pods run as. */
   readonly serviceAccountName: string;
 
-  /** `meta`: the server's object metadata (name, namespace, labels, sync wave). */
-  constructor(scope: Construct, id: string, meta: k8s.ObjectMeta, namespace: string) {
+  constructor(scope: Construct, id: string, props: ServerEndpointAccessProps) {
     super(scope, id);
+    const { metadata: meta, namespace } = props;
     const name = meta.name!;
     this.serviceAccountName = name;
     new k8s.KubeServiceAccount(this, 'service-account', { metadata: meta, automountServiceAccountToken: false });

@@ -9,7 +9,7 @@ import { RECORD_TYPES, type RecordType } from '../../dns/record-types.ts';
 import { canonicalName } from '../../dns/dns-name.ts';
 import { endpointRecords } from '../../runtime/controller/sources/dns-endpoint/endpoint-records.ts';
 import { DNS_ENDPOINT_API_VERSION } from '../../runtime/controller/sources/dns-endpoint/dns-endpoint.ts';
-import { objectMeta, type StackContext } from '../base/stack-context.ts';
+import { objectMeta, type StackPartProps } from '../base/stack-context.ts';
 import { SKIP_DRY_RUN, SYNC_WAVE } from '../base/gitops.ts';
 
 export interface StaticRecordProps {
@@ -68,10 +68,16 @@ export function staticRecordProblems(
   return problems;
 }
 
+export interface StaticRecordsProps extends StackPartProps {
+  /** The records, one DNSEndpoint each. */
+  readonly records: readonly StaticRecordProps[];
+}
+
 export class StaticRecords extends Construct {
-  constructor(scope: Construct, id: string, stack: StackContext, version: string, records: StaticRecordProps[]) {
+  constructor(scope: Construct, id: string, props: StaticRecordsProps) {
     super(scope, id);
-    for (const record of records) {
+    const { stack, version } = props;
+    for (const record of props.records) {
       const name = recordObjectName(stack.name, record);
       new ApiObject(this, name, {
         apiVersion: DNS_ENDPOINT_API_VERSION,
