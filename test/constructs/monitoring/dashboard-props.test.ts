@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ConfigError } from '../../src/config/config-error.ts';
-import { dashboardFile } from '../../src/constructs/monitoring/dashboard.ts';
-import type { DnsStackProps } from '../../src/constructs/dns-stack.ts';
-import { synthObjects } from '../../src/constructs/synth-stack.ts';
-import { repoRoot } from '../support/tools.ts';
+import { ConfigError } from '../../../src/config/config-error.ts';
+import { dashboardFile } from '../../../src/constructs/monitoring/dashboard.ts';
+import type { DnsStackProps } from '../../../src/constructs/dns-stack.ts';
+import { synthObjects } from '../../../src/constructs/synth-stack.ts';
+import { repoRoot } from '../../support/tools.ts';
 
 interface ConfigMap {
   kind: string;

@@ -2,14 +2,14 @@
 // serving the prefix the controller writes for that view; an external view never forwards.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { DnsStackProps } from '../../src/constructs/dns-stack.ts';
-import { synthObjects } from '../../src/constructs/synth-stack.ts';
-import { parseControllerOptions } from '../../src/runtime/controller/controller-options.ts';
-import { controllerViews } from '../../src/runtime/controller/views/controller-views.ts';
-import { parseConfig } from '../../src/config/schema-problems.ts';
-import { serverConfigSchema } from '../../src/config/server-config.ts';
-import { ENVIRONMENTS } from '../../src/environments/index.ts';
-import { tempDir } from '../support/temp-dir.ts';
+import type { DnsStackProps } from '../../../src/constructs/dns-stack.ts';
+import { synthObjects } from '../../../src/constructs/synth-stack.ts';
+import { parseControllerOptions } from '../../../src/runtime/controller/controller-options.ts';
+import { controllerViews } from '../../../src/runtime/controller/views/controller-views.ts';
+import { parseConfig } from '../../../src/config/schema-problems.ts';
+import { serverConfigSchema } from '../../../src/config/server-config.ts';
+import { ENVIRONMENTS } from '../../../src/environments/index.ts';
+import { tempDir } from '../../support/temp-dir.ts';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 

@@ -6,14 +6,14 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { synthObjects } from '../../src/constructs/synth-stack.ts';
-import { ENVIRONMENTS } from '../../src/environments/index.ts';
-import { dig } from '../support/dig.ts';
-import { startEtcd } from '../support/etcd.ts';
-import { freePort } from '../support/ports.ts';
-import { startProcess, stopAll, waitReady } from '../support/process.ts';
-import { tempDir } from '../support/temp-dir.ts';
-import { etcdnsBin, nodeBin } from '../support/tools.ts';
+import { synthObjects } from '../../../src/constructs/synth-stack.ts';
+import { ENVIRONMENTS } from '../../../src/environments/index.ts';
+import { dig } from '../../support/dig.ts';
+import { startEtcd } from '../../support/etcd.ts';
+import { freePort } from '../../support/ports.ts';
+import { startProcess, stopAll, waitReady } from '../../support/process.ts';
+import { tempDir } from '../../support/temp-dir.ts';
+import { etcdnsBin, nodeBin } from '../../support/tools.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 after(stopAll);

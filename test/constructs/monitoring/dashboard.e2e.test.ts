@@ -17,20 +17,20 @@ import {
   controllerKubeconfig,
   startController,
   type ControllerHandle,
-} from '../runtime/controller/controller-harness.ts';
-import { dig } from '../support/dig.ts';
-import { startEtcd, type EtcdHandle } from '../support/etcd.ts';
-import { startEtcdnsServer, type EtcdnsServerHandle } from '../support/etcdns-server.ts';
-import { startKnotSecondary, type KnotSecondaryHandle } from '../support/knot-secondary.ts';
-import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
-import { createIngress, createLoadBalancerService } from '../support/kube-objects.ts';
-import { freePort } from '../support/ports.ts';
-import { startPrometheus, type PrometheusHandle } from '../support/prometheus.ts';
-import { stopAll, waitFor } from '../support/process.ts';
-import { tempDir } from '../support/temp-dir.ts';
-import { repoRoot, tool } from '../support/tools.ts';
-import { prodViewsConfig } from '../support/prod-views.ts';
-import { transferArgs, writeKeyFile } from '../support/tsig-key.ts';
+} from '../../runtime/controller/controller-harness.ts';
+import { dig } from '../../support/dig.ts';
+import { startEtcd, type EtcdHandle } from '../../support/etcd.ts';
+import { startEtcdnsServer, type EtcdnsServerHandle } from '../../support/etcdns-server.ts';
+import { startKnotSecondary, type KnotSecondaryHandle } from '../../support/knot-secondary.ts';
+import { startKubeApiserver, type KubeHandle } from '../../support/kube-apiserver.ts';
+import { createIngress, createLoadBalancerService } from '../../support/kube-objects.ts';
+import { freePort } from '../../support/ports.ts';
+import { startPrometheus, type PrometheusHandle } from '../../support/prometheus.ts';
+import { stopAll, waitFor } from '../../support/process.ts';
+import { tempDir } from '../../support/temp-dir.ts';
+import { repoRoot, tool } from '../../support/tools.ts';
+import { prodViewsConfig } from '../../support/prod-views.ts';
+import { transferArgs, writeKeyFile } from '../../support/tsig-key.ts';
 
 const ZONE = 'example.org';
 const SECRET = 'c2VjcmV0LWtleS1mb3ItdGhlLWRhc2hib2FyZC10ZXN0Cg==';

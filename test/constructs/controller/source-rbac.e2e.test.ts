@@ -7,14 +7,14 @@ import assert from 'node:assert/strict';
 import { request, type RequestOptions } from 'node:https';
 import { after, before, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
-import { SOURCE_KINDS, readApis, type ApiResource, type SourceKind } from '../../src/config/source-kinds.ts';
-import type { DnsStackProps } from '../../src/constructs/dns-stack.ts';
-import { synthObjects } from '../../src/constructs/synth-stack.ts';
-import { installEdgeCrds } from '../support/crds.ts';
-import { installDnsEndpointCrd, installGatewayApiCrds } from '../support/gateway-api.ts';
-import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
-import { stopAll } from '../support/process.ts';
-import { serverSideApply } from '../support/server-side-apply.ts';
+import { SOURCE_KINDS, readApis, type ApiResource, type SourceKind } from '../../../src/config/source-kinds.ts';
+import type { DnsStackProps } from '../../../src/constructs/dns-stack.ts';
+import { synthObjects } from '../../../src/constructs/synth-stack.ts';
+import { installEdgeCrds } from '../../support/crds.ts';
+import { installDnsEndpointCrd, installGatewayApiCrds } from '../../support/gateway-api.ts';
+import { startKubeApiserver, type KubeHandle } from '../../support/kube-apiserver.ts';
+import { stopAll } from '../../support/process.ts';
+import { serverSideApply } from '../../support/server-side-apply.ts';
 
 type Obj = k8s.KubernetesObject & Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Sources = NonNullable<DnsStackProps['sources']>;

@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
 import { dump, load } from 'js-yaml';
-import type { AlertRule, AlertRuleGroup } from '../../src/constructs/monitoring/alert-rules.ts';
-import { tempDir } from '../support/temp-dir.ts';
-import { repoRoot, tool } from '../support/tools.ts';
+import type { AlertRule, AlertRuleGroup } from '../../../src/constructs/monitoring/alert-rules.ts';
+import { tempDir } from '../../support/temp-dir.ts';
+import { repoRoot, tool } from '../../support/tools.ts';
 
 const E = 'job="etcdns-etcd-metrics"';
 const SI = 'job="etcdns-server-internal-metrics"';

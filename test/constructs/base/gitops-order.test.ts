@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiObject, App, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
-import { orderDefinitionsFirst, SYNC_WAVE, SYNC_WAVE_ANNOTATION } from '../../src/constructs/base/gitops.ts';
+import { orderDefinitionsFirst, SYNC_WAVE, SYNC_WAVE_ANNOTATION } from '../../../src/constructs/base/gitops.ts';
 
 function tree() {
   const chart = new Chart(new App(), 'c', { disableResourceNameHashes: true });

@@ -15,15 +15,15 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { Etcd3 } from 'etcd3';
-import type { DnsStackProps } from '../../src/constructs/dns-stack.ts';
-import { synthObjects } from '../../src/constructs/synth-stack.ts';
-import { ENVIRONMENTS } from '../../src/environments/index.ts';
-import { makeTestPki } from '../support/certificates.ts';
-import { dig } from '../support/dig.ts';
-import { freePort } from '../support/ports.ts';
-import { startProcess, stopAll, waitFor, waitReady, type ManagedProcess } from '../support/process.ts';
-import { tempDir } from '../support/temp-dir.ts';
-import { etcdnsBin, nodeBin, tool } from '../support/tools.ts';
+import type { DnsStackProps } from '../../../src/constructs/dns-stack.ts';
+import { synthObjects } from '../../../src/constructs/synth-stack.ts';
+import { ENVIRONMENTS } from '../../../src/environments/index.ts';
+import { makeTestPki } from '../../support/certificates.ts';
+import { dig } from '../../support/dig.ts';
+import { freePort } from '../../support/ports.ts';
+import { startProcess, stopAll, waitFor, waitReady, type ManagedProcess } from '../../support/process.ts';
+import { tempDir } from '../../support/temp-dir.ts';
+import { etcdnsBin, nodeBin, tool } from '../../support/tools.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 after(stopAll);

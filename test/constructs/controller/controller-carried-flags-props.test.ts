@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { ConfigError } from '../../src/config/config-error.ts';
-import type { DnsStackProps } from '../../src/constructs/dns-stack.ts';
-import { synthObjects } from '../../src/constructs/synth-stack.ts';
-import { parseControllerOptions } from '../../src/runtime/controller/controller-options.ts';
-import { sourceOptions } from '../../src/runtime/controller/sources/source-options.ts';
+import { ConfigError } from '../../../src/config/config-error.ts';
+import type { DnsStackProps } from '../../../src/constructs/dns-stack.ts';
+import { synthObjects } from '../../../src/constructs/synth-stack.ts';
+import { parseControllerOptions } from '../../../src/runtime/controller/controller-options.ts';
+import { sourceOptions } from '../../../src/runtime/controller/sources/source-options.ts';
 
 type Sources = NonNullable<DnsStackProps['sources']>;
 const GA = 'external-dns.kubernetes.io/';

@@ -4,11 +4,11 @@
 // a bad cluster list fails synth naming the field (one row per mistake).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError } from '../../src/config/config-error.ts';
-import type { DnsStackProps } from '../../src/constructs/dns-stack.ts';
-import type { ClusterProps } from '../../src/constructs/etcd/member-clusters.ts';
-import type { SpokeStackProps } from '../../src/constructs/spoke-stack.ts';
-import { synthObjects, synthSpokeObjects } from '../../src/constructs/synth-stack.ts';
+import { ConfigError } from '../../../src/config/config-error.ts';
+import type { DnsStackProps } from '../../../src/constructs/dns-stack.ts';
+import type { ClusterProps } from '../../../src/constructs/etcd/member-clusters.ts';
+import type { SpokeStackProps } from '../../../src/constructs/spoke-stack.ts';
+import { synthObjects, synthSpokeObjects } from '../../../src/constructs/synth-stack.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

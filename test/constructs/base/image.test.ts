@@ -1,10 +1,10 @@
 // Image references: the container-spec form, and the rules for pinning (table).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { DnsStackProps } from '../../src/constructs/dns-stack.ts';
-import { DEFAULT_IMAGES, imageProblems, imageReference, type ImageRef } from '../../src/constructs/base/image.ts';
-import { synthObjects } from '../../src/constructs/synth-stack.ts';
-import { ENVIRONMENTS } from '../../src/environments/index.ts';
+import type { DnsStackProps } from '../../../src/constructs/dns-stack.ts';
+import { DEFAULT_IMAGES, imageProblems, imageReference, type ImageRef } from '../../../src/constructs/base/image.ts';
+import { synthObjects } from '../../../src/constructs/synth-stack.ts';
+import { ENVIRONMENTS } from '../../../src/environments/index.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

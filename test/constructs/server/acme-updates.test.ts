@@ -8,12 +8,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { App, Chart } from 'cdk8s';
-import { ConfigError } from '../../src/config/config-error.ts';
-import type { AcmeProps } from '../../src/constructs/server/acme-updates.ts';
-import { DnsStack, type DnsStackProps } from '../../src/constructs/dns-stack.ts';
-import { synthObjects } from '../../src/constructs/synth-stack.ts';
-import { loadServerSettings } from '../../src/runtime/dns-server/server-settings.ts';
-import { tempDir } from '../support/temp-dir.ts';
+import { ConfigError } from '../../../src/config/config-error.ts';
+import type { AcmeProps } from '../../../src/constructs/server/acme-updates.ts';
+import { DnsStack, type DnsStackProps } from '../../../src/constructs/dns-stack.ts';
+import { synthObjects } from '../../../src/constructs/synth-stack.ts';
+import { loadServerSettings } from '../../../src/runtime/dns-server/server-settings.ts';
+import { tempDir } from '../../support/temp-dir.ts';
 import { podSpec, serverConfig, type Json } from './server-objects.ts';
 
 const ACME: AcmeProps = {

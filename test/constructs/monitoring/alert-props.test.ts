@@ -4,10 +4,10 @@
 // a message naming the field.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError } from '../../src/config/config-error.ts';
-import type { AlertRuleGroup } from '../../src/constructs/monitoring/alert-rules.ts';
-import type { DnsStackProps } from '../../src/constructs/dns-stack.ts';
-import { synthObjects } from '../../src/constructs/synth-stack.ts';
+import { ConfigError } from '../../../src/config/config-error.ts';
+import type { AlertRuleGroup } from '../../../src/constructs/monitoring/alert-rules.ts';
+import type { DnsStackProps } from '../../../src/constructs/dns-stack.ts';
+import { synthObjects } from '../../../src/constructs/synth-stack.ts';
 
 const monitored: DnsStackProps = {
   zones: [{ name: 'example.org' }],

@@ -10,8 +10,8 @@ import {
   KUSTOMIZATION,
   manifestFiles,
   type ManifestObject,
-} from '../../src/constructs/output/manifest-files.ts';
-import { writeManifests } from '../../src/constructs/output/manifest-writer.ts';
+} from '../../../src/constructs/output/manifest-files.ts';
+import { writeManifests } from '../../../src/constructs/output/manifest-writer.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'etcdns-manifests-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

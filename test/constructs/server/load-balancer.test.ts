@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { App, Chart } from 'cdk8s';
-import { ConfigError } from '../../src/config/config-error.ts';
-import { DnsStack, type DnsStackProps } from '../../src/constructs/dns-stack.ts';
-import type { DnsServiceProps } from '../../src/constructs/server/dns-service.ts';
-import { synthObjects } from '../../src/constructs/synth-stack.ts';
+import { ConfigError } from '../../../src/config/config-error.ts';
+import { DnsStack, type DnsStackProps } from '../../../src/constructs/dns-stack.ts';
+import type { DnsServiceProps } from '../../../src/constructs/server/dns-service.ts';
+import { synthObjects } from '../../../src/constructs/synth-stack.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
