@@ -4,10 +4,15 @@
 // layer, type-only imports included (a type names a dependency as much as a value), so no import
 // arrow runs back up; and no file of the library imports itself through a cycle.
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { test } from 'node:test';
-import { moduleImports, typeScriptFilesBelow, type ModuleImport } from '../support/module-imports.ts';
+import {
+  arrowsNotDown,
+  foldersIn,
+  moduleImports,
+  typeScriptFilesBelow,
+  type ModuleImport,
+} from '../support/module-imports.ts';
 import { repoRoot } from '../support/tools.ts';
 
 const CONSTRUCTS = join(repoRoot, 'src', 'constructs');
@@ -47,21 +52,12 @@ function crossing(file: string, imported: ModuleImport): string | undefined {
   return `${relative(CONSTRUCTS, file)} (${from}) imports ${imported.specifier} (${to})`;
 }
 
-const layerOf = (room: Room) => LAYERS.findIndex((layer) => (layer as readonly Room[]).includes(room));
-
 test('every folder of src/constructs is a room with its layer', () => {
-  const folders = readdirSync(CONSTRUCTS, { withFileTypes: true })
-    .filter((e) => e.isDirectory())
-    .map((e) => e.name)
-    .sort();
-  assert.deepEqual(folders, ROOMS.filter((r) => r !== 'top').sort());
+  assert.deepEqual(foldersIn(CONSTRUCTS), ROOMS.filter((r) => r !== 'top').sort());
 });
 
 test('a room may import only rooms of lower layers', () => {
-  const upward = ROOMS.flatMap((from) =>
-    ALLOWED[from].filter((to) => layerOf(to) <= layerOf(from)).map((to) => `${from} -> ${to}`),
-  );
-  assert.deepEqual(upward, []);
+  assert.deepEqual(arrowsNotDown(LAYERS, ALLOWED), []);
 });
 
 test("the constructs' rooms import only what their rows allow", () => {

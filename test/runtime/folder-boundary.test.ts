@@ -7,10 +7,15 @@
 // their code. Outside the runtime, a folder imports only the pure modules (src/config, src/dns,
 // src/skydns, src/version.ts), and the command also the scaffold of `etcdns init`.
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { test } from 'node:test';
-import { moduleImports, typeScriptFilesBelow, type ModuleImport } from '../support/module-imports.ts';
+import {
+  arrowsNotDown,
+  foldersIn,
+  moduleImports,
+  typeScriptFilesBelow,
+  type ModuleImport,
+} from '../support/module-imports.ts';
 import { repoRoot } from '../support/tools.ts';
 
 const SRC = join(repoRoot, 'src');
@@ -69,23 +74,15 @@ function crossing(file: string, imported: ModuleImport): string | undefined {
   return `${what} (${to.folder})`;
 }
 
-const layerOf = (folder: Folder) => LAYERS.findIndex((layer) => (layer as readonly Folder[]).includes(folder));
-
 test('every folder of src/runtime has its layer', () => {
-  const folders = readdirSync(RUNTIME, { withFileTypes: true })
-    .filter((e) => e.isDirectory())
-    .map((e) => e.name)
-    .sort();
-  assert.deepEqual(folders, FOLDERS.filter((f) => f !== 'top').sort());
+  assert.deepEqual(foldersIn(RUNTIME), FOLDERS.filter((f) => f !== 'top').sort());
 });
 
 test('a folder may import only folders of lower layers', () => {
-  const upward = FOLDERS.flatMap((from) =>
-    [...ALLOWED[from], ...(TYPES_ONLY[from] ?? [])]
-      .filter((to) => layerOf(to) <= layerOf(from))
-      .map((to) => `${from} -> ${to}`),
-  );
-  assert.deepEqual(upward, []);
+  const withTypes = Object.fromEntries(
+    FOLDERS.map((from) => [from, [...ALLOWED[from], ...(TYPES_ONLY[from] ?? [])]]),
+  ) as Record<Folder, Folder[]>;
+  assert.deepEqual(arrowsNotDown(LAYERS, withTypes), []);
 });
 
 test("the runtime's folders import only what their rows allow", () => {

@@ -39,3 +39,25 @@ export function typeScriptFilesBelow(dir: string): string[] {
     .map((name) => join(dir, name))
     .sort();
 }
+
+/** The folders directly below `dir`, sorted. */
+export function foldersIn(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+}
+
+/**
+ * The arrows of `allowed` (folder -> the folders it may import) that do not point to a lower
+ * layer, as "from -> to"; `layers` lists the folders' layers top first.
+ */
+export function arrowsNotDown<F extends string>(
+  layers: readonly (readonly F[])[],
+  allowed: Readonly<Record<F, readonly F[]>>,
+): string[] {
+  const layerOf = (folder: F) => layers.findIndex((layer) => layer.includes(folder));
+  return (Object.keys(allowed) as F[]).flatMap((from) =>
+    allowed[from].filter((to) => layerOf(to) <= layerOf(from)).map((to) => `${from} -> ${to}`),
+  );
+}
