@@ -22,7 +22,7 @@ export interface NamespaceProps {
   readonly create?: boolean;
   /**
    * Annotate the emitted Namespace so that Argo CD and Flux never delete it, neither by pruning nor with
-   * their Application or Kustomization (see prune-protection.ts). Turn off only if deleting the Namespace,
+   * their Application or Kustomization (see base/gitops.ts). Turn off only if deleting the Namespace,
    * etcd's volumes and every record with it, is intended.
    * @default true
    */

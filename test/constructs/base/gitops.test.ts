@@ -1,4 +1,4 @@
-// The GitOps ordering that does not depend on which construct made an object (gitops-order.ts):
+// The GitOps ordering that does not depend on which construct made an object (gitops.ts):
 // with sync waves on, every CustomResourceDefinition of the stack goes into the first wave, before
 // any custom resource of its kind whatever that one's wave; without sync waves nothing is added.
 import assert from 'node:assert/strict';
