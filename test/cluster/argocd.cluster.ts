@@ -11,23 +11,32 @@
 // one Argo CD, each under a steady checked DNS load: the first sync (Synced and Healthy, waves in
 // order, a second sync changes nothing); an environment change; an upgrade to a second etcdns
 // release and its rollback (a git revert); a hand edit healed; an object removed from dist/
-// pruned; the Application deleted as written (no resources finalizer: nothing deleted) and
-// applied again.
+// pruned; the DNSEndpoint CRD left out of dist/ (kept: Argo CD does not track CRDs); the
+// Application deleted as written (no resources finalizer: nothing deleted) and applied again;
+// then deleted with the resources finalizer (everything it applied goes, wave by wave from the
+// last, within a bound). Beside it, a second Application applies dist/staging's Certificates and
+// ExternalSecret (their operators' CRDs installed; the check plays the operators' Ready).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
+import { dump, load } from 'js-yaml';
 import {
   ARGOCD_NAMESPACE,
   startArgoCd,
   unhealthy,
+  untilApplication,
   waitApplication,
   type ApplicationStatus,
   type ArgoCd,
+  type ResourceStatus,
 } from '../support/argocd.ts';
+import { objectKey, watchDeletions, type DeletionMarks } from '../support/deletion-watch.ts';
+import { CERT_MANAGER_VERSION } from '../support/cert-manager.ts';
 import type { Cluster } from '../support/cluster.ts';
+import { crdsIn, EXTERNAL_SECRETS_VERSION, installCrds } from '../support/crds.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { repoRoot } from '../support/tools.ts';
 import { argoHealthConfigMap } from '../../src/scaffold/argocd-health.ts';
@@ -67,6 +76,15 @@ const SOURCE = 'dns-gitops';
 /** The address the check, playing MetalLB, gives the DNS LoadBalancer Service. */
 const DNS_LB_ADDRESS = '10.213.200.53';
 const MAIL = { name: 'mail.dev.example.org', ip: '192.0.2.25' };
+/** dist/staging's Certificates and ExternalSecret, applied by a second Application from this folder of the repository. */
+const SECRETS = { app: 'etcdns-staging-secrets', path: 'staging-secrets', namespace: 'etcdns-staging' };
+/** The message Argo CD's own health check gives each kind before its operator reports. */
+const WAITING: Record<string, string> = {
+  Certificate: 'Waiting for certificate',
+  ExternalSecret: 'Waiting for ExternalSecret',
+};
+/** How long deleting the Application with the resources finalizer may take (the DNS servers' drain included). */
+const DELETION_BOUND_MS = 120_000;
 
 let cluster: Cluster;
 let images: ClusterImages;
@@ -76,6 +94,7 @@ let releases: Releases;
 let user: UserRepo;
 let dns: DnsService;
 let stopLoadBalancer: (() => Promise<void>) | undefined;
+let secretSources: string[];
 const figures: string[] = [];
 
 /** Commits and pushes, then asks Argo CD to refresh now (what its Git webhook does); returns the commit. */
@@ -134,14 +153,8 @@ async function resourceVersions(status: ApplicationStatus | undefined): Promise<
   return out;
 }
 
-/** Starts a sync of `revision` as `argocd app sync` does (the Application's operation field). */
-function requestSync(revision: string): void {
-  const operation = {
-    operation: {
-      initiatedBy: { username: 'etcdns-test' },
-      sync: { revision, syncOptions: ['ServerSideApply=true'] },
-    },
-  };
+/** A merge patch of the Application. */
+function patchApplication(patch: object): void {
   cluster.kubectl([
     'patch',
     '-n',
@@ -150,14 +163,64 @@ function requestSync(revision: string): void {
     APP,
     '--type=merge',
     '-p',
-    JSON.stringify(operation),
+    JSON.stringify(patch),
   ]);
+}
+
+/** Starts a sync of `revision` as `argocd app sync [--prune]` does (the Application's operation field). */
+function requestSync(revision: string, o: { prune?: boolean } = {}): void {
+  patchApplication({
+    operation: {
+      initiatedBy: { username: 'etcdns-test' },
+      sync: { revision, ...(o.prune ? { prune: true } : {}), syncOptions: ['ServerSideApply=true'] },
+    },
+  });
 }
 
 /** Creation time (ms) of an object, by kubectl's kind/name. */
 function created(kindName: string, namespace?: string): number {
   const args = ['get', kindName, '-o', 'jsonpath={.metadata.creationTimestamp}'];
   return Date.parse(cluster.kubectl(namespace ? ['-n', namespace, ...args] : args));
+}
+
+/** The operators' CRDs of the Secrets' sources etcdns renders: cert-manager's and External Secrets' ExternalSecret. */
+async function installSecretSourceCrds(): Promise<void> {
+  const dir = (name: string) => join(repoRoot, '.cache', 'crds', name);
+  const files = [
+    ...readdirSync(dir(`cert-manager-${CERT_MANAGER_VERSION}`))
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => join(dir(`cert-manager-${CERT_MANAGER_VERSION}`), f)),
+    join(dir(`external-secrets-${EXTERNAL_SECRETS_VERSION}`), 'external-secrets.io_externalsecrets.yaml'),
+  ];
+  await installCrds(cluster.admin, crdsIn(files), 'as-is');
+}
+
+/** Copies dist/staging's Certificates and ExternalSecret into the repository's SECRETS.path; their file names. */
+function addSecretSources(): string[] {
+  const staging = join(repoRoot, 'dist', 'staging');
+  const files = readdirSync(staging).filter((f) => /^(certificate|externalsecret)-/.test(f));
+  const dir = join(user.dir, SECRETS.path);
+  mkdirSync(dir);
+  for (const f of files) copyFileSync(join(staging, f), join(dir, f));
+  writeFileSync(
+    join(dir, 'kustomization.yaml'),
+    dump({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: files }),
+  );
+  return files;
+}
+
+/** The scaffold's Application, renamed, reading SECRETS.path into its own namespace (CreateNamespace, as staging does). */
+function secretsApplication(): string {
+  type App = {
+    metadata: { name: string };
+    spec: { source: { path: string }; destination: { namespace: string }; syncPolicy: { syncOptions: string[] } };
+  };
+  const app = load(readFileSync(join(user.dir, 'gitops', 'argocd', 'dev.yaml'), 'utf8')) as App;
+  app.metadata.name = SECRETS.app;
+  app.spec.source.path = SECRETS.path;
+  app.spec.destination.namespace = SECRETS.namespace;
+  app.spec.syncPolicy.syncOptions.push('CreateNamespace=true');
+  return JSON.stringify(app);
 }
 
 const podUids = async () => new Set((await pods(cluster.admin)).map((p) => p.uid));
@@ -207,6 +270,7 @@ describe('Argo CD syncs the repository etcdns init writes', { timeout: 2_400_000
     ({ cluster, images } = await startSuiteCluster(figures));
     releases = packReleases();
     figures.push(`pack N and N+1 ${releases.packMs} ms`);
+    await installSecretSourceCrds();
     const t0 = performance.now();
     argocd = await startArgoCd(cluster);
     figures.push(
@@ -233,6 +297,7 @@ describe('Argo CD syncs the repository etcdns init writes', { timeout: 2_400_000
   gitops: { syncWaves: true },`,
     );
     user.run('npm', ['run', 'synth']);
+    secretSources = addSecretSources();
   });
 
   after(() =>
@@ -264,6 +329,7 @@ describe('Argo CD syncs the repository etcdns init writes', { timeout: 2_400_000
     };
     assert.ok(cm.data['resource.exclusions'], "argocd-cm's own keys are kept");
     cluster.kubectl(['apply', '-n', ARGOCD_NAMESPACE, '-f', join(user.dir, 'gitops', 'argocd', 'dev.yaml')]);
+    cluster.kubectl(['apply', '-n', ARGOCD_NAMESPACE, '-f', '-'], secretsApplication());
 
     let firstAnswerMs = 0;
     const answered = (async () => {
@@ -404,6 +470,67 @@ describe('Argo CD syncs the repository etcdns init writes', { timeout: 2_400_000
     figures.push(`Service create -> answer ${Math.round(performance.now() - t1)} ms`);
   });
 
+  test("(1b) dist/staging's Certificates and ExternalSecret: Progressing until their operators report Ready, then Healthy, by Argo CD's own health checks", async () => {
+    const ofKind = (st: ApplicationStatus | undefined) =>
+      (st?.resources ?? []).filter((r) => Object.keys(WAITING).includes(r.kind));
+    const waiting = await untilApplication(
+      argocd,
+      SECRETS.app,
+      'the secrets Application synced, each object assessed',
+      (st) =>
+        st.operationState?.phase === 'Succeeded' &&
+        st.sync?.status === 'Synced' &&
+        ofKind(st).length === secretSources.length &&
+        ofKind(st).every((r) => r.health),
+      120_000,
+    );
+    assert.deepEqual(
+      ofKind(waiting).map((r) => `${r.kind}/${r.name} ${r.health?.status}: ${r.health?.message}`),
+      ofKind(waiting).map((r) => `${r.kind}/${r.name} Progressing: ${WAITING[r.kind]}`),
+    );
+    assert.equal(waiting.health?.status, 'Progressing');
+    // Playing cert-manager and the External Secrets Operator (neither runs here): their Ready condition.
+    const t0 = performance.now();
+    for (const r of ofKind(waiting)) {
+      const condition = {
+        type: 'Ready',
+        status: 'True',
+        reason: 'Ready',
+        message: `${r.kind} ${r.name} is ready`,
+        lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      };
+      cluster.kubectl([
+        'patch',
+        '-n',
+        SECRETS.namespace,
+        `${r.kind.toLowerCase()}.${r.group}`,
+        r.name,
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        JSON.stringify({ status: { conditions: [condition] } }),
+      ]);
+    }
+    const healthy = await untilApplication(
+      argocd,
+      SECRETS.app,
+      'the secrets Application Healthy',
+      (st) => st.health?.status === 'Healthy',
+      60_000,
+    );
+    assert.deepEqual(
+      ofKind(healthy).map((r) => `${r.kind}/${r.name} ${r.health?.status}: ${r.health?.message}`),
+      ofKind(healthy).map((r) => `${r.kind}/${r.name} Healthy: ${r.kind} ${r.name} is ready`),
+    );
+    figures.push(
+      `dist/staging's ${ofKind(healthy)
+        .map((r) => r.kind)
+        .join(
+          ', ',
+        )}: Progressing until Ready, then Healthy ${Math.round(performance.now() - t0)} ms after their Ready condition`,
+    );
+  });
+
   test('(2) an environment change (a new zone, 2 server replicas) is synced with no failed query', async () => {
     const { load } = await rollUnderLoad('a new zone and 2 DNS servers', () => {
       user.edit(
@@ -421,6 +548,7 @@ describe('Argo CD syncs the repository etcdns init writes', { timeout: 2_400_000
   });
 
   test('(5) self-heal: the server Deployment scaled by hand is put back', async () => {
+    const startedBefore = (await argocd.application(APP))?.operationState?.startedAt;
     const load = webLoad();
     const t0 = performance.now();
     cluster.kubectl(['scale', '-n', NAMESPACE, `deployment/${SERVER}`, '--replicas=3']);
@@ -431,11 +559,16 @@ describe('Argo CD syncs the repository etcdns init writes', { timeout: 2_400_000
       50,
     );
     const ms = Math.round(performance.now() - t0);
-    const status = await argocd.application(APP);
-    const healed = status?.operationState?.syncResult?.resources?.filter((r) => r.kind === 'Deployment') ?? [];
-    assert.ok(
-      healed.some((r) => r.name === SERVER),
-      `the self-heal synced the Deployment: ${JSON.stringify(status?.operationState?.syncResult?.resources)}`,
+    // The Deployment can be put back a moment before Argo CD records the sync that did it.
+    await untilApplication(
+      argocd,
+      APP,
+      'the self-heal sync recorded, the Deployment in it',
+      (st) =>
+        st.operationState?.startedAt !== startedBefore &&
+        st.operationState?.phase === 'Succeeded' &&
+        (st.operationState.syncResult?.resources ?? []).some((r) => r.kind === 'Deployment' && r.name === SERVER),
+      30_000,
     );
     const result = await load.stop();
     figures.push(`self-heal (replicas 2 -> 3 by hand) put back ${ms} ms after the edit; ${describeLoad(result)}`);
@@ -508,6 +641,58 @@ describe('Argo CD syncs the repository etcdns init writes', { timeout: 2_400_000
     assert.deepEqual(load.failures, []);
   });
 
+  test('(4b) the DNSEndpoint CRD left out of dist/ stays: Argo CD does not track a CRD, and a sync with prune leaves it and the DNSEndpoints', async () => {
+    const crd = 'customresourcedefinition/dnsendpoints.externaldns.k8s.io';
+    const uid = () => cluster.kubectl(['get', crd, '-o', 'jsonpath={.metadata.uid}']);
+    const before = uid();
+    const tracksCrd = (st: ApplicationStatus) =>
+      (st.resources ?? []).some((r) => r.kind === 'CustomResourceDefinition');
+    user.edit('environments/dev.ts', 'dnsEndpointCrd: true', 'dnsEndpointCrd: false');
+    user.run('npm', ['run', 'synth']);
+    const commit = commitAndPush('the DNSEndpoint CRD out of dist/');
+    const compared = await untilApplication(
+      argocd,
+      APP,
+      'Synced at the commit without the CRD',
+      (st) => st.sync?.revision === commit && st.sync.status === 'Synced' && !tracksCrd(st),
+      120_000,
+    );
+    // Nothing to sync, so nothing was: a sync with prune, as `argocd app sync --prune` asks.
+    requestSync(commit, { prune: true });
+    const pruned = await untilApplication(
+      argocd,
+      APP,
+      'the sync with prune finished',
+      (st) =>
+        st.operationState?.startedAt !== compared.operationState?.startedAt &&
+        st.operationState?.phase === 'Succeeded' &&
+        st.operationState.syncResult?.revision === commit,
+      120_000,
+    );
+    assert.deepEqual(
+      (pruned.operationState?.syncResult?.resources ?? []).filter((r) => r.status !== 'Synced'),
+      [],
+      'nothing pruned',
+    );
+    assert.equal(uid(), before, 'the same CRD');
+    const mail = await digAt(dns.clusterIp, 53, MAIL.name, 'A');
+    assert.equal(mail.answer.find((a) => a.type === 'A')?.data, MAIL.ip, 'the DNSEndpoint kept in Git still answers');
+    user.run('git', ['revert', '--no-edit', 'HEAD']);
+    const revert = user.push();
+    argocd.refresh(APP);
+    // The CRD in dist/ again is the one that runs: Synced with nothing to apply, so no sync.
+    await untilApplication(
+      argocd,
+      APP,
+      'Synced at the revert, the CRD in dist/ again',
+      (st) =>
+        st.sync?.revision === revert && st.sync.status === 'Synced' && st.health?.status === 'Healthy' && tracksCrd(st),
+      120_000,
+    );
+    assert.equal(uid(), before, 'the same CRD, in dist/ again');
+    figures.push('the CRD out of dist/: Synced without it, a sync with prune left it (same uid) and the DNSEndpoints');
+  });
+
   test('(6) the Application deleted as written: nothing is deleted, no answer lost; applied again, it adopts the running stack', async () => {
     const appFile = join(user.dir, 'gitops', 'argocd', 'dev.yaml');
     const deleteApp = () =>
@@ -529,5 +714,65 @@ describe('Argo CD syncs the repository etcdns init writes', { timeout: 2_400_000
     assert.deepEqual(result.failures, []);
 
     assert.deepEqual(await etcdRecords(cluster), records, 'the records, revisions too');
+  });
+
+  test("(7) the Application deleted with the resources finalizer: what Argo CD applied goes, the last wave first; the Namespace, the DNSEndpoint CRD and etcd's claim stay", async () => {
+    const tracked = (await argocd.application(APP))?.resources ?? [];
+    // Delete=false on the Namespace; Argo CD never deletes a CRD with an Application.
+    const kept = (r: ResourceStatus) => r.kind === 'Namespace' || r.kind === 'CustomResourceDefinition';
+    assert.deepEqual(
+      tracked
+        .filter(kept)
+        .map((r) => r.kind)
+        .sort(),
+      ['CustomResourceDefinition', 'Namespace'],
+    );
+    const watch = await watchDeletions(
+      cluster,
+      tracked.map((r) => ({ ...r, version: r.version ?? 'v1' })),
+    );
+    patchApplication({ metadata: { finalizers: ['resources-finalizer.argocd.argoproj.io'] } });
+    const t0 = performance.now();
+    cluster.kubectl(['delete', '-n', ARGOCD_NAMESPACE, `applications.argoproj.io/${APP}`, '--wait=false']);
+    try {
+      await waitFor(
+        'the Application and its objects deleted',
+        async () => ((await argocd.application(APP)) === undefined ? true : undefined),
+        DELETION_BOUND_MS,
+        250,
+      );
+    } catch (e) {
+      const left = tracked.filter((r) => !kept(r) && watch.marks().get(objectKey(r))?.gone === undefined);
+      throw new Error(
+        `${(e as Error).message}; not deleted: ${left.map(objectKey).join(', ')}\n${cluster.kubectl(['get', 'all', '-n', NAMESPACE, '-o', 'wide'], undefined, true)}\n${argocd.logs()}`,
+        { cause: e },
+      );
+    } finally {
+      watch.stop();
+    }
+    const deletedMs = Math.round(performance.now() - t0);
+    const marks = watch.marks();
+    for (const r of tracked)
+      if (kept(r)) assert.equal(marks.get(objectKey(r))?.marked, undefined, `${objectKey(r)} is kept`);
+      else assert.notEqual(marks.get(objectKey(r))?.gone, undefined, `${objectKey(r)} is deleted`);
+    // Wave by wave from the last: every object of a wave gone before one of the wave below is touched.
+    const deleted = tracked.filter((r) => !kept(r));
+    const waves = [...new Set(deleted.map((r) => r.syncWave ?? 0))].sort((a, b) => b - a);
+    for (const [i, wave] of waves.slice(0, -1).entries()) {
+      const revisions = (w: number, m: keyof DeletionMarks) =>
+        deleted.filter((r) => (r.syncWave ?? 0) === w).map((r) => marks.get(objectKey(r))![m]!);
+      const lastGone = Math.max(...revisions(wave, 'gone'));
+      const firstMarked = Math.min(...revisions(waves[i + 1]!, 'marked'));
+      assert.ok(
+        lastGone < firstMarked,
+        `wave ${wave} gone (revision ${lastGone}) before wave ${waves[i + 1]} (${firstMarked})`,
+      );
+    }
+    cluster.kubectl(['get', 'namespace', NAMESPACE]);
+    cluster.kubectl(['get', 'customresourcedefinition', 'dnsendpoints.externaldns.k8s.io']);
+    cluster.kubectl(['get', 'persistentvolumeclaim', '-n', NAMESPACE, 'data-etcdns-etcd-0']);
+    figures.push(
+      `Application deleted with the resources finalizer: ${deleted.length} objects deleted in waves ${waves.join(', ')} within ${deletedMs} ms; the Namespace, the CRD and etcd's claim kept`,
+    );
   });
 });

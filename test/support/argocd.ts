@@ -21,6 +21,7 @@ const bin = join(cache, 'bin');
 
 export interface ResourceStatus {
   group?: string;
+  version?: string;
   kind: string;
   namespace?: string;
   name: string;
@@ -245,13 +246,42 @@ export async function waitApplication(
       100,
     );
   } catch (e) {
-    const brief = {
-      sync: last?.sync,
-      health: last?.health,
-      operation: { phase: last?.operationState?.phase, message: last?.operationState?.message },
-      unhealthy: unhealthy(last),
-      outOfSync: (last?.resources ?? []).filter((r) => r.status !== 'Synced').map((r) => `${r.kind}/${r.name}`),
-    };
-    throw new Error(`${(e as Error).message}; last status: ${JSON.stringify(brief)}\n${argocd.logs()}`, { cause: e });
+    throw new Error(`${(e as Error).message}; last status: ${describeStatus(last)}\n${argocd.logs()}`, { cause: e });
+  }
+}
+
+/** What a failure message says of an Application's last status. */
+function describeStatus(last: ApplicationStatus | undefined): string {
+  return JSON.stringify({
+    sync: last?.sync,
+    health: last?.health,
+    operation: { phase: last?.operationState?.phase, message: last?.operationState?.message },
+    unhealthy: unhealthy(last),
+    outOfSync: (last?.resources ?? []).filter((r) => r.status !== 'Synced').map((r) => `${r.kind}/${r.name}`),
+    result: last?.operationState?.syncResult?.resources?.map((r) => `${r.kind}/${r.name} ${r.status} ${r.message}`),
+  });
+}
+
+/** Waits until the Application's status passes `done`; a timeout says its last status. */
+export async function untilApplication(
+  argocd: ArgoCd,
+  name: string,
+  what: string,
+  done: (s: ApplicationStatus) => boolean,
+  timeoutMs: number,
+): Promise<ApplicationStatus> {
+  let last: ApplicationStatus | undefined;
+  try {
+    return await waitFor(
+      what,
+      async () => {
+        last = await argocd.application(name);
+        return last && done(last) ? last : undefined;
+      },
+      timeoutMs,
+      100,
+    );
+  } catch (e) {
+    throw new Error(`${(e as Error).message}; last status: ${describeStatus(last)}`, { cause: e });
   }
 }
