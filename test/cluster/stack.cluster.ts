@@ -7,7 +7,7 @@
 // kubectl; the controller runs
 // with exactly the synthesized RBAC; a killed controller pod is replaced without rewriting
 // records; three config changes roll the server pods with no query unanswered even once (each
-// old pod answers after SIGTERM until the EndpointSlice no longer lists it as ready).
+// old pod answers after SIGTERM until the EndpointSlice lists it neither as ready nor as serving).
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -454,7 +454,7 @@ describe('dist/dev on a real single-node cluster', { timeout: 1_200_000 }, () =>
   function drainOf(log: string): string {
     const left = /EndpointSlices no longer list this pod as ready.*?"afterMs":(\d+)/.exec(log);
     if (left) return `endpoints left ${left[1]} ms after SIGTERM`;
-    if (/still listed as ready at the drain maximum/.test(log)) return 'drain maximum reached';
+    if (/still listed as ready or serving at the drain maximum/.test(log)) return 'drain maximum reached';
     if (/draining for a fixed time/.test(log)) return 'fixed drain (no API access)';
     return 'no drain logged';
   }

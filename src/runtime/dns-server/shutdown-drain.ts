@@ -1,17 +1,17 @@
 // The drain after SIGTERM (config `drain`), while readiness already says no: answer on until the
-// Services' EndpointSlices no longer list the pod's address as ready, then `drain.seconds` more
-// for kube-proxy (and load balancers) to apply it, at most `drain.maxSeconds` in all; without
-// them (outside a pod, no address or namespace given, the API refusing or unreachable)
-// `drain.seconds` from SIGTERM. Then, still within the maximum, until no query has arrived for
-// `drain.quietSeconds`: a kube-proxy on a busy node was seen routing here 5 s after the slice
-// dropped the pod, and the arrivals are the one signal of that the pod has. So a roll depends
-// neither on how fast the endpoints move nor on how fast the proxies follow.
+// Services' EndpointSlices list the pod's address neither as ready nor as serving (why both:
+// endpoint-listing.ts), then `drain.seconds` more for kube-proxy (and load balancers) to apply
+// it, at most `drain.maxSeconds` in all; without them (outside a pod, no address or namespace
+// given, the API refusing or unreachable) `drain.seconds` from SIGTERM. Then, still within the
+// maximum, until no query has arrived for `drain.quietSeconds`: what reaches the sockets is the
+// one sign a pod has of a proxy that has not followed yet. So a roll depends neither on how fast
+// the endpoints move nor on how fast the proxies follow.
 import { DRAIN_DEFAULTS, type DrainConfig } from '../../config/server-config.ts';
 import { KubeClient } from '../kube/kube-client.ts';
 import { loadKubeTarget } from '../kube/kube-target.ts';
 import type { Readiness } from '../shared/http-server.ts';
 import type { Logger } from '../shared/log.ts';
-import { listsAsReady } from './endpoint-listing.ts';
+import { listsAsServing } from './endpoint-listing.ts';
 import type { V1EndpointSliceList } from '@kubernetes/client-node';
 
 const POLL_MS = 250;
@@ -25,7 +25,7 @@ export type DrainOutcome = 'none' | 'fixed' | 'endpoints-left' | 'max-reached';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(ms, 0)));
 
-/** Reads whether the Services' EndpointSlices list the pod as ready; undefined when the drain has no API access. */
+/** Reads whether the Services' EndpointSlices list the pod as ready or serving; undefined when the drain has no API access. */
 function endpointReader(
   config: DrainConfig,
   logger: Logger,
@@ -45,7 +45,7 @@ function endpointReader(
     listed: async () => {
       const res = await client.getText(path, READ_TIMEOUT_MS);
       if (res.status !== 200) throw new Error(`GET EndpointSlices: HTTP ${res.status}: ${res.body.slice(0, 200)}`);
-      return listsAsReady((JSON.parse(res.body) as V1EndpointSliceList).items, podIp);
+      return listsAsServing((JSON.parse(res.body) as V1EndpointSliceList).items, podIp);
     },
     close: () => client.close(),
   };
@@ -147,10 +147,10 @@ async function untilEndpointsLeft(
       });
     }
     if (listed) {
-      logger.warn('still listed as ready at the drain maximum, closing', { maxSeconds });
+      logger.warn('still listed as ready or serving at the drain maximum, closing', { maxSeconds });
       return 'max-reached';
     }
-    logger.info('EndpointSlices no longer list this pod as ready', {
+    logger.info('EndpointSlices no longer list this pod as ready, nor as serving', {
       afterMs: Date.now() - started,
       answeringMoreSeconds: margin / 1000,
     });
