@@ -106,16 +106,18 @@ export interface ServerProps extends WorkloadProps, TmpVolumeProps, ReplicaSprea
    */
   readonly logLevel?: LogLevel;
   /**
-   * After SIGTERM a server pod answers on (not ready) until its Services' EndpointSlices no longer
-   * list it as ready and `drainSeconds` more, at most this many seconds in all; the pod's grace
-   * period is this (or `drainSeconds`, the larger) plus 30.
+   * After SIGTERM a server pod answers on (not ready) until its Services' EndpointSlices list it
+   * neither as ready nor as serving, `drainSeconds` more, then until queries stop arriving, at
+   * most this many seconds in all; the pod's grace period is this (or `drainSeconds`, the larger)
+   * plus 30.
    * @default 30
    */
   readonly drainMaxSeconds?: number;
   /**
-   * Seconds a terminating pod answers on once its EndpointSlices no longer list it as ready (or
-   * after SIGTERM, when it cannot read them: the API server unreachable or refusing): kube-proxy
-   * and load balancers take a moment to stop sending it queries. 0: it closes at once then.
+   * Seconds a terminating pod answers on once its EndpointSlices list it neither as ready nor as
+   * serving (or after SIGTERM, when it cannot read them: the API server unreachable or refusing):
+   * kube-proxy and load balancers take a moment to stop sending it queries. 0: it closes at once
+   * then.
    * @default 5
    */
   readonly drainSeconds?: number;
