@@ -22,6 +22,7 @@ import {
   dnsServiceProblems,
   type DnsServiceProps,
 } from '../server/dns-service.ts';
+import { dataClaimTemplate, statefulSetSpecJson } from '../base/data-claim.ts';
 import { DEFAULT_IMAGES, imageReference } from '../base/image.ts';
 import { COMPONENT, podTemplateLabels, selectorLabels } from '../base/labels.ts';
 import { objectMeta, type StackContext } from '../base/stack-context.ts';
@@ -321,29 +322,9 @@ export class DnssecSigner extends Construct {
           ],
         },
       },
-      volumeClaimTemplates: [
-        {
-          // Only the fixed selector labels: claim templates are immutable after creation.
-          metadata: { name: 'data', labels: selector },
-          spec: {
-            accessModes: ['ReadWriteOnce'],
-            resources: {
-              requests: { storage: k8s.Quantity.fromString(props.storage?.size ?? SIGNER_DEFAULTS.storageSize) },
-            },
-            ...(props.storage?.storageClassName ? { storageClassName: props.storage.storageClassName } : {}),
-            volumeMode: 'Filesystem',
-          },
-        },
-      ],
+      volumeClaimTemplates: [dataClaimTemplate(selector, props.storage, SIGNER_DEFAULTS.storageSize)],
     };
-    // As etcd's: the typed StatefulSet drops the claim templates' apiVersion and kind, which the
-    // API server fills in (a permanent diff in Argo CD).
-    const specJson = k8s.toJson_StatefulSetSpec(spec)!;
-    specJson.volumeClaimTemplates = (specJson.volumeClaimTemplates as object[]).map((claim) => ({
-      apiVersion: 'v1',
-      kind: 'PersistentVolumeClaim',
-      ...claim,
-    }));
+    const specJson = statefulSetSpecJson(spec);
     new ApiObject(this, 'statefulset', {
       apiVersion: 'apps/v1',
       kind: 'StatefulSet',

@@ -12,6 +12,7 @@ import { MemberHelperAccess, memberHelperPod, type MemberHelperSpec } from './et
 import type { EtcdClientAccess } from './etcd-client-access.ts';
 import type { SecretKeyRef } from '../base/secret-key-ref.ts';
 import { externalSecret, type ExternalSecretProps } from '../base/external-secret.ts';
+import { dataClaimTemplate, statefulSetSpecJson } from '../base/data-claim.ts';
 import { DEFAULT_IMAGES, imageReference, type ImageRef } from '../base/image.ts';
 import { COMPONENT, podTemplateLabels, selectorLabels } from '../base/labels.ts';
 import { metricsService } from '../base/metrics-service.ts';
@@ -504,30 +505,10 @@ export class EtcdCluster extends Construct {
           volumes: [...m.volumes, ...helper.volumes].sort((a, b) => a.name.localeCompare(b.name)),
         },
       },
-      volumeClaimTemplates: [
-        {
-          // Only the fixed selector labels: claim templates are immutable after creation.
-          metadata: { name: 'data', labels: l.selector },
-          spec: {
-            accessModes: ['ReadWriteOnce'],
-            resources: {
-              requests: { storage: k8s.Quantity.fromString(props.storage?.size ?? ETCD_DEFAULTS.storageSize) },
-            },
-            ...(props.storage?.storageClassName ? { storageClassName: props.storage.storageClassName } : {}),
-            volumeMode: 'Filesystem',
-          },
-        },
-      ],
+      volumeClaimTemplates: [dataClaimTemplate(l.selector, props.storage, ETCD_DEFAULTS.storageSize)],
     };
-    // A plain ApiObject: the typed KubeStatefulSet drops apiVersion and kind from the claim
-    // templates, which the API server fills in, so Argo CD would show a permanent diff.
-    const specJson = k8s.toJson_StatefulSetSpec(spec)!;
+    const specJson = statefulSetSpecJson(spec);
     helper.nativeSidecar((specJson.template as { spec: { initContainers?: Record<string, unknown>[] } }).spec);
-    specJson.volumeClaimTemplates = (specJson.volumeClaimTemplates as object[]).map((claim) => ({
-      apiVersion: 'v1',
-      kind: 'PersistentVolumeClaim',
-      ...claim,
-    }));
     new ApiObject(this, 'statefulset', {
       apiVersion: 'apps/v1',
       kind: 'StatefulSet',
