@@ -117,7 +117,6 @@ async function untilEndpointsLeft(
   started: number,
   deadline: number,
 ): Promise<DrainOutcome> {
-  const maxSeconds = config.maxSeconds ?? DRAIN_DEFAULTS.maxSeconds;
   const margin = (config.seconds ?? DRAIN_DEFAULTS.seconds) * 1000;
   const fixed = async (): Promise<DrainOutcome> => {
     logger.info('draining for a fixed time', { seconds: margin / 1000 });
@@ -147,7 +146,9 @@ async function untilEndpointsLeft(
       });
     }
     if (listed) {
-      logger.warn('still listed as ready or serving at the drain maximum, closing', { maxSeconds });
+      logger.warn('still listed as ready or serving at the drain maximum, closing', {
+        maxSeconds: (deadline - started) / 1000,
+      });
       return 'max-reached';
     }
     logger.info('EndpointSlices no longer list this pod as ready, nor as serving', {
