@@ -8,6 +8,13 @@ import { clusterImages, type ClusterImages } from '../support/cluster-images.ts'
 import { stopAll } from '../support/process.ts';
 import { diagnose, failOnCrashLoop, timeUntil } from './stack-support.ts';
 
+/**
+ * The long scenarios (`npm run test:cluster:long`, ETCDNS_LONG_SCENARIOS=1): a step that shows
+ * again on a second engine what another suite shows in every run is skipped in the default
+ * check, which keeps the CI inside its hour.
+ */
+export const LONG_SCENARIOS = process.env.ETCDNS_LONG_SCENARIOS === '1';
+
 export interface StartedCluster {
   cluster: Cluster;
   images: ClusterImages;

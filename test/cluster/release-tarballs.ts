@@ -54,17 +54,28 @@ const git = (dir: string, args: string[]) =>
     stdio: ['ignore', 'pipe', 'pipe'],
   }).trim();
 
-export function packReleases(): Releases {
-  const t0 = performance.now();
+/** N alone, packed from a scratch clone of HEAD (which the N+1 commit then builds on). */
+function packCurrent(): { dir: string; out: string; current: Releases['current'] } {
   const dir = join(tempDir('releases'), 'etcdns');
   const head = git(repoRoot, ['rev-parse', 'HEAD']);
   execFileSync('git', ['clone', '--quiet', '--shared', '--no-checkout', repoRoot, dir]);
   git(dir, ['checkout', '--quiet', '--detach', head]);
   symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'));
   const out = tempDir('tarballs');
-  const version = () => (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
-  const current = { version: version(), tarball: packInto(out, dir) };
+  return { dir, out, current: { version: versionIn(dir), tarball: packInto(out, dir) } };
+}
 
+const versionIn = (dir: string) =>
+  (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+
+/** Release N only, for a suite that installs it but does not upgrade. */
+export function packRelease(): Releases['current'] {
+  return packCurrent().current;
+}
+
+export function packReleases(): Releases {
+  const t0 = performance.now();
+  const { dir, out, current } = packCurrent();
   for (const [file, from, to] of NEXT_CHANGE) {
     const text = readFileSync(join(dir, file), 'utf8');
     assert.ok(text.includes(from), `the N+1 change no longer applies: ${file} lacks ${JSON.stringify(from)}`);
@@ -73,6 +84,6 @@ export function packReleases(): Releases {
   // npm's version lifecycle writes src/version.ts as a release does.
   execFileSync('npm', ['version', 'patch', '--no-git-tag-version'], { cwd: dir, stdio: 'ignore' });
   git(dir, ['commit', '--quiet', '-am', 'nodeLossToleranceSeconds: NoExecute tolerations on every pod (default 60 s)']);
-  const next = { version: version(), tarball: packInto(out, dir), commit: git(dir, ['rev-parse', 'HEAD']) };
+  const next = { version: versionIn(dir), tarball: packInto(out, dir), commit: git(dir, ['rev-parse', 'HEAD']) };
   return { current, next, packMs: Math.round(performance.now() - t0) };
 }
