@@ -47,6 +47,9 @@ export const hubSchema = v.pipe(
 );
 
 export type HubConfig = v.InferOutput<typeof hubSchema>;
+export type HubConfigInput = v.InferInput<typeof hubSchema>;
+/** One zone's merge policy as a config file (or a DnsStack's `hub.zones`) gives it. */
+export type ZonePolicyInput = v.InferInput<typeof zonePolicySchema>;
 
 /** What the schema's shape cannot say: names used twice, unknown clusters, a policy missing its list. */
 export function hubProblems(hub: HubConfig): { at: (string | number)[]; message: string }[] {

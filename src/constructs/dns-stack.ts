@@ -35,6 +35,7 @@ import {
   type EtcdUser,
 } from './etcd/etcd-roles.ts';
 import { clusterEtcdUser, clustersProblems, type ClusterProps } from './etcd/member-clusters.ts';
+import { hubConfig, hubMergeProblems, hubReader, mergesClusters, type HubMergeProps } from './server/hub-merge.ts';
 import { GrafanaDashboard, dashboardProblems, type DashboardProps } from './monitoring/grafana-dashboard.ts';
 import { DEFAULT_IMAGES } from './base/image.ts';
 import { NetworkPolicies, networkPolicyProblems, type NetworkPolicyProps } from './network-policies.ts';
@@ -180,6 +181,14 @@ export interface DnsStackProps {
    */
   readonly clusters?: ClusterProps[];
   /**
+   * A hub's merge of its `clusters`: the grace period and a policy per zone. The servers of every
+   * internal view serving a zone that holds a cluster's suffix merge the clusters' records into
+   * their answers (the server config's `hub`) and read "/skydns-clusters/" (with `etcdRoles`,
+   * their etcd user may). Needs `clusters`.
+   * @default - with `clusters`: grace 10 s, every zone merges by "all"
+   */
+  readonly hub?: HubMergeProps;
+  /**
    * DNSSEC: Knot DNS signs one view's zones and serves them to the outside (docs/dnssec.md);
    * that view's server allows it zone transfers. etcdns itself stays unsigned.
    * @default - off
@@ -239,14 +248,20 @@ export class DnsStack extends Construct {
         )!
       : undefined;
     if (dnssec && signed) signed.transfer = signerTransfer(signed.transfer, dnssec);
-    const [controllerUser, ...serverUsers] = etcdUsers(stack.name, views, props.server?.acme !== undefined);
+    const [controllerUser, ...ownServerUsers] = etcdUsers(stack.name, views, props.server?.acme !== undefined);
+    // A hub: the views whose servers merge the member clusters, each reading their prefix too.
+    const clusters = props.clusters ?? [];
+    const merges = views.map(
+      (view) => clusters.length > 0 && mergesClusters({ ...view, zones: view.zones.map((z) => z.name) }, clusters),
+    );
+    const serverUsers = ownServerUsers.map((user, i) => (merges[i] ? hubReader(user) : user));
     const etcdAs = (user: EtcdUser) =>
       roles ? accessAs(this.etcd.clientAccess, user, roles.passwordSecret) : this.etcd.clientAccess;
     if (roles && roles.job !== false) {
       new EtcdRolesJob(this, 'etcd-roles', {
         stack,
         etcd: this.etcd.clientAccess,
-        users: [controllerUser!, ...serverUsers, ...(props.clusters ?? []).map((c) => clusterEtcdUser(c.name))],
+        users: [controllerUser!, ...serverUsers, ...clusters.map((c) => clusterEtcdUser(c.name))],
         passwordSecret: roles.passwordSecret,
         enableAuth: roles.enableAuth ?? true,
         ...(props.server?.image ? { image: props.server.image } : {}),
@@ -267,6 +282,15 @@ export class DnsStack extends Construct {
           allowQueryFrom: view.allowQueryFrom,
           ...(view.answerOrder ? { answerOrder: { ...props.server?.answerOrder, ...view.answerOrder } } : {}),
           ...(view.catalog ? { catalog: view.catalog } : {}),
+          ...(merges[i]
+            ? {
+                hub: hubConfig(
+                  clusters,
+                  props.hub,
+                  view.zones.map((z) => z.name),
+                ),
+              }
+            : {}),
           etcd: etcdAs(serverUsers[i]!),
           httpPort,
           prometheusAnnotations,
@@ -400,16 +424,17 @@ function signerProblems(props: DnsStackProps): string[] {
   );
 }
 
-/** The member clusters, against the stack's zones, views and own etcd users. */
+/** The member clusters, against the stack's zones, views and own etcd users; then their merge. */
 function hubProblems(props: DnsStackProps): string[] {
-  if (props.clusters === undefined) return [];
+  if (props.clusters === undefined)
+    return props.hub === undefined ? [] : ['hub: needs clusters (the member clusters it merges)'];
   const views = Array.isArray(props.views ?? DEFAULT_VIEWS) ? (props.views ?? DEFAULT_VIEWS) : [];
   const zones = Array.isArray(props.zones) ? props.zones.map((z) => z?.name).filter((n) => typeof n === 'string') : [];
   const stackUsers = etcdUsers(
     props.name ?? STACK_DEFAULTS.name,
     views.map((v) => ({ name: v?.name, prefix: v?.prefix ?? DEFAULT_PREFIX })),
   ).map((u) => u.name);
-  return clustersProblems(
+  const problems = clustersProblems(
     props.clusters,
     {
       zones,
@@ -419,5 +444,11 @@ function hubProblems(props: DnsStackProps): string[] {
       etcdTls: props.etcd?.tls !== undefined,
     },
     'clusters',
+  );
+  if (problems.length > 0) return problems;
+  return hubMergeProblems(
+    props.clusters,
+    props.hub,
+    views.map((v) => ({ exposure: v?.exposure, zones: Array.isArray(v?.zones) ? v.zones : zones })),
   );
 }

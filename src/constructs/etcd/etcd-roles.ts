@@ -41,6 +41,8 @@ export interface EtcdUser {
   access: 'read' | 'readwrite';
   /** Key prefixes, each ending in "/" (the view prefix and everything below it). */
   prefixes: string[];
+  /** Further prefixes it only reads, whatever its `access` (a hub's servers: the member clusters'). */
+  reads?: string[];
 }
 
 /** The Secret key of root's password. */
@@ -84,7 +86,10 @@ export function etcdRolesArgs(users: EtcdUser[], enableAuth: boolean): string[] 
   return [
     '--root-password-file',
     `${SECRET_DIR}/${ROOT_PASSWORD_KEY}`,
-    ...users.flatMap((u) => ['--grant', `${u.name}=${u.prefixes.map((p) => `${u.access}:${p}`).join(',')}`]),
+    ...users.flatMap((u) => [
+      '--grant',
+      `${u.name}=${[...u.prefixes.map((p) => `${u.access}:${p}`), ...(u.reads ?? []).map((p) => `read:${p}`)].join(',')}`,
+    ]),
     ...users.flatMap((u) => ['--user', `${u.name}=${SECRET_DIR}/${u.secretKey}`]),
     ...(enableAuth ? ['--enable-auth'] : []),
   ];

@@ -20,6 +20,12 @@ export interface ClusterProps {
    * (each inside one of the hub's zones).
    */
   readonly suffixes: string[];
+  /**
+   * The networks of the cluster's site (CIDRs): the hub's policy `prefer` answers a client in
+   * them with this cluster's records first (`hub.zones`). A spoke ignores them.
+   * @default - none
+   */
+  readonly siteCidrs?: string[];
 }
 
 /** The etcd user (and role) of a member cluster: readwrite on its own prefix, nothing else. */

@@ -15,6 +15,7 @@ import {
 } from '../../config/server-config.ts';
 import * as v from 'valibot';
 import type { CatalogInput } from '../../config/catalog-config.ts';
+import type { HubConfigInput } from '../../config/hub-config.ts';
 import { keyPrefix, upstream, type LogLevel } from '../../config/field-rules.ts';
 import { problemsOf } from '../../config/schema-problems.ts';
 import type { Exposure } from '../../config/view-config.ts';
@@ -222,6 +223,11 @@ export interface DnsServerProps extends ServerProps, RuntimeComponentProps {
   readonly allowQueryFrom?: string[] | undefined;
   /** Where etcd is: EtcdCluster.clientAccess. */
   readonly etcd: EtcdClientAccess;
+  /**
+   * A hub's view: the member clusters it merges (server/hub-merge.ts).
+   * @default - none
+   */
+  readonly hub?: HubConfigInput;
 }
 
 export const SERVER_DEFAULTS = {
@@ -311,6 +317,7 @@ export class DnsServer extends RuntimeComponent {
       ...(transfer.transfer ? { transfer: transfer.transfer } : {}),
       ...(props.catalog ? { catalog: props.catalog } : {}),
       ...(props.acme ? { update: acmeUpdateConfig(props.acme) } : {}),
+      ...(props.hub ? { hub: props.hub } : {}),
       // The pod's address and namespace come from the downward API (ETCDNS_POD_IP, ETCDNS_POD_NAMESPACE).
       drain: {
         services: dnsServiceNames(name, props.service?.protocols),
