@@ -2,9 +2,11 @@
 // certificates and authentication on: the hub's roles Job, as the constructs render it for
 // clusters dc1 and dc2, run as `etcdns etcd-roles`; then cluster dc1's user writes, deletes and
 // leases under its own prefix and is refused (permission denied) under dc2's, a sibling's and
-// the plain /skydns prefix, one row per operation. The real controller with the config the
-// SpokeStack renders publishes under its prefix, where CoreDNS's etcd plugin and etcdns answer
-// it; told another cluster's name, etcd refuses it.
+// the plain /skydns prefix, one row per operation; the hub's server user reads every cluster's
+// prefix and may write none, and the real etcdns server with the hub's rendered config answers
+// from it. The real controller with the config the SpokeStack renders publishes under its
+// prefix, where CoreDNS's etcd plugin and etcdns answer it; told another cluster's name, etcd
+// refuses it.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -12,6 +14,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { Etcd3, EtcdPermissionDeniedError } from 'etcd3';
+import type { DnsStackProps } from '../../../src/constructs/dns-stack.ts';
 import type { ClusterProps } from '../../../src/constructs/etcd/member-clusters.ts';
 import { synthObjects, synthSpokeObjects } from '../../../src/constructs/synth-stack.ts';
 import { controllerKubeconfig, runOnce } from '../controller/controller-harness.ts';
@@ -38,7 +41,14 @@ const PASSWORDS: Record<string, string> = {
   'cluster-dc1': 'dc1-secret',
   'cluster-dc2': 'dc2-secret',
 };
-const HUB_TLS = { serverSecret: 'etcd-server-tls', clientSecret: 'etcd-client-tls' };
+const HUB: DnsStackProps = {
+  zones: [{ name: 'example.org' }],
+  etcd: { tls: { serverSecret: 'etcd-server-tls', clientSecret: 'etcd-client-tls' } },
+  etcdRoles: { passwordSecret: 'etcdns-etcd-users' },
+  clusters: [DC1, DC2],
+};
+/** The hub's server user (its password under the key "server-internal"). */
+const HUB_SERVER = 'etcdns-server-internal';
 
 let pki: TestPki;
 let etcd: EtcdHandle;
@@ -54,13 +64,14 @@ const localPaths = (text: string) =>
     .replaceAll('/etc/etcdns/etcd-tls/tls.crt', pki.serverCert)
     .replaceAll('/etc/etcdns/etcd-tls/tls.key', pki.serverKey)
     .replaceAll('/etc/etcdns/etcd-users', secrets)
-    .replaceAll('/etc/etcdns/etcd-auth/password', join(secrets, 'cluster-dc1'));
+    .replaceAll('/etc/etcdns/etcd-auth/password', join(secrets, 'cluster-dc1'))
+    .replaceAll('/etc/etcdns/etcd-auth/', `${secrets}/`);
 
 const as = (user: string) => {
   const client = new Etcd3({
     hosts: etcd.endpoint,
     credentials: etcdCredentials(pki),
-    auth: { username: user, password: PASSWORDS[user === 'root' ? 'root' : user]! },
+    auth: { username: user, password: PASSWORDS[user.replace(/^etcdns-/, '')]! },
   });
   clients.push(client);
   return client;
@@ -79,18 +90,14 @@ after(async () => {
 });
 
 test("the hub's rendered roles Job creates one user per cluster and switches authentication on", async () => {
-  const objects = synthObjects({
-    zones: [{ name: 'example.org' }],
-    etcd: { tls: HUB_TLS },
-    etcdRoles: { passwordSecret: 'etcdns-etcd-users' },
-    clusters: [DC1, DC2],
-  }) as Json[];
+  const objects = synthObjects(HUB) as Json[];
   const rendered = objects.find((o) => o.kind === 'Job')!.spec.template.spec.containers[0].args as string[];
   const args = rendered.map((a) => (a === 'https://etcdns-etcd:2379' ? etcd.endpoint : localPaths(a)));
   const { stderr } = await promisify(execFile)(nodeBin, [etcdnsBin, ...args]);
   for (const line of [
     'role cluster-dc1: Readwrite on [/skydns-clusters/dc1/, /skydns-clusters/dc10)',
     'role cluster-dc2: Readwrite on [/skydns-clusters/dc2/, /skydns-clusters/dc20)',
+    `role ${HUB_SERVER}: Read on [/skydns-clusters/, /skydns-clusters0)`,
     'user cluster-dc1: role cluster-dc1 granted',
     'authentication enabled',
   ])
@@ -100,15 +107,20 @@ test("the hub's rendered roles Job creates one user per cluster and switches aut
     permissions.map((p) => [p.permission, p.range.start.toString(), p.range.end.toString()]),
     [['Readwrite', '/skydns-clusters/dc1/', '/skydns-clusters/dc10']],
   );
+  const server = await as('root').role(HUB_SERVER).permissions();
+  assert.deepEqual(server.map((p) => [p.permission, p.range.start.toString(), p.range.end.toString()]).sort(), [
+    ['Read', '/skydns-clusters/', '/skydns-clusters0'],
+    ['Read', '/skydns/', '/skydns0'],
+  ]);
 });
 
 type Op = 'write' | 'delete' | 'lease' | 'revoke-lease' | 'read';
 const VALUE = '{"host":"192.0.2.1"}';
 
-/** Attempts `op` on `key` as cluster-dc1; a refused write or delete leaves root's key as it was. */
-async function attempt(op: Op, key: string): Promise<'ok' | 'denied'> {
+/** Attempts `op` on `key` as `user`; a refused write or delete leaves root's key as it was. */
+async function attempt(op: Op, key: string, user: string): Promise<'ok' | 'denied'> {
   const root = as('root');
-  const dc1 = as('cluster-dc1');
+  const dc1 = as(user);
   const denied = (e: unknown) => {
     if (e instanceof EtcdPermissionDeniedError) return 'denied' as const;
     throw e;
@@ -179,8 +191,47 @@ const ROWS: [Op, string, 'ok' | 'denied'][] = [
 ];
 for (const [op, key, expected] of ROWS)
   test(`cluster-dc1: ${op} ${key} -> ${expected}`, async () => {
-    assert.equal(await attempt(op, key), expected);
+    assert.equal(await attempt(op, key, 'cluster-dc1'), expected);
   });
+
+// operation, key, expected (as the hub's server user): it reads every cluster, writes none.
+const SERVER_ROWS: [Op, string, 'ok' | 'denied'][] = [
+  ['read', OWN, 'ok'],
+  ['read', '/skydns-clusters/dc2/org/example/dc2/rows/1a2b3c4d', 'ok'],
+  ['write', OWN, 'denied'],
+  ['delete', OWN, 'denied'],
+  ['lease', OWN, 'denied'],
+  ['revoke-lease', OWN, 'denied'],
+];
+for (const [op, key, expected] of SERVER_ROWS)
+  test(`${HUB_SERVER}: ${op} ${key} -> ${expected}`, async () => {
+    assert.equal(await attempt(op, key, HUB_SERVER), expected);
+  });
+
+test("the real etcdns server with the hub's rendered config, as its rendered user, answers a cluster's name", async () => {
+  await as('root').put('/skydns-clusters/dc1/org/example/dc1/hubweb/1a2b3c4d').value('{"host":"192.0.2.44"}');
+  const objects = synthObjects(HUB) as Json[];
+  const rendered = JSON.parse(
+    localPaths(objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === HUB_SERVER)!.data['config.json']),
+  ) as Json;
+  assert.deepEqual(rendered.hub, { clusters: [{ name: 'dc1' }, { name: 'dc2' }] });
+  const file = join(tempDir('hub-config'), 'config.json');
+  // The pod's own settings (drain, snapshot, listen) stay out: the helper gives its loopback ones.
+  writeFileSync(
+    file,
+    JSON.stringify({ etcd: rendered.etcd, zones: rendered.zones, prefix: rendered.prefix, hub: rendered.hub }),
+  );
+  const server = await startEtcdnsServer({
+    etcdEndpoints: [etcd.endpoint],
+    zones: ['example.org'],
+    args: ['--config', file],
+  });
+  try {
+    assert.deepEqual(answerData(await dig({ port: server.port, name: 'hubweb.dc1.example.org' }), 'A'), ['192.0.2.44']);
+  } finally {
+    await server.stop();
+  }
+});
 
 test('cluster-dc1 cannot delete every cluster at once: a range over /skydns-clusters/ is refused', async () => {
   await as('root').put('/skydns-clusters/dc2/org/example/dc2/keep').value(VALUE);
