@@ -51,6 +51,8 @@ export type { AlertsProps } from './constructs/monitoring/prometheus-rule.ts';
 export type { DashboardProps } from './constructs/monitoring/grafana-dashboard.ts';
 export { grafanaDashboard } from './constructs/monitoring/dashboard.ts';
 export type { AntiAffinity, ResourceProps, WorkloadProps } from './constructs/base/workload.ts';
+export { StackPart } from './constructs/base/stack-part.ts';
+export type { ObjectOverrides, PartIdentity } from './constructs/base/stack-part.ts';
 export { RuntimeComponent } from './constructs/base/runtime-component.ts';
 export type { RuntimeComponentProps } from './constructs/base/runtime-component.ts';
 export type { StackPartProps } from './constructs/base/stack-context.ts';

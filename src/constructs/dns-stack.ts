@@ -40,7 +40,7 @@ import { GrafanaDashboard, dashboardProblems, type DashboardProps } from './moni
 import { DEFAULT_IMAGES } from './base/image.ts';
 import { NetworkPolicies, networkPolicyProblems, type NetworkPolicyProps } from './network-policies.ts';
 import { PrometheusRule, alertsProblems, type AlertsProps } from './monitoring/prometheus-rule.ts';
-import { NAMESPACE_DEFAULTS, STACK_NAME, stackContext, stackNamespace, type NamespaceProps } from './stack-base.ts';
+import { NAMESPACE_DEFAULTS, STACK_NAME, stackContext, StackNamespace, type NamespaceProps } from './stack-base.ts';
 import { ServiceMonitor, type ServiceMonitorProps } from './monitoring/service-monitor.ts';
 import { orderDefinitionsFirst } from './base/gitops.ts';
 import type { StackContext } from './base/stack-context.ts';
@@ -221,7 +221,7 @@ export class DnsStack extends Construct {
     const monitor = observability.serviceMonitor?.enabled === true;
     const version = (props.server?.image ?? DEFAULT_IMAGES.etcdns).tag;
 
-    stackNamespace(this, stack, props.namespace, version);
+    new StackNamespace(this, 'namespace', { stack, version, namespace: props.namespace });
 
     // With etcdRoles each component logs in as its own user: the controller first, then one per view.
     const roles = props.etcdRoles;

@@ -20,7 +20,8 @@ import { DNS_PORT_NAMES } from './server/dns-service.ts';
 import { ETCD_PORTS } from './etcd/etcd-cluster.ts';
 import { SERVER_DEFAULTS, type DnsPeer } from './server/dns-server.ts';
 import { COMPONENT, selectorLabels } from './base/labels.ts';
-import { objectMeta, type StackContext } from './base/stack-context.ts';
+import type { StackContext, StackPartProps } from './base/stack-context.ts';
+import { StackPart } from './base/stack-part.ts';
 import { SYNC_WAVE } from './base/gitops.ts';
 import { assertNoProblems, intProblem, k8sName, mapProblems, settingProblems, show } from './base/kubernetes-rules.ts';
 
@@ -202,6 +203,23 @@ function dnsPeers(clients: DnsClientsProps | undefined, secondaries: string[]): 
   ];
 }
 
+/** One component's NetworkPolicy, labelled as the component whose pods it selects. */
+class ComponentPolicy extends StackPart {
+  readonly name: string;
+
+  constructor(
+    scope: Construct,
+    id: string,
+    props: StackPartProps & { component: string; spec: k8s.NetworkPolicySpec },
+  ) {
+    const { stack, component } = props;
+    // Before the pods they protect.
+    super(scope, id, stack, { component, version: props.version, wave: SYNC_WAVE.etcd });
+    this.name = `${stack.name}-${component}`;
+    new k8s.KubeNetworkPolicy(this, 'policy', { metadata: this.meta(this.name), spec: props.spec });
+  }
+}
+
 export class NetworkPolicies extends Construct {
   /** Policy name -> the component whose pods it selects. */
   readonly policies: Record<string, string> = {};
@@ -254,17 +272,10 @@ export class NetworkPolicies extends Construct {
       ingress: k8s.NetworkPolicyIngressRule[],
       egressRules: k8s.NetworkPolicyEgressRule[],
     ) => {
-      const name = `${stack.name}-${component}`;
-      this.policies[name] = component;
-      new k8s.KubeNetworkPolicy(this, component, {
-        metadata: objectMeta(stack, {
-          name,
-          component,
-          version: props.version,
-          namespaced: true,
-          // Before the pods they protect.
-          wave: SYNC_WAVE.etcd,
-        }),
+      const { name } = new ComponentPolicy(this, component, {
+        stack,
+        version: props.version,
+        component,
         spec: {
           podSelector: { matchLabels: selectorLabels(stack.name, component) },
           policyTypes: egress ? ['Ingress', 'Egress'] : ['Ingress'],
@@ -273,6 +284,7 @@ export class NetworkPolicies extends Construct {
           ...(egress ? { egress: [...common, ...egressRules] } : {}),
         },
       });
+      this.policies[name] = component;
     };
 
     const etcdClients = [

@@ -18,7 +18,7 @@ import { orderDefinitionsFirst } from './base/gitops.ts';
 import { DEFAULT_IMAGES } from './base/image.ts';
 import { SECRET_KEY, intProblem, k8sName, show } from './base/kubernetes-rules.ts';
 import { clusterEtcdUser, clusterProblems, type ClusterProps } from './etcd/member-clusters.ts';
-import { stackContext, stackNamespace, type NamespaceProps } from './stack-base.ts';
+import { stackContext, StackNamespace, type NamespaceProps } from './stack-base.ts';
 import type { StackContext } from './base/stack-context.ts';
 
 export interface HubConnectionProps {
@@ -91,7 +91,7 @@ export class SpokeStack extends Construct {
     const stack = stackContext(this, props, spokeProblems(props));
     this.context = stack;
     const version = (props.controller?.image ?? DEFAULT_IMAGES.etcdns).tag;
-    stackNamespace(this, stack, props.namespace, version);
+    new StackNamespace(this, 'namespace', { stack, version, namespace: props.namespace });
 
     const { cluster, hub } = props;
     const hubEtcd: EtcdClientAccess = {

@@ -6,7 +6,8 @@ import type { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import { assertNoProblems } from './base/kubernetes-rules.ts';
 import { PRUNE_PROTECTION, SYNC_WAVE } from './base/gitops.ts';
-import { objectMeta, type StackContext } from './base/stack-context.ts';
+import type { StackContext, StackPartProps } from './base/stack-context.ts';
+import { StackPart } from './base/stack-part.ts';
 
 export interface NamespaceProps {
   /**
@@ -43,24 +44,27 @@ export const NAMESPACE_DEFAULTS = {
 } as const;
 
 /** The Namespace, unless `create` is false. */
-export function stackNamespace(
-  scope: Construct,
-  stack: StackContext,
-  props: NamespaceProps | undefined,
-  version: string,
-) {
-  if (props?.create === false) return;
-  new k8s.KubeNamespace(scope, 'namespace', {
-    metadata: objectMeta(stack, {
-      name: stack.namespace,
+export class StackNamespace extends StackPart {
+  constructor(
+    scope: Construct,
+    id: string,
+    props: StackPartProps & { readonly namespace: NamespaceProps | undefined },
+  ) {
+    const { stack, version, namespace: ns } = props;
+    super(scope, id, stack, {
       component: 'namespace',
       version,
-      namespaced: false,
       wave: SYNC_WAVE.namespace,
-      labels: props?.labels ?? NAMESPACE_DEFAULTS.labels,
-      ...(props?.pruneProtection !== false ? { annotations: PRUNE_PROTECTION } : {}),
-    }),
-  });
+      labels: ns?.labels ?? NAMESPACE_DEFAULTS.labels,
+    });
+    if (ns?.create === false) return;
+    new k8s.KubeNamespace(this, 'namespace', {
+      metadata: this.meta(stack.namespace, {
+        namespaced: false,
+        ...(ns?.pruneProtection !== false ? { annotations: PRUNE_PROTECTION } : {}),
+      }),
+    });
+  }
 }
 
 /**

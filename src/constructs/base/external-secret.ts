@@ -2,10 +2,9 @@
 // cloud secret manager, ...), so no secret value is ever in git. Needs its CRDs, so the
 // ExternalSecret carries SkipDryRunOnMissingResource.
 import { ApiObject } from 'cdk8s';
-import type { Construct } from 'constructs';
 import type { SecretKeyRef } from './secret-key-ref.ts';
 import { SKIP_DRY_RUN } from './gitops.ts';
-import { objectMeta, type StackContext } from './stack-context.ts';
+import type { StackPart } from './stack-part.ts';
 
 export interface ExternalSecretProps {
   /** The SecretStore or ClusterSecretStore to read from. */
@@ -29,34 +28,18 @@ export interface ExternalSecretProps {
   readonly refreshInterval?: string;
 }
 
-export interface ExternalSecretIdentity {
-  stack: StackContext;
-  component: string;
-  version: string;
-  wave: number;
-  labels?: Record<string, string>;
-}
-
-/** An ExternalSecret that owns the Secret `target` and fills its one key. */
+/** An ExternalSecret of `part`'s component, in sync wave `wave`, that owns the Secret `target` and fills its one key. */
 export function externalSecret(
-  scope: Construct,
+  part: StackPart,
   id: string,
   target: SecretKeyRef,
   source: ExternalSecretProps,
-  identity: ExternalSecretIdentity,
+  wave: number,
 ): ApiObject {
-  return new ApiObject(scope, id, {
+  return new ApiObject(part, id, {
     apiVersion: 'external-secrets.io/v1',
     kind: 'ExternalSecret',
-    metadata: objectMeta(identity.stack, {
-      name: target.name,
-      component: identity.component,
-      version: identity.version,
-      namespaced: true,
-      wave: identity.wave,
-      labels: identity.labels,
-      annotations: SKIP_DRY_RUN,
-    }),
+    metadata: part.meta(target.name, { wave, annotations: SKIP_DRY_RUN }),
     // Fully defaulted as the CRD (v1.3) defaults it: otherwise Argo CD's diff finds the API
     // server's defaults missing from Git and keeps the ExternalSecret OutOfSync.
     spec: {

@@ -1,16 +1,18 @@
 // The base of the components that run the etcdns image as a long-running process (each view's
 // DnsServer, the DnsController), as cdk8s-plus's Workload is the base of its Deployment: what
-// they share is built here once, the object metadata of the component, its config file in a
+// they share is built here once, the object metadata of the component (a StackPart's, with the
+// workloads' sync wave), its config file in a
 // ConfigMap (hashed into the pod template), the `etcdns <command>` container with its HTTP port,
 // probes, restricted security context and mounts, and the opt-in metrics Service.
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import { CONFIG_DIR, CONFIG_FILE, renderConfigFile } from './config-file.ts';
 import { SYNC_WAVE } from './gitops.ts';
 import { DEFAULT_IMAGES, imageReference, type ImageRef } from './image.ts';
 import { podTemplateLabels, selectorLabels } from './labels.ts';
 import { metricsService } from './metrics-service.ts';
-import { objectMeta, type StackContext } from './stack-context.ts';
+import type { StackContext } from './stack-context.ts';
+import { StackPart } from './stack-part.ts';
 import {
   RESTRICTED_CONTAINER,
   TMP_MOUNT,
@@ -58,7 +60,7 @@ export interface RuntimeContainerSpec {
   readonly mounts: k8s.VolumeMount[];
 }
 
-export abstract class RuntimeComponent extends Construct {
+export abstract class RuntimeComponent extends StackPart {
   /** Name of the component's objects: `<stack>-<part>`. */
   readonly name: string;
   /** The app.kubernetes.io/component label. */
@@ -70,37 +72,31 @@ export abstract class RuntimeComponent extends Construct {
   readonly #props: RuntimeComponentBaseProps;
 
   protected constructor(scope: Construct, id: string, props: RuntimeComponentBaseProps) {
-    super(scope, id);
+    const image = props.image ?? DEFAULT_IMAGES.etcdns;
+    super(scope, id, props.stack, {
+      component: props.component,
+      version: image.tag,
+      wave: SYNC_WAVE.workloads,
+      labels: props.labels,
+    });
     this.#props = props;
     this.name = props.name;
     this.component = props.component;
-    this.image = props.image ?? DEFAULT_IMAGES.etcdns;
+    this.image = image;
     this.selector = selectorLabels(props.stack.name, props.component);
-  }
-
-  /** The metadata of every object of the component: one name, its labels, the workloads' sync wave. */
-  meta(): k8s.ObjectMeta {
-    return objectMeta(this.#props.stack, {
-      name: this.name,
-      component: this.component,
-      version: this.image.tag,
-      namespaced: true,
-      wave: SYNC_WAVE.workloads,
-      labels: this.#props.labels,
-    });
   }
 
   /** Renders `config` into the component's ConfigMap; returns the file's text. */
   protected configMap(config: object): string {
     const text = renderConfigFile(config);
-    new k8s.KubeConfigMap(this, 'config', { metadata: this.meta(), data: { [CONFIG_FILE]: text } });
+    new k8s.KubeConfigMap(this, 'config', { metadata: this.meta(this.name), data: { [CONFIG_FILE]: text } });
     return text;
   }
 
   /** The pod template's metadata: the labels without the version, and the config's hash. */
   protected podMetadata(configText: string): k8s.ObjectMeta {
     return {
-      labels: podTemplateLabels(this.meta().labels),
+      labels: podTemplateLabels(this.meta(this.name).labels),
       annotations: runtimePodAnnotations(this.#props, configText),
     };
   }
@@ -137,11 +133,7 @@ export abstract class RuntimeComponent extends Construct {
     const props = this.#props;
     if (!props.metricsService) return;
     metricsService(this, 'metrics-service', {
-      stack: props.stack,
       name: `${this.name}-metrics`,
-      component: this.component,
-      version: this.image.tag,
-      wave: SYNC_WAVE.workloads,
       selector: this.selector,
       port: props.httpPort,
       targetPort: 'http',

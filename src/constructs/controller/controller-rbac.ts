@@ -1,7 +1,7 @@
 // The controller's least privilege: exactly the resources and verbs it uses. Reading is
 // cluster-wide (sources and the objects they need), writing is limited to Events; leader
 // election gets a Role in the controller's own namespace, on its one Lease.
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import {
   readApis,
@@ -10,7 +10,8 @@ import {
   type SourceKind,
   type SourceSwitches,
 } from '../../config/source-kinds.ts';
-import { objectMeta, type StackContext } from '../base/stack-context.ts';
+import type { StackContext } from '../base/stack-context.ts';
+import { StackPart } from '../base/stack-part.ts';
 import { SYNC_WAVE } from '../base/gitops.ts';
 
 const READ = ['get', 'list', 'watch'];
@@ -75,19 +76,16 @@ export interface ControllerRbacProps {
   readonly labels?: Record<string, string>;
 }
 
-export class ControllerRbac extends Construct {
+export class ControllerRbac extends StackPart {
   constructor(scope: Construct, id: string, props: ControllerRbacProps) {
-    super(scope, id);
     const { stack, name } = props;
-    const meta = (namespaced: boolean) =>
-      objectMeta(stack, {
-        name,
-        component: props.component,
-        version: props.version,
-        namespaced,
-        wave: SYNC_WAVE.workloads,
-        labels: props.labels,
-      });
+    super(scope, id, stack, {
+      component: props.component,
+      version: props.version,
+      wave: SYNC_WAVE.workloads,
+      labels: props.labels,
+    });
+    const meta = (namespaced: boolean) => this.meta(name, { namespaced });
     // A subject must name its namespace; kustomize's namespace transformer (also behind Flux's
     // targetNamespace) rewrites it along with the ServiceAccount it refers to.
     const subjects: k8s.Subject[] = [

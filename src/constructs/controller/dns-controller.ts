@@ -380,7 +380,10 @@ export class DnsController extends RuntimeComponent {
     };
     const configText = this.configMap(this.config);
 
-    new k8s.KubeServiceAccount(this, 'service-account', { metadata: this.meta(), automountServiceAccountToken: true });
+    new k8s.KubeServiceAccount(this, 'service-account', {
+      metadata: this.meta(this.name),
+      automountServiceAccountToken: true,
+    });
     new ControllerRbac(this, 'rbac', {
       stack,
       name,
@@ -394,9 +397,9 @@ export class DnsController extends RuntimeComponent {
     });
 
     // One replica is replaced with Recreate and has nobody to spread from or keep available.
-    const affinity = leaderElection ? spreadReplicas(this, props, this.meta(), selector) : undefined;
+    const affinity = leaderElection ? spreadReplicas(this, props, this.meta(this.name), selector) : undefined;
     new k8s.KubeDeployment(this, 'deployment', {
-      metadata: this.meta(),
+      metadata: this.meta(this.name),
       spec: {
         replicas,
         revisionHistoryLimit: 5,

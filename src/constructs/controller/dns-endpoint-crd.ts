@@ -6,10 +6,11 @@
 // conditions (its status schema has observedGeneration only): the records are published all the
 // same, only the columns stay empty.
 import { ApiObject } from 'cdk8s';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { DNS_ENDPOINTS } from '../../config/source-kinds.ts';
 import { PRUNE_PROTECTION, SYNC_WAVE } from '../base/gitops.ts';
-import { objectMeta, type StackPartProps } from '../base/stack-context.ts';
+import type { StackPartProps } from '../base/stack-context.ts';
+import { StackPart } from '../base/stack-part.ts';
 
 const { group, resource, versions } = DNS_ENDPOINTS;
 export const DNS_ENDPOINT_CRD_NAME = `${resource}.${group}`;
@@ -125,17 +126,12 @@ export function dnsEndpointCrd(): {
   };
 }
 
-export class DnsEndpointCrd extends Construct {
+export class DnsEndpointCrd extends StackPart {
   constructor(scope: Construct, id: string, props: StackPartProps) {
-    super(scope, id);
-    const { stack, version } = props;
+    super(scope, id, props.stack, { component: 'crd', version: props.version, wave: SYNC_WAVE.namespace });
     const { spec, apiVersion, kind } = dnsEndpointCrd();
-    const meta = objectMeta(stack, {
-      name: DNS_ENDPOINT_CRD_NAME,
-      component: 'crd',
-      version,
+    const meta = this.meta(DNS_ENDPOINT_CRD_NAME, {
       namespaced: false,
-      wave: SYNC_WAVE.namespace,
       // Pruning or deleting it would delete every DNSEndpoint of the cluster, users' own too.
       annotations: { ...APPROVAL, ...PRUNE_PROTECTION },
     });

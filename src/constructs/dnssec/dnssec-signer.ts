@@ -9,7 +9,7 @@
 // file the configuration includes; the Service's ClusterIP stays for the Service's lifetime. etcdns
 // NOTIFYs addresses only and the signer's address is not known at synth time, so Knot instead
 // asks etcdns for the SOA every `refreshInterval` (default 5 s): a change is signed within that.
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { ApiObject } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import * as v from 'valibot';
@@ -25,7 +25,8 @@ import {
 import { dataClaimTemplate, statefulSetSpecJson } from '../base/data-claim.ts';
 import { DEFAULT_IMAGES, imageReference } from '../base/image.ts';
 import { COMPONENT, podTemplateLabels, selectorLabels } from '../base/labels.ts';
-import { objectMeta, type StackContext } from '../base/stack-context.ts';
+import type { StackContext } from '../base/stack-context.ts';
+import { StackPart } from '../base/stack-part.ts';
 import { SYNC_WAVE } from '../base/gitops.ts';
 import { configHash, CONFIG_HASH_ANNOTATION } from '../base/config-file.ts';
 import { SECRET_KEY, k8sName, settingProblems, show } from '../base/kubernetes-rules.ts';
@@ -202,28 +203,19 @@ const knotAddress = (address: string) => {
   return `${host}@${port}`;
 };
 
-export class DnssecSigner extends Construct {
+export class DnssecSigner extends StackPart {
   /** The Services the outside asks. */
   readonly serviceNames: string[];
   /** Knot's configuration as rendered into the ConfigMap. */
   readonly knotConfig: string;
 
   constructor(scope: Construct, id: string, props: DnssecSignerProps) {
-    super(scope, id);
     const { stack } = props;
-    const name = `${stack.name}-dnssec-signer`;
     const component = COMPONENT.signer;
     const image = props.image ?? DEFAULT_IMAGES.knot;
+    super(scope, id, stack, { component, version: image.tag, wave: SYNC_WAVE.workloads, labels: props.labels });
+    const name = `${stack.name}-dnssec-signer`;
     const selector = selectorLabels(stack.name, component);
-    const meta = (objectName: string) =>
-      objectMeta(stack, {
-        name: objectName,
-        component,
-        version: image.tag,
-        namespaced: true,
-        wave: SYNC_WAVE.workloads,
-        labels: props.labels,
-      });
     const tsig = props.tsig;
     const knotKey = tsig ? (tsig.knotKey ?? SIGNER_DEFAULTS.knotKey) : undefined;
     this.knotConfig = knotSignerConfig({
@@ -238,7 +230,7 @@ export class DnssecSigner extends Construct {
       ...(props.secondaries?.allowCidrs?.length ? { transferAllow: props.secondaries.allowCidrs } : {}),
       ...(props.secondaries?.notify?.length ? { notify: props.secondaries.notify.map(knotAddress) } : {}),
     });
-    new k8s.KubeConfigMap(this, 'config', { metadata: meta(name), data: { 'knot.conf': this.knotConfig } });
+    new k8s.KubeConfigMap(this, 'config', { metadata: this.meta(name), data: { 'knot.conf': this.knotConfig } });
 
     const container = {
       image: imageReference(image),
@@ -261,7 +253,7 @@ export class DnssecSigner extends Construct {
       selector: { matchLabels: selector },
       template: {
         metadata: {
-          labels: podTemplateLabels(meta(name).labels),
+          labels: podTemplateLabels(this.meta(name).labels),
           annotations: { ...props.podAnnotations, [CONFIG_HASH_ANNOTATION]: configHash(this.knotConfig) },
         },
         spec: {
@@ -328,7 +320,7 @@ export class DnssecSigner extends Construct {
     new ApiObject(this, 'statefulset', {
       apiVersion: 'apps/v1',
       kind: 'StatefulSet',
-      metadata: meta(name),
+      metadata: this.meta(name),
       spec: specJson,
     });
 

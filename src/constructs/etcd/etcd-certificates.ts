@@ -3,10 +3,11 @@
 // hence client auth on it). Needs cert-manager's CRDs, so each carries SkipDryRunOnMissingResource.
 // etcd reloads renewed certificates per connection; etcdns pods read theirs at start.
 import { ApiObject } from 'cdk8s';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { COMPONENT } from '../base/labels.ts';
 import { SKIP_DRY_RUN, SYNC_WAVE } from '../base/gitops.ts';
-import { objectMeta, type StackContext } from '../base/stack-context.ts';
+import type { StackContext } from '../base/stack-context.ts';
+import { StackPart } from '../base/stack-part.ts';
 
 export interface CertManagerProps {
   /** Name of the cert-manager issuer that signs all three certificates (one CA). */
@@ -78,25 +79,22 @@ export function etcdDnsNames(o: {
   return { server: [...client, `${o.clientService}.${svc}.${o.clusterDomain}`, ...peer, 'localhost'], peer };
 }
 
-export class EtcdCertificates extends Construct {
+export class EtcdCertificates extends StackPart {
   constructor(scope: Construct, id: string, props: EtcdCertificatesProps) {
-    super(scope, id);
     const { stack, secrets } = props;
+    super(scope, id, stack, {
+      component: COMPONENT.etcd,
+      version: props.version,
+      // Before etcd: its pods cannot start without the Secrets.
+      wave: SYNC_WAVE.secrets,
+      labels: props.labels,
+    });
     const names = etcdDnsNames({ ...props, namespace: stack.namespace });
     const certificate = (secretName: string, spec: Record<string, unknown>) =>
       new ApiObject(this, secretName, {
         apiVersion: 'cert-manager.io/v1',
         kind: 'Certificate',
-        metadata: objectMeta(stack, {
-          name: secretName,
-          component: COMPONENT.etcd,
-          version: props.version,
-          namespaced: true,
-          // Before etcd: its pods cannot start without the Secrets.
-          wave: SYNC_WAVE.secrets,
-          labels: props.labels,
-          annotations: SKIP_DRY_RUN,
-        }),
+        metadata: this.meta(secretName, { annotations: SKIP_DRY_RUN }),
         spec: {
           secretName,
           issuerRef: {

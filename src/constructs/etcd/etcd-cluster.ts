@@ -4,7 +4,7 @@
 // publishes not-ready addresses; other constructs consume `clientAccess`, never hand-wired URLs.
 // Every address is namespace-relative (resolved through the pod's DNS search path), so a kustomize
 // `namespace:` overlay or Flux's targetNamespace moves the stack without breaking it.
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { ApiObject } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { EtcdCertificates, type CertManagerProps } from './etcd-certificates.ts';
@@ -16,7 +16,8 @@ import { dataClaimTemplate, statefulSetSpecJson } from '../base/data-claim.ts';
 import { DEFAULT_IMAGES, imageReference, type ImageRef } from '../base/image.ts';
 import { COMPONENT, podTemplateLabels, selectorLabels } from '../base/labels.ts';
 import { metricsService } from '../base/metrics-service.ts';
-import { objectMeta, type StackContext } from '../base/stack-context.ts';
+import type { StackContext } from '../base/stack-context.ts';
+import { StackPart } from '../base/stack-part.ts';
 import { SYNC_WAVE } from '../base/gitops.ts';
 import {
   MEMORY,
@@ -231,7 +232,6 @@ interface Layout {
   members: string[];
   /** Key names in the TLS Secrets, when TLS is on. */
   tls: { ca: string; cert: string; key: string } | undefined;
-  meta(objectName: string): k8s.ObjectMeta;
   /** A member's host name, namespace-relative (see memberHost below). */
   memberHost(member: string): string;
 }
@@ -244,7 +244,7 @@ interface MemberConfig {
   tlsMounts: k8s.VolumeMount[];
 }
 
-export class EtcdCluster extends Construct {
+export class EtcdCluster extends StackPart {
   /** Endpoints and credentials references for the DNS server and the controller. */
   readonly clientAccess: EtcdClientAccess;
   /** Name of the client Service (ClusterIP, port 2379). */
@@ -252,12 +252,17 @@ export class EtcdCluster extends Construct {
   readonly replicas: number;
 
   constructor(scope: Construct, id: string, props: EtcdClusterProps) {
-    super(scope, id);
     assertNoProblems([
       ...etcdProblems(props, 'etcd'),
       ...k8sName(props.clusterDomain, 'clusterDomain', 'subdomain', 253),
     ]);
     const layout = EtcdCluster.layout(props);
+    super(scope, id, props.stack, {
+      component: COMPONENT.etcd,
+      version: layout.image.tag,
+      wave: SYNC_WAVE.etcd,
+      labels: props.labels,
+    });
     this.replicas = layout.replicas;
     this.clientServiceName = layout.name;
     this.clientAccess = EtcdCluster.clientAccessOf(props, layout);
@@ -266,7 +271,7 @@ export class EtcdCluster extends Construct {
     this.services(layout);
     this.statefulSet(props, layout, member, helper);
     this.certificates(props, layout);
-    this.passwordSecret(props, layout);
+    this.passwordSecret(props);
     this.disruptionBudget(props, layout);
     this.metricsService(props, layout);
   }
@@ -290,15 +295,6 @@ export class EtcdCluster extends Construct {
         cert: props.tls.certKey ?? 'tls.crt',
         key: props.tls.keyKey ?? 'tls.key',
       },
-      meta: (objectName: string) =>
-        objectMeta(stack, {
-          name: objectName,
-          component: COMPONENT.etcd,
-          version: image.tag,
-          namespaced: true,
-          wave: SYNC_WAVE.etcd,
-          labels: props.labels,
-        }),
       // No namespace: the search path of the pod's resolv.conf completes the name in whatever
       // namespace the objects end up in. Advertised and initial-cluster URLs are the same strings,
       // so etcd's bootstrap check (it resolves and compares them) holds.
@@ -411,7 +407,7 @@ export class EtcdCluster extends Construct {
   /** The headless peer Service (publishing not-ready members, for bootstrap) and the client Service. */
   private services(l: Layout): void {
     new k8s.KubeService(this, 'peer-service', {
-      metadata: l.meta(l.peerService),
+      metadata: this.meta(l.peerService),
       spec: {
         clusterIp: 'None',
         publishNotReadyAddresses: true,
@@ -428,7 +424,7 @@ export class EtcdCluster extends Construct {
       },
     });
     new k8s.KubeService(this, 'client-service', {
-      metadata: l.meta(l.name),
+      metadata: this.meta(l.name),
       spec: {
         type: 'ClusterIP',
         selector: l.selector,
@@ -466,7 +462,7 @@ export class EtcdCluster extends Construct {
       persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' },
       template: {
         metadata: {
-          labels: podTemplateLabels(l.meta(l.name).labels),
+          labels: podTemplateLabels(this.meta(l.name).labels),
           ...(props.podAnnotations ? { annotations: props.podAnnotations } : {}),
         },
         spec: {
@@ -512,7 +508,7 @@ export class EtcdCluster extends Construct {
     new ApiObject(this, 'statefulset', {
       apiVersion: 'apps/v1',
       kind: 'StatefulSet',
-      metadata: l.meta(l.name),
+      metadata: this.meta(l.name),
       spec: specJson,
     });
   }
@@ -538,23 +534,17 @@ export class EtcdCluster extends Construct {
   }
 
   /** The clients' password Secret from an external store, when asked for. */
-  private passwordSecret(props: EtcdClusterProps, l: Layout): void {
+  private passwordSecret(props: EtcdClusterProps): void {
     if (!props.auth?.externalSecret) return;
-    externalSecret(this, 'password', props.auth.password, props.auth.externalSecret, {
-      stack: props.stack,
-      component: COMPONENT.etcd,
-      version: l.image.tag,
-      // Before the DNS server and the controller mount it.
-      wave: SYNC_WAVE.secrets,
-      labels: props.labels,
-    });
+    // Before the DNS server and the controller mount it.
+    externalSecret(this, 'password', props.auth.password, props.auth.externalSecret, SYNC_WAVE.secrets);
   }
 
   /** A quorum stays available through voluntary disruptions (more than one member). */
   private disruptionBudget(props: EtcdClusterProps, l: Layout): void {
     if (l.replicas <= 1 || props.podDisruptionBudget === false) return;
     new k8s.KubePodDisruptionBudget(this, 'pdb', {
-      metadata: l.meta(l.name),
+      metadata: this.meta(l.name),
       spec: {
         minAvailable: k8s.IntOrString.fromNumber(Math.floor(l.replicas / 2) + 1),
         selector: { matchLabels: l.selector },
@@ -565,11 +555,7 @@ export class EtcdCluster extends Construct {
   private metricsService(props: EtcdClusterProps, l: Layout): void {
     if (!props.metricsService) return;
     metricsService(this, 'metrics-service', {
-      stack: props.stack,
       name: `${l.name}-metrics`,
-      component: COMPONENT.etcd,
-      version: l.image.tag,
-      wave: SYNC_WAVE.etcd,
       selector: l.selector,
       port: ETCD_PORTS.metrics,
       targetPort: 'metrics',

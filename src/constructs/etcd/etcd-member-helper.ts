@@ -7,12 +7,13 @@
 // that stay (a roll during a scale-down would stop a survivor while the leaving members still
 // count toward the quorum). The sidecar alone gets an API token: it reads the StatefulSet's
 // replicas, which is all its Role allows.
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import type { SecretKeyRef } from '../base/secret-key-ref.ts';
 import { imageReference, type ImageRef } from '../base/image.ts';
 import { KUBE_API_ACCESS_MOUNT, KUBE_API_ACCESS_VOLUME } from '../base/kube-api-access.ts';
-import { objectMeta, type StackContext } from '../base/stack-context.ts';
+import type { StackContext } from '../base/stack-context.ts';
+import { StackPart } from '../base/stack-part.ts';
 import { SYNC_WAVE } from '../base/gitops.ts';
 import { HELPER_RESOURCES, RESTRICTED_CONTAINER, sortedEnv } from '../base/workload.ts';
 
@@ -72,20 +73,18 @@ export interface MemberHelperAccessProps extends MemberHelperSpec {
   readonly initialCluster: string;
 }
 
-export class MemberHelperAccess extends Construct {
+export class MemberHelperAccess extends StackPart {
   constructor(scope: Construct, id: string, props: MemberHelperAccessProps) {
-    super(scope, id);
-    const { initialCluster } = props;
-    const meta = objectMeta(props.stack, {
-      name: props.statefulSet,
+    super(scope, id, props.stack, {
       component: props.component,
       version: props.version,
-      namespaced: true,
       wave: SYNC_WAVE.etcd,
       labels: props.labels,
     });
+    const { initialCluster } = props;
+    const meta = this.meta(props.statefulSet);
     new k8s.KubeConfigMap(this, 'initial-cluster', {
-      metadata: { ...meta, name: `${props.statefulSet}-members` },
+      metadata: this.meta(`${props.statefulSet}-members`),
       data: { [INITIAL_CLUSTER_KEY]: initialCluster },
     });
     new k8s.KubeServiceAccount(this, 'service-account', { metadata: meta, automountServiceAccountToken: false });

@@ -2,13 +2,14 @@
 // reads its view's prefix, and writes it when it takes ACME updates, the controller reads and writes every view's prefix), and the Job that
 // creates them with `etcdns etcd-roles`. The passwords stay in a Secret the user provides; the
 // output names its keys, never a value.
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import { configHash } from '../base/config-file.ts';
 import { etcdClientMounts, type EtcdClientAccess } from './etcd-client-access.ts';
 import { DEFAULT_IMAGES, imageReference, type ImageRef } from '../base/image.ts';
 import { COMPONENT, podTemplateLabels } from '../base/labels.ts';
-import { objectMeta, type StackContext } from '../base/stack-context.ts';
+import type { StackContext } from '../base/stack-context.ts';
+import { StackPart } from '../base/stack-part.ts';
 import { SYNC_WAVE } from '../base/gitops.ts';
 import { assertNoProblems, k8sName, show } from '../base/kubernetes-rules.ts';
 import { HELPER_RESOURCES, RESTRICTED_CONTAINER, TMP_MOUNT, podSecurityContext, tmpVolume } from '../base/workload.ts';
@@ -122,14 +123,15 @@ export interface EtcdRolesJobProps {
  * A Job whose name carries a hash of its arguments: a Job's pod template cannot change, so a
  * changed set of users gives a new Job (Argo CD and Flux prune the old one) rather than a refusal.
  */
-export class EtcdRolesJob extends Construct {
+export class EtcdRolesJob extends StackPart {
   readonly jobName: string;
 
   constructor(scope: Construct, id: string, props: EtcdRolesJobProps) {
-    super(scope, id);
-    assertNoProblems(k8sName(props.passwordSecret, 'etcdRoles.passwordSecret', 'subdomain', 253));
     const { stack } = props;
     const image = props.image ?? DEFAULT_IMAGES.etcdns;
+    // With etcd: Argo CD starts the workloads once the Job has completed.
+    super(scope, id, stack, { component: COMPONENT.etcdRoles, version: image.tag, wave: SYNC_WAVE.etcd });
+    assertNoProblems(k8sName(props.passwordSecret, 'etcdRoles.passwordSecret', 'subdomain', 253));
     const client = etcdClientMounts(props.etcd);
     const tlsArgs = client.connection.tls
       ? [
@@ -149,14 +151,7 @@ export class EtcdRolesJob extends Construct {
     ];
     const keys = [ROOT_PASSWORD_KEY, ...props.users.map((u) => u.secretKey)].sort();
     this.jobName = `${stack.name}-etcd-roles-${configHash(JSON.stringify([imageReference(image), args, keys])).slice(0, 8)}`;
-    const meta = objectMeta(stack, {
-      name: this.jobName,
-      component: COMPONENT.etcdRoles,
-      version: image.tag,
-      namespaced: true,
-      // With etcd: Argo CD starts the workloads once the Job has completed.
-      wave: SYNC_WAVE.etcd,
-    });
+    const meta = this.meta(this.jobName);
     new k8s.KubeJob(this, 'job', {
       metadata: meta,
       spec: {

@@ -2,11 +2,12 @@
 // of Grafana's Helm chart (and kube-prometheus-stack), which loads every ConfigMap carrying its
 // label (`grafana_dashboard`, by default; the sidecar's `searchNamespace` must include the
 // stack's namespace). The same JSON ships in the npm package (dashboards/etcdns.json) for import.
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import { dashboardFile } from './dashboard.ts';
 import { mapProblems } from '../base/kubernetes-rules.ts';
-import { objectMeta, type StackContext } from '../base/stack-context.ts';
+import type { StackContext } from '../base/stack-context.ts';
+import { StackPart } from '../base/stack-part.ts';
 import { SYNC_WAVE } from '../base/gitops.ts';
 
 export interface DashboardProps {
@@ -37,20 +38,17 @@ export interface GrafanaDashboardProps {
   readonly dashboard: DashboardProps;
 }
 
-export class GrafanaDashboard extends Construct {
+export class GrafanaDashboard extends StackPart {
   constructor(scope: Construct, id: string, props: GrafanaDashboardProps) {
-    super(scope, id);
     const { dashboard, stack } = props;
+    super(scope, id, stack, {
+      component: 'monitoring',
+      version: props.version,
+      wave: SYNC_WAVE.workloads,
+      labels: dashboard.labels ?? DASHBOARD_DEFAULTS.labels,
+    });
     new k8s.KubeConfigMap(this, 'config-map', {
-      metadata: objectMeta(stack, {
-        name: `${stack.name}-dashboard`,
-        component: 'monitoring',
-        version: props.version,
-        namespaced: true,
-        wave: SYNC_WAVE.workloads,
-        labels: dashboard.labels ?? DASHBOARD_DEFAULTS.labels,
-        ...(dashboard.annotations ? { annotations: dashboard.annotations } : {}),
-      }),
+      metadata: this.meta(`${stack.name}-dashboard`, { annotations: dashboard.annotations }),
       data: { [DASHBOARD_FILE]: dashboardFile(stack.name) },
     });
   }

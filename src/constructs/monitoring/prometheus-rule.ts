@@ -2,11 +2,12 @@
 // ServiceMonitor it needs a CRD, so it carries Argo CD's SkipDryRunOnMissingResource, and it names
 // the namespace of the stack (the Operator's ruleNamespaceSelector decides whether it is read).
 import { ApiObject } from 'cdk8s';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { ALERT_DEFAULTS, alertRuleGroups } from './alert-rules.ts';
 import { mapProblems, show } from '../base/kubernetes-rules.ts';
 import { SKIP_DRY_RUN, SYNC_WAVE } from '../base/gitops.ts';
-import { objectMeta, type StackContext } from '../base/stack-context.ts';
+import type { StackContext } from '../base/stack-context.ts';
+import { StackPart } from '../base/stack-part.ts';
 
 export interface AlertsProps {
   /** Emit the PrometheusRule; default false. Needs `serviceMonitor` (the rules select its jobs). */
@@ -48,22 +49,19 @@ export interface PrometheusRuleProps {
   readonly alerts: AlertsProps;
 }
 
-export class PrometheusRule extends Construct {
+export class PrometheusRule extends StackPart {
   constructor(scope: Construct, id: string, props: PrometheusRuleProps) {
-    super(scope, id);
     const { alerts } = props;
+    super(scope, id, props.stack, {
+      component: 'monitoring',
+      version: props.version,
+      wave: SYNC_WAVE.workloads,
+      labels: alerts.labels,
+    });
     new ApiObject(this, 'resource', {
       apiVersion: 'monitoring.coreos.com/v1',
       kind: 'PrometheusRule',
-      metadata: objectMeta(props.stack, {
-        name: props.stack.name,
-        component: 'monitoring',
-        version: props.version,
-        namespaced: true,
-        wave: SYNC_WAVE.workloads,
-        labels: alerts.labels,
-        annotations: SKIP_DRY_RUN,
-      }),
+      metadata: this.meta(props.stack.name, { annotations: SKIP_DRY_RUN }),
       spec: {
         groups: alertRuleGroups({
           stack: props.stack.name,

@@ -4,9 +4,10 @@
 // namespace: without a namespaceSelector the Prometheus Operator looks in the ServiceMonitor's
 // own, wherever a namespace overlay puts it.
 import { ApiObject } from 'cdk8s';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { LABEL_NAME } from '../base/labels.ts';
-import { objectMeta, type StackPartProps } from '../base/stack-context.ts';
+import type { StackPartProps } from '../base/stack-context.ts';
+import { StackPart } from '../base/stack-part.ts';
 import { SKIP_DRY_RUN, SYNC_WAVE } from '../base/gitops.ts';
 import { METRICS_PORT_NAME, METRICS_SERVICE_LABEL, VIEW_SERVICE_LABEL } from '../base/metrics-service.ts';
 
@@ -34,22 +35,14 @@ export const VIEW_RELABELING = {
   targetLabel: 'view',
 } as const;
 
-export class ServiceMonitor extends Construct {
+export class ServiceMonitor extends StackPart {
   constructor(scope: Construct, id: string, props: ServiceMonitorProps & StackPartProps) {
-    super(scope, id);
     const { stack, version } = props;
+    super(scope, id, stack, { component: 'monitoring', version, wave: SYNC_WAVE.workloads, labels: props.labels });
     new ApiObject(this, 'resource', {
       apiVersion: 'monitoring.coreos.com/v1',
       kind: 'ServiceMonitor',
-      metadata: objectMeta(stack, {
-        name: stack.name,
-        component: 'monitoring',
-        version,
-        namespaced: true,
-        wave: SYNC_WAVE.workloads,
-        labels: props.labels,
-        annotations: SKIP_DRY_RUN,
-      }),
+      metadata: this.meta(stack.name, { annotations: SKIP_DRY_RUN }),
       spec: {
         selector: { matchLabels: { [LABEL_NAME]: stack.name, [METRICS_SERVICE_LABEL]: 'true' } },
         endpoints: [

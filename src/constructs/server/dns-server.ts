@@ -328,11 +328,11 @@ export class DnsServer extends RuntimeComponent {
     const configText = this.configMap(this.config);
 
     const access = new ServerEndpointAccess(this, 'endpoint-access', {
-      metadata: this.meta(),
+      metadata: this.meta(this.name),
       namespace: stack.namespace,
     });
     // The servers scale (an HPA may own the count): spread and budgeted whatever the replicas.
-    const affinity = spreadReplicas(this, props, this.meta(), selector);
+    const affinity = spreadReplicas(this, props, this.meta(this.name), selector);
     const spec: k8s.DeploymentSpec = {
       ...(props.autoscaling ? {} : { replicas: props.replicas ?? SERVER_DEFAULTS.replicas }),
       revisionHistoryLimit: 5,
@@ -392,11 +392,11 @@ export class DnsServer extends RuntimeComponent {
         },
       },
     };
-    new k8s.KubeDeployment(this, 'deployment', { metadata: this.meta(), spec });
+    new k8s.KubeDeployment(this, 'deployment', { metadata: this.meta(this.name), spec });
     if (props.autoscaling) {
       const { minReplicas, maxReplicas, targetCpuUtilization } = props.autoscaling;
       new k8s.KubeHorizontalPodAutoscalerV2(this, 'hpa', {
-        metadata: this.meta(),
+        metadata: this.meta(this.name),
         spec: {
           scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name },
           minReplicas: minReplicas ?? props.replicas ?? SERVER_DEFAULTS.replicas,

@@ -2,11 +2,12 @@
 // Kubernetes >= 1.26) or of two Services, one per protocol, for load balancers that cannot mix
 // them. Built on the low-level Service because cdk8s-plus cannot set externalTrafficPolicy or
 // IP families.
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import { isIP } from 'node:net';
 import { QUALIFIED_NAME, mapProblems, oneOf, show } from '../base/kubernetes-rules.ts';
-import { objectMeta, type StackContext } from '../base/stack-context.ts';
+import type { StackContext } from '../base/stack-context.ts';
+import { StackPart } from '../base/stack-part.ts';
 import { SYNC_WAVE } from '../base/gitops.ts';
 
 export type IpFamily = 'IPv4' | 'IPv6';
@@ -123,12 +124,18 @@ export function dnsServiceNames(name: string, protocols: DnsServiceProps['protoc
   return protocols === 'split' ? [`${name}-tcp`, `${name}-udp`] : [name];
 }
 
-export class DnsService extends Construct {
+export class DnsService extends StackPart {
   /** Names of the Services, sorted. */
   readonly serviceNames: string[];
 
   constructor(scope: Construct, id: string, props: DnsServiceConstructProps) {
-    super(scope, id);
+    super(scope, id, props.stack, {
+      component: props.component,
+      version: props.version,
+      // Last: Argo CD shows a LoadBalancer Progressing until it has an address.
+      wave: SYNC_WAVE.dnsService,
+      labels: props.labels,
+    });
     const type = props.type ?? 'LoadBalancer';
     const port = (protocol: 'TCP' | 'UDP'): k8s.ServicePort => {
       const name = protocol === 'TCP' ? DNS_PORT_NAMES.tcp : DNS_PORT_NAMES.udp;
@@ -157,16 +164,7 @@ export class DnsService extends Construct {
     });
     const service = (name: string, ports: k8s.ServicePort[]) =>
       new k8s.KubeService(this, name, {
-        metadata: objectMeta(props.stack, {
-          name,
-          component: props.component,
-          version: props.version,
-          namespaced: true,
-          // Last: Argo CD shows a LoadBalancer Progressing until it has an address.
-          wave: SYNC_WAVE.dnsService,
-          labels: props.labels,
-          ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
-        }),
+        metadata: this.meta(name, { annotations }),
         spec: spec(ports),
       });
 

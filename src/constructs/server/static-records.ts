@@ -4,12 +4,13 @@
 // rules the controller reads DNSEndpoints with, so a record the controller would refuse fails
 // synth instead, naming it.
 import { ApiObject } from 'cdk8s';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { RECORD_TYPES, type RecordType } from '../../dns/record-types.ts';
 import { canonicalName } from '../../dns/dns-name.ts';
 import { endpointRecords } from '../../runtime/controller/sources/dns-endpoint/endpoint-records.ts';
 import { DNS_ENDPOINT_API_VERSION } from '../../runtime/controller/sources/dns-endpoint/dns-endpoint.ts';
-import { objectMeta, type StackPartProps } from '../base/stack-context.ts';
+import type { StackPartProps } from '../base/stack-context.ts';
+import { StackPart } from '../base/stack-part.ts';
 import { SKIP_DRY_RUN, SYNC_WAVE } from '../base/gitops.ts';
 
 export interface StaticRecordProps {
@@ -73,24 +74,17 @@ export interface StaticRecordsProps extends StackPartProps {
   readonly records: readonly StaticRecordProps[];
 }
 
-export class StaticRecords extends Construct {
+export class StaticRecords extends StackPart {
   constructor(scope: Construct, id: string, props: StaticRecordsProps) {
-    super(scope, id);
     const { stack, version } = props;
+    super(scope, id, stack, { component: 'records', version, wave: SYNC_WAVE.workloads });
     for (const record of props.records) {
       const name = recordObjectName(stack.name, record);
       new ApiObject(this, name, {
         apiVersion: DNS_ENDPOINT_API_VERSION,
         kind: 'DNSEndpoint',
-        metadata: objectMeta(stack, {
-          name,
-          component: 'records',
-          version,
-          namespaced: true,
-          wave: SYNC_WAVE.workloads,
-          // A first Argo CD sync dry-runs every object before the CRD (an earlier wave) exists.
-          annotations: SKIP_DRY_RUN,
-        }),
+        // A first Argo CD sync dry-runs every object before the CRD (an earlier wave) exists.
+        metadata: this.meta(name, { annotations: SKIP_DRY_RUN }),
         spec: {
           endpoints: [
             {
