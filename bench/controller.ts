@@ -12,7 +12,10 @@
 //   changing at --churn-rate, a route's Host change, its target annotation's change, and the
 //   change of the Service a route takes its address from (etcdns's --traefik-service), to the answer;
 // - propagation: one Service alone, ours next to external-dns;
-// - scale: the first size's start-up, unchanged resyncs and memory.
+// - scale: the first size's start-up, unchanged resyncs and memory;
+// - hub (issue 34): at the first size, the churn run of this checkout's controller twice: as one
+//   cluster, then as spoke c0 of a hub of --clusters spokes (the others their records and leases,
+//   hub-spokes.ts): one change's time to the hub's answer, and the hub's load time and RSS.
 // Prints a table and writes bench/results/controller.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -42,6 +45,7 @@ import {
   type Workload,
 } from './controller/churn.ts';
 import { kubeWriter, type KubeWriter } from './controller/kube-writer.ts';
+import { hubOfSpokes, singleCluster, type Topology } from './controller/hub-spokes.ts';
 import {
   gatewayWorkload,
   ingressRouteHostWorkload,
@@ -65,6 +69,7 @@ const { values: opt } = parseArgs({
     'external-dns-probes': { type: 'string', default: '5' },
     'external-dns-max': { type: 'string', default: '10000' },
     'churn-rate': { type: 'string', default: '20' },
+    clusters: { type: 'string', default: '10' },
     before: { type: 'string', default: '' },
     'timeout-seconds': { type: 'string', default: '300' },
     skip: { type: 'string', default: '' },
@@ -210,26 +215,60 @@ function controllerSpecs(): ControllerSpec[] {
   ];
 }
 
+/** One churn run of `controller` under `workload` at `objects` objects. */
+async function churnOne(
+  kube: KubeHandle,
+  workload: Workload,
+  objects: number,
+  controller: ControllerSpec,
+  topology: Topology = singleCluster,
+): Promise<ChurnResult> {
+  process.stderr.write(`${controller.label}, ${topology.label}, ${workload.label}, at ${objects}...\n`);
+  const result = await churnRun({
+    kube,
+    workload,
+    objects,
+    controller,
+    probes: Number(controller.kind === 'external-dns' ? opt['external-dns-probes'] : opt.probes),
+    ratePerSecond: Number(opt['churn-rate']),
+    timeoutMs: Number(opt['timeout-seconds']) * 1000,
+    topology,
+  });
+  process.stderr.write(`  ${JSON.stringify(result)}\n`);
+  return result;
+}
+
 /** Runs each controller under `workload` at `objects` objects. */
 async function churnAll(kube: KubeHandle, workload: Workload, objects: number): Promise<ChurnResult[]> {
   const out: ChurnResult[] = [];
   for (const controller of controllerSpecs()) {
     if (controller.kind === 'external-dns' && (objects > Number(opt['external-dns-max']) || workload.etcdnsOnly))
       continue;
-    process.stderr.write(`${controller.label}, ${workload.label}, at ${objects}...\n`);
-    const result = await churnRun({
-      kube,
-      workload,
-      objects,
-      controller,
-      probes: Number(controller.kind === 'external-dns' ? opt['external-dns-probes'] : opt.probes),
-      ratePerSecond: Number(opt['churn-rate']),
-      timeoutMs: Number(opt['timeout-seconds']) * 1000,
-    });
-    out.push(result);
-    process.stderr.write(`  ${JSON.stringify(result)}\n`);
+    out.push(await churnOne(kube, workload, objects, controller));
   }
   return out;
+}
+
+/**
+ * Adds ExternalName Services `svc-N` up to `size` objects in all (`names`: those so far, the
+ * probe first; the LoadBalancer Service `probe` is created with the first batch).
+ */
+async function addServices(writer: KubeWriter, names: string[], size: number): Promise<void> {
+  const fresh = Array.from({ length: size - names.length }, (_, i) => `svc-${names.length - 1 + i}`);
+  const created = performance.now();
+  process.stderr.write(`creating ${fresh.length} Services (to ${size})...\n`);
+  await writer.createServices(
+    fresh,
+    ZONE,
+    (i) => {
+      const n = names.length + i;
+      return `10.${100 + (n >> 16)}.${(n >> 8) & 255}.${n & 255}`;
+    },
+    'ExternalName',
+  );
+  if (names.length === 1) await writer.createServices([PROBE], ZONE, () => '10.250.0.0', 'LoadBalancer');
+  names.push(...fresh);
+  process.stderr.write(`  ${Math.round((performance.now() - created) / 1000)} s\n`);
 }
 
 /** Creates Services up to each size, then runs every controller against them under churn. */
@@ -240,21 +279,7 @@ async function churn(): Promise<ChurnResult[]> {
   const out: ChurnResult[] = [];
   try {
     for (const size of sizes) {
-      const fresh = Array.from({ length: size - names.length }, (_, i) => `svc-${names.length - 1 + i}`);
-      const created = performance.now();
-      process.stderr.write(`creating ${fresh.length} Services (to ${size})...\n`);
-      await writer.createServices(
-        fresh,
-        ZONE,
-        (i) => {
-          const n = names.length + i;
-          return `10.${100 + (n >> 16)}.${(n >> 8) & 255}.${n & 255}`;
-        },
-        'ExternalName',
-      );
-      if (names.length === 1) await writer.createServices([PROBE], ZONE, () => '10.250.0.0', 'LoadBalancer');
-      names.push(...fresh);
-      process.stderr.write(`  ${Math.round((performance.now() - created) / 1000)} s\n`);
+      await addServices(writer, names, size);
       out.push(...(await churnAll(kube, serviceWorkload(writer, names.slice(1)), names.length)));
     }
   } finally {
@@ -262,6 +287,28 @@ async function churn(): Promise<ChurnResult[]> {
     await stopAll();
   }
   return out;
+}
+
+/**
+ * Hub and spokes (issue 34): at the first size, this checkout's controller under Service churn as
+ * one cluster, then as spoke c0 of a hub of --clusters spokes; the same Services, one run each.
+ */
+async function hub(): Promise<ChurnResult[]> {
+  const kube = await startKubeApiserver();
+  const writer = kubeWriter(kube.admin);
+  const names = [PROBE];
+  try {
+    await addServices(writer, names, sizes[0]!);
+    const workload = serviceWorkload(writer, names.slice(1));
+    const ours = controllerSpecs()[0]!;
+    const out: ChurnResult[] = [];
+    for (const topology of [singleCluster, hubOfSpokes(Number(opt.clusters))])
+      out.push(await churnOne(kube, workload, names.length, ours, topology));
+    return out;
+  } finally {
+    writer.close();
+    await stopAll();
+  }
 }
 
 /**
@@ -359,6 +406,7 @@ try {
   if (sections.has('churn')) results.churn = await churn();
   if (sections.has('routes')) results.routes = await routes(Number(opt.routes));
   if (sections.has('traefik')) results.traefik = await traefikRoutes(Number(opt.routes));
+  if (sections.has('hub')) results.hub = await hub();
 } finally {
   await stopAll();
 }
@@ -388,22 +436,28 @@ if (sc) {
     '',
   ]);
 }
-const churned = (['churn', 'routes', 'traefik'] as const).flatMap((k) => (results[k] ?? []) as ChurnResult[]);
+const churned = (['churn', 'routes', 'traefik', 'hub'] as const).flatMap((k) => (results[k] ?? []) as ChurnResult[]);
 if (churned.length > 0) {
   const rate = opt['churn-rate'];
   rows.push(['', '', '']);
   rows.push([`churn (${rate} other changes/s of the same kind): one change to its DNS answer`, '', '']);
   for (const r of churned) {
-    const at = `${r.controller}, ${r.workload}, ${r.services}`;
+    const at = `${r.controller}, ${r.topology}, ${r.workload}, ${r.services}`;
     if (r.failed) rows.push([`${at}: failed`, r.failed.slice(0, 80), '']);
     rows.push([`${at}: start to all records in etcd, ms`, fmt(r.allInMs), '']);
+    rows.push([
+      `${at}: etcdns server keys, load (start to ready) ms, RSS MiB`,
+      `${r.serverKeys}, ${fmt(r.serverLoadMs)}, ${fmt(r.serverRssMiB)}`,
+      '',
+    ]);
     const ours = r.controller.startsWith('etcdns');
     rows.push([
       `${at}: etcdns server answer p50 / p99 ms (n=${r.etcdns.n})`,
       `${fmt(r.etcdns.p50)} / ${fmt(r.etcdns.p99)}`,
       ours ? '< 50 / < 150' : '',
     ]);
-    rows.push([`${at}: CoreDNS answer p50 / p99 ms`, `${fmt(r.coredns.p50)} / ${fmt(r.coredns.p99)}`, '']);
+    if (r.coredns.n > 0)
+      rows.push([`${at}: CoreDNS answer p50 / p99 ms`, `${fmt(r.coredns.p50)} / ${fmt(r.coredns.p99)}`, '']);
     rows.push([
       `${at}: controller RSS / peak, MiB`,
       `${fmt(r.rssMiB)} / ${fmt(r.peakRssMiB)}`,

@@ -2,11 +2,13 @@
 // attached to Gateways) and 20 other changes a second going on, how long one object's change
 // takes to be answered by DNS (our server, and CoreDNS reading the same etcd), and the
 // controller's memory meanwhile. One run per controller, each with its own etcd, DNS servers and
-// controller; the objects are shared. What is changed is a workload (workloads.ts).
+// controller; the objects are shared. What is changed is a workload (workloads.ts); where the
+// controller writes and what the server answers from, a topology (hub-spokes.ts: one cluster, or
+// a hub of spokes). The DNS servers start once every record is in etcd: their load is of all of them.
 import { readFileSync } from 'node:fs';
-import { startCoreDns, etcdCorefile } from '../../test/support/coredns.ts';
+import { startCoreDns, etcdCorefile, type CoreDnsHandle } from '../../test/support/coredns.ts';
 import { startEtcd } from '../../test/support/etcd.ts';
-import { startEtcdnsServer } from '../../test/support/etcdns-server.ts';
+import { startEtcdnsServer, type EtcdnsServerHandle } from '../../test/support/etcdns-server.ts';
 import { startExternalDns } from '../../test/support/external-dns.ts';
 import type { KubeHandle } from '../../test/support/kube-apiserver.ts';
 import { freePort } from '../../test/support/ports.ts';
@@ -15,6 +17,7 @@ import { metricSum } from '../../test/support/metrics-text.ts';
 import { nodeBin } from '../../test/support/tools.ts';
 import { percentile } from '../dns/stats.ts';
 import { answerPoller } from './answer-poller.ts';
+import { singleCluster, type Topology } from './hub-spokes.ts';
 
 export const ZONE = 'bench.example.org';
 export const PROBE = 'probe';
@@ -60,11 +63,18 @@ export interface Latencies {
 
 export interface ChurnResult {
   controller: string;
+  /** Where the controller wrote and what the server answered from (Topology.label). */
+  topology: string;
   /** What was changed: Services, routes, Gateways. */
   workload: string;
   services: number;
   /** Controller start to every Service's record in etcd. */
   allInMs: number;
+  /** Our DNS server's start to ready (its first full load), and its RSS after the probes. */
+  serverLoadMs: number;
+  serverRssMiB: number;
+  /** The keys the server read (its view's and, in a hub, every spoke's). */
+  serverKeys: number;
   /** Probe change (API request sent) to the first answer with the new address. */
   etcdns: Latencies;
   coredns: Latencies;
@@ -90,6 +100,8 @@ export interface ChurnOptions {
   probes: number;
   ratePerSecond: number;
   timeoutMs: number;
+  /** Default: one cluster. */
+  topology?: Topology;
 }
 
 export interface GcPauses {
@@ -167,9 +179,8 @@ export async function startOurController(
 
 export async function churnRun(o: ChurnOptions): Promise<ChurnResult> {
   const { workload, controller } = o;
+  const topology = o.topology ?? singleCluster;
   const etcd = await startEtcd();
-  const server = await startEtcdnsServer({ etcdEndpoints: etcd.endpoints, zones: [ZONE] });
-  const coredns = await startCoreDns(etcdCorefile({ zones: [ZONE], endpoints: etcd.endpoints }));
   const started = performance.now();
   const ourController =
     controller.kind === 'etcdns'
@@ -177,7 +188,7 @@ export async function churnRun(o: ChurnOptions): Promise<ChurnResult> {
           controller.bin,
           o.kube.kubeconfigFile,
           etcd.endpoints,
-          [...(workload.etcdnsArgs ?? [])],
+          [...(workload.etcdnsArgs ?? []), ...topology.controllerArgs],
           workload.sources,
         )
       : undefined;
@@ -191,9 +202,13 @@ export async function churnRun(o: ChurnOptions): Promise<ChurnResult> {
   const kv = etcd.client();
   const result: ChurnResult = {
     controller: controller.label,
+    topology: topology.label,
     workload: workload.label,
     services: o.objects,
     allInMs: NaN,
+    serverLoadMs: NaN,
+    serverRssMiB: NaN,
+    serverKeys: 0,
     etcdns: summary([]),
     coredns: summary([]),
     etcdnsProbesMs: [],
@@ -202,21 +217,36 @@ export async function churnRun(o: ChurnOptions): Promise<ChurnResult> {
     rssMiB: NaN,
     peakRssMiB: NaN,
   };
-  const pollOurs = answerPoller(server.port);
-  const pollCoreDns = answerPoller(coredns.port);
   let churning = true;
   let churnDone = 0;
   let churnStarted = 0;
   let churn: Promise<void> = Promise.resolve();
+  let prepared: Awaited<ReturnType<Topology['prepare']>> | undefined;
+  let server: EtcdnsServerHandle | undefined;
+  let coredns: CoreDnsHandle | undefined;
+  const polls: Array<ReturnType<typeof answerPoller>> = [];
   try {
     // external-dns writes an A and a TXT registry key per name: at least one key per object either way.
     await waitFor(
       'every record in etcd',
-      async () => ((await kv.getAll().prefix('/skydns/').count()) >= o.objects ? true : undefined),
+      async () => ((await kv.getAll().prefix(topology.recordsPrefix(ZONE)).count()) >= o.objects ? true : undefined),
       o.timeoutMs,
       200,
     );
     result.allInMs = performance.now() - started;
+    prepared = await topology.prepare(etcd, ZONE, PROBE);
+    const serverStarted = performance.now();
+    server = await startEtcdnsServer(
+      { etcdEndpoints: etcd.endpoints, zones: [ZONE], args: prepared.serverArgs },
+      o.timeoutMs,
+    );
+    result.serverLoadMs = performance.now() - serverStarted;
+    await topology.check(server, o.timeoutMs);
+    for (const prefix of topology.serverPrefixes) result.serverKeys += await kv.getAll().prefix(prefix).count();
+    if (topology.coredns) coredns = await startCoreDns(etcdCorefile({ zones: [ZONE], endpoints: etcd.endpoints }));
+    const pollOurs = answerPoller(server.port);
+    const pollCoreDns = coredns && answerPoller(coredns.port);
+    polls.push(pollOurs, ...(pollCoreDns ? [pollCoreDns] : []));
     // Changes to other Services at a steady rate, none waiting for the one before.
     churnStarted = performance.now();
     churn = (async () => {
@@ -240,7 +270,7 @@ export async function churnRun(o: ChurnOptions): Promise<ChurnResult> {
       const { host, ip } = await workload.probe(k);
       await Promise.all([
         pollOurs.until(host, ip, o.timeoutMs).then(() => ours.push(performance.now() - t0)),
-        pollCoreDns.until(host, ip, o.timeoutMs).then(() => theirs.push(performance.now() - t0)),
+        pollCoreDns?.until(host, ip, o.timeoutMs).then(() => theirs.push(performance.now() - t0)),
       ]);
       // A pause of 50-150 ms: probes do not line up with the churn's beat.
       await new Promise((r) => setTimeout(r, 50 + Math.random() * 100));
@@ -260,11 +290,12 @@ export async function churnRun(o: ChurnOptions): Promise<ChurnResult> {
     const memory = rssMiB(proc.pid);
     result.rssMiB = memory.rss;
     result.peakRssMiB = memory.peak;
-    pollOurs.close();
-    pollCoreDns.close();
+    if (server) result.serverRssMiB = rssMiB(server.process.pid).rss;
+    for (const poll of polls) poll.close();
     await proc.stop();
-    await coredns.stop();
-    await server.stop();
+    await coredns?.stop();
+    await server?.stop();
+    await prepared?.stop();
     await etcd.stop();
   }
   return result;
