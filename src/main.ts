@@ -8,15 +8,14 @@ import { parseArgs } from 'node:util';
 import { dashboardFile } from './constructs/monitoring/dashboard.ts';
 import { STACK_DEFAULTS } from './constructs/dns-stack.ts';
 import { writeManifests } from './constructs/output/manifest-writer.ts';
-import { synthStack } from './constructs/synth-stack.ts';
 import { ConfigError } from './config/config-error.ts';
-import { ENVIRONMENTS } from './environments/index.ts';
+import { ENVIRONMENT_FILES } from './environments/index.ts';
 
 const { values, positionals } = parseArgs({ options: { out: { type: 'string' } }, allowPositionals: true });
 const out = resolve(values.out ?? process.env.CDK8S_OUTDIR ?? join(import.meta.dirname, '..', 'dist'));
-const known = Object.keys(ENVIRONMENTS).sort();
+const known = Object.keys(ENVIRONMENT_FILES).sort();
 const names = positionals.length > 0 ? positionals : known;
-const unknown = names.filter((n) => !(n in ENVIRONMENTS));
+const unknown = names.filter((n) => !(n in ENVIRONMENT_FILES));
 if (unknown.length > 0) {
   process.stderr.write(`synth: unknown environment(s) ${unknown.join(', ')}; known: ${known.join(', ')}\n`);
   process.exit(2);
@@ -26,7 +25,7 @@ const started = performance.now();
 for (const name of names) {
   const t0 = performance.now();
   try {
-    const result = writeManifests(join(out, name), synthStack(ENVIRONMENTS[name]!));
+    const result = writeManifests(join(out, name), ENVIRONMENT_FILES[name]!());
     const ms = (performance.now() - t0).toFixed(0);
     process.stdout.write(
       `${relative(process.cwd(), join(out, name)) || '.'}/: ${result.written.length} written, ${result.unchanged.length} unchanged, ${result.removed.length} removed (${ms} ms)\n`,

@@ -6,20 +6,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { writeManifests } from '../../src/constructs/output/manifest-writer.ts';
-import { synthStack } from '../../src/constructs/synth-stack.ts';
-import { ENVIRONMENTS } from '../../src/environments/index.ts';
+import { ENVIRONMENT_FILES } from '../../src/environments/index.ts';
 
 const dist = join(import.meta.dirname, '../../dist');
 const fresh = mkdtempSync(join(tmpdir(), 'etcdns-synth-'));
 after(() => rmSync(fresh, { recursive: true, force: true }));
 
 test('dist/ holds exactly the example environments', () => {
-  assert.deepEqual(readdirSync(dist).sort(), Object.keys(ENVIRONMENTS).sort());
+  assert.deepEqual(readdirSync(dist).sort(), Object.keys(ENVIRONMENT_FILES).sort());
 });
 
-for (const name of Object.keys(ENVIRONMENTS).sort()) {
+for (const name of Object.keys(ENVIRONMENT_FILES).sort()) {
   test(`dist/${name}/ is identical to a fresh synth (run "npm run synth" after changing the code)`, () => {
-    writeManifests(join(fresh, name), synthStack(ENVIRONMENTS[name]!));
+    writeManifests(join(fresh, name), ENVIRONMENT_FILES[name]!());
     const expected = readdirSync(join(fresh, name)).sort();
     assert.deepEqual(readdirSync(join(dist, name)).sort(), expected, `files in dist/${name}/`);
     for (const file of expected)
@@ -32,5 +31,5 @@ for (const name of Object.keys(ENVIRONMENTS).sort()) {
 }
 
 test('synth is byte-identical across runs', () => {
-  for (const props of Object.values(ENVIRONMENTS)) assert.deepEqual(synthStack(props), synthStack(props));
+  for (const synth of Object.values(ENVIRONMENT_FILES)) assert.deepEqual(synth(), synth());
 });
