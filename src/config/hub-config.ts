@@ -3,7 +3,7 @@
 // several clusters publish (src/runtime/dns-server/answer/cluster-merge.ts).
 import * as v from 'valibot';
 import { canonicalName } from '../dns/dns-name.ts';
-import { clusterName, integer, list, network, oneOf, pathTo, zoneName } from './field-rules.ts';
+import { clusterName, dnsName, integer, list, network, oneOf, pathTo, zoneName } from './field-rules.ts';
 
 export const MERGE_POLICIES = ['all', 'failover', 'prefer', 'weighted'] as const;
 
@@ -15,6 +15,12 @@ const hubClusterSchema = v.object({
   name: clusterName,
   /** The networks of the cluster's site: `prefer` answers a client in them with this cluster's records. */
   siteCidrs: v.optional(list(network, 'networks')),
+  /**
+   * The cluster's claims: it may publish only names at or below these (src/skydns/cluster-claims.ts);
+   * its entries for any other name never answer nor transfer, and are listed as refused. Absent:
+   * unchecked, every name of the server's zones.
+   */
+  suffixes: v.optional(list(dnsName, 'domain names')),
 });
 
 const zonePolicySchema = v.object({

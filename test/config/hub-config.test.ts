@@ -18,7 +18,7 @@ function settings(hub: unknown) {
   return () => loadServerSettings(['--config', file], {});
 }
 
-const DC1 = { name: 'dc1', siteCidrs: ['10.1.0.0/16'] };
+const DC1 = { name: 'dc1', siteCidrs: ['10.1.0.0/16'], suffixes: ['dc1.example.org'] };
 const DC2 = { name: 'dc2' };
 
 test('a hub: clusters, grace and a policy per zone', () => {
@@ -44,6 +44,17 @@ const refused: [string, unknown, RegExp][] = [
     { clusters: [{ name: 'dc1', siteCidrs: ['10.1.0.0'] }] },
     /^hub\.clusters\[0\]\.siteCidrs\[0\]/,
   ],
+  [
+    'a claim outside the served zones',
+    { clusters: [{ name: 'dc1', suffixes: ['dc1.example.org', 'dc1.example.net'] }] },
+    /^hub\.clusters\[0\]\.suffixes\[1\] \(file .*\): must be in one of the served zones \(got "dc1\.example\.net"\)/,
+  ],
+  [
+    'a claim that is not a domain name',
+    { clusters: [{ name: 'dc1', suffixes: ['dc1 example.org'] }] },
+    /^hub\.clusters\[0\]\.suffixes\[0\] \(file /,
+  ],
+  ['an empty list of claims', { clusters: [{ name: 'dc1', suffixes: [] }] }, /^hub\.clusters\[0\]\.suffixes \(file /],
   [
     'a negative grace',
     { clusters: [DC1], graceSeconds: -1 },

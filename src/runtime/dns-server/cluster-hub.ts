@@ -1,11 +1,12 @@
 // A hub's DNS server reads its member clusters (issue 34): one more record store, over
 // /skydns-clusters (each cluster's records below its name), whose lease keys tell which clusters
-// count (cluster-health.ts, checked every second and on each change); each zone's merge policy
-// and the clusters' sites. What the resolver reads of it is HubData (answer/merged-lookup.ts).
+// count (cluster-health.ts, checked every second and on each change); each zone's merge policy,
+// the clusters' sites, and their claims (the names outside them refused: refused-names.ts). What the resolver reads of it is HubData (answer/merged-lookup.ts).
 import type { Etcd3 } from 'etcd3';
 import { HUB_DEFAULTS, type HubConfig } from '../../config/hub-config.ts';
 import { cidrMatcher } from '../../dns/cidr.ts';
 import { canonicalName } from '../../dns/dns-name.ts';
+import { claimRefusal, type Claim } from '../../skydns/cluster-claims.ts';
 import { CLUSTERS_PREFIX, LEASE_SEGMENT } from '../../skydns/cluster-prefix.ts';
 import type { Readiness } from '../shared/http-server.ts';
 import type { Logger } from '../shared/log.ts';
@@ -13,6 +14,7 @@ import { Registry } from '../shared/metrics.ts';
 import type { MergePolicy } from './answer/cluster-merge.ts';
 import { ClusterReader, type HubData } from './answer/merged-lookup.ts';
 import { ClusterHealth, type ClusterState } from './cluster-health.ts';
+import { refusedNames } from './refused-names.ts';
 import type { RecordIndex } from './store/record-index.ts';
 import type { RecordLimits } from './store/record-limits.ts';
 import { RecordStore } from './store/record-store.ts';
@@ -21,6 +23,8 @@ import { StoreMetrics } from './store/store-metrics.ts';
 const TICK_MS = 1000;
 /** Stale names kept for the status page and the log (the log line is once per name). */
 const STALE_NAMES_MAX = 1000;
+/** Refused names listed on the status page and logged, per cluster (all are counted). */
+const REFUSED_NAMES_MAX = 1000;
 
 export interface ClusterHubOptions {
   config: HubConfig;
@@ -37,15 +41,26 @@ export interface ClusterHubOptions {
   onChange: (paths: readonly (readonly string[])[] | 'all') => void;
 }
 
-/** What /status.json says of a hub: each member cluster, and the names answered stale. */
+/** A name a member cluster has entries for outside its claims: they never answer nor transfer. */
+export interface RefusedName {
+  cluster: string;
+  name: string;
+  reason: string;
+}
+
+/** What /status.json says of a hub: each member cluster, the names answered stale and those refused. */
 export interface HubSummary {
   clusters: (Omit<ClusterState, 'leaseAgeSeconds' | 'goneSeconds'> & {
     leaseAgeSeconds: number | null;
     goneSeconds: number | null;
+    /** Names refused (outside its claims), all of them counted. */
+    refusedNames: number;
   })[];
   graceSeconds: number;
   copy: string;
   staleNames: string[];
+  /** At most REFUSED_NAMES_MAX per cluster. */
+  refused: RefusedName[];
 }
 
 export class ClusterHub {
@@ -55,8 +70,14 @@ export class ClusterHub {
   private readonly policies = new Map<string, MergePolicy>();
   private readonly sites: { cluster: string; holds: (address: string) => boolean }[];
   private readonly staleNames = new Set<string>();
+  /** Each cluster's claims, when they are checked (the hub sees no namespaces: suffixes only). */
+  private readonly claims = new Map<string, Claim[]>();
+  /** Each cluster's refused names (listed ones) and how many there are; found again after changes. */
+  private refused = new Map<string, { names: RefusedName[]; count: number }>();
+  private refusedStale = true;
   private readonly counting;
   private readonly staleGauge;
+  private readonly refusedGauge;
   private timer: NodeJS.Timeout | undefined;
   private current: { index: RecordIndex; data: HubData } | undefined;
 
@@ -66,6 +87,12 @@ export class ClusterHub {
     const names = config.clusters.map((c) => c.name);
     this.health = new ClusterHealth(names, config.graceSeconds ?? HUB_DEFAULTS.graceSeconds);
     for (const z of config.zones ?? []) this.policies.set(canonicalName(z.zone), policyOf(z));
+    for (const c of config.clusters)
+      if (c.suffixes)
+        this.claims.set(
+          c.name,
+          c.suffixes.map((suffix) => ({ suffix: canonicalName(suffix) })),
+        );
     this.sites = config.clusters.flatMap((c) =>
       c.siteCidrs ? [{ cluster: c.name, holds: cidrMatcher(c.siteCidrs) }] : [],
     );
@@ -77,7 +104,12 @@ export class ClusterHub {
       'etcdns_dns_hub_stale_names',
       'Names answered from clusters none of which counts (serve-stale), since which clusters count last changed.',
     );
+    this.refusedGauge = options.registry.gauge(
+      'etcdns_dns_hub_refused_names',
+      'Names a member cluster has entries for outside its claims (hub.clusters[].suffixes): never answered nor transferred.',
+    );
     for (const name of names) this.counting.set(0, { cluster: name });
+    for (const name of this.claims.keys()) this.refusedGauge.set(0, { cluster: name });
     this.staleGauge.set(0);
     this.store = new RecordStore({
       client: options.client,
@@ -88,6 +120,7 @@ export class ClusterHub {
       metrics: new StoreMetrics(new Registry()),
       limits: options.limits,
       onChange: (changed) => {
+        this.refusedStale = true;
         this.check();
         options.onChange(changed === 'all' ? 'all' : changed.filter((p) => p[1] !== LEASE_SEGMENT));
       },
@@ -96,7 +129,11 @@ export class ClusterHub {
 
   start(): void {
     this.store.start();
-    this.timer = setInterval(() => this.check(), TICK_MS);
+    // Refused names are found again at most once a tick, however many changes came.
+    this.timer = setInterval(() => {
+      this.findRefused();
+      this.check();
+    }, TICK_MS);
     this.timer.unref();
   }
 
@@ -112,6 +149,7 @@ export class ClusterHub {
     const data: HubData = {
       readers: this.options.config.clusters.map((c) => new ClusterReader(index, c.name)),
       counts: (cluster) => this.health.counts(cluster),
+      claims: (cluster, name) => this.claimed(cluster, name),
       policy: (zone) => this.policies.get(zone) ?? ALL,
       stale: (name) => this.stale(name),
     };
@@ -141,11 +179,44 @@ export class ClusterHub {
         ...s,
         leaseAgeSeconds: s.leaseAgeSeconds === undefined ? null : Math.round(s.leaseAgeSeconds),
         goneSeconds: s.goneSeconds === undefined ? null : Math.round(s.goneSeconds),
+        refusedNames: this.refused.get(s.cluster)?.count ?? 0,
       })),
       graceSeconds: this.options.config.graceSeconds ?? HUB_DEFAULTS.graceSeconds,
       copy: this.store.readiness().detail,
       staleNames: [...this.staleNames],
+      refused: [...this.refused.values()].flatMap((r) => r.names),
     };
+  }
+
+  /** Whether a cluster's claims hold a name (always, for a cluster whose claims are not checked). */
+  private claimed(cluster: string, name: string): boolean {
+    const claims = this.claims.get(cluster);
+    return !claims || claimRefusal(cluster, claims, name) === undefined;
+  }
+
+  /** Each checked cluster's refused names, again; a name newly refused is logged once. */
+  private findRefused(): void {
+    if (!this.refusedStale || !this.store.hasCopy) return;
+    this.refusedStale = false;
+    const index = this.store.index;
+    const next = new Map<string, { names: RefusedName[]; count: number }>();
+    for (const [cluster, claims] of this.claims) {
+      const found = refusedNames(
+        index.find([cluster]),
+        claims.map((c) => c.suffix),
+        REFUSED_NAMES_MAX,
+      );
+      const before = new Set(this.refused.get(cluster)?.names.map((r) => r.name));
+      const names = found.names.map((name) => ({ cluster, name, reason: claimRefusal(cluster, claims, name)! }));
+      for (const r of names)
+        if (!before.has(r.name))
+          this.options.logger.warn("entries outside the cluster's claims are refused: never answered nor transferred", {
+            ...r,
+          });
+      next.set(cluster, { names, count: found.count });
+      this.refusedGauge.set(found.count, { cluster });
+    }
+    this.refused = next;
   }
 
   /** Which clusters count now; a change of verdict changes every merged answer. */

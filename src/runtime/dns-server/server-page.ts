@@ -165,7 +165,7 @@ ${rows}</tbody></table>
 `;
 }
 
-/** A hub's member clusters: whether each counts, and its lease (docs/multi-cluster.md). */
+/** A hub's member clusters: whether each counts, its lease, the names it was refused (docs/multi-cluster.md). */
 function clustersSection(hub: HubSummary): Html {
   const rows = hub.clusters.map((c) => {
     const lease = c.leased
@@ -174,7 +174,8 @@ function clustersSection(hub: HubSummary): Html {
         ? `gone ${c.goneSeconds} s ago`
         : 'never seen';
     return html`<tr><td class="name">${c.cluster}</td>\
-<td><span class="${c.counts ? 'ok' : 'bad'}">${c.counts ? 'counts' : 'does not count'}</span></td><td>${lease}</td></tr>\n`;
+<td><span class="${c.counts ? 'ok' : 'bad'}">${c.counts ? 'counts' : 'does not count'}</span></td><td>${lease}</td>\
+<td${c.refusedNames > 0 ? html` class="bad"` : ''}>${c.refusedNames}</td></tr>\n`;
   });
   const stale =
     hub.staleNames.length === 0
@@ -182,10 +183,24 @@ function clustersSection(hub: HubSummary): Html {
       : html`<p class="bad">Answered stale (no contributing cluster counts): ${hub.staleNames.map(shownName).join(', ')}</p>\n`;
   return html`<h2>Member clusters</h2>
 <p class="note">A cluster counts while its lease key is here, and ${hub.graceSeconds} s after it went. Their copy: ${hub.copy}</p>
-<table><thead><tr><th>Cluster</th><th>Verdict</th><th>Lease</th></tr></thead>
+<table><thead><tr><th>Cluster</th><th>Verdict</th><th>Lease</th><th>Names refused</th></tr></thead>
 <tbody>
 ${rows}</tbody></table>
-${stale}`;
+${stale}${refusedTable(hub)}`;
+}
+
+/** The names clusters publish outside their claims: never answered nor transferred. */
+function refusedTable(hub: HubSummary): Html | string {
+  if (hub.refused.length === 0) return '';
+  const rows = hub.refused.map(
+    (r) =>
+      html`<tr><td class="name">${r.cluster}</td><td class="name">${shownName(r.name)}</td><td>${r.reason}</td></tr>\n`,
+  );
+  return html`<h3>Refused: outside the cluster's claims, never answered</h3>
+<table><thead><tr><th>Cluster</th><th>Name</th><th>Why</th></tr></thead>
+<tbody>
+${rows}</tbody></table>
+`;
 }
 
 function resultsSection(found: readonly Found[]): Html {

@@ -118,6 +118,7 @@ export function statusReport(s: StackStatus, width = 120): StatusReport {
           : c.goneSeconds !== null
             ? `lease gone ${duration(c.goneSeconds * 1000)} ago`
             : 'lease never seen',
+        c.refusedNames > 0 ? `${plural(c.refusedNames, 'name')} refused (outside its claims)` : '',
       ];
     });
     lines.push(...columns(rows).map((l) => fit(`    ${l}`, width)));
@@ -125,6 +126,12 @@ export function statusReport(s: StackStatus, width = 120): StatusReport {
       attention.push(
         `${plural(hub.staleNames.length, 'name')} answered from clusters none of which counts (serve-stale), e.g. ${hub.staleNames[0]}`,
       );
+    for (const c of hub.clusters.filter((x) => x.refusedNames > 0)) {
+      const first = hub.refused.find((r) => r.cluster === c.cluster);
+      attention.push(
+        `member cluster ${c.cluster} publishes ${plural(c.refusedNames, 'name')} outside its claims, refused${first ? `, e.g. ${first.reason}` : ''}`,
+      );
+    }
   }
 
   function secondaries(replicas: { pod: string; summary: ServerSummary }[]): void {

@@ -99,17 +99,29 @@ const secondaryBehind = (seconds: number) =>
   });
 
 /** A hub replica whose member clusters are as given. */
-const hub = (clusters: NonNullable<ServerSummary['hub']>['clusters'], staleNames: string[] = []) =>
+const hub = (
+  clusters: NonNullable<ServerSummary['hub']>['clusters'],
+  staleNames: string[] = [],
+  refused: NonNullable<ServerSummary['hub']>['refused'] = [],
+) =>
   stack({
     servers: [
       {
         view: 'internal',
         pod: pod('etcdns-server-internal-x', 'server-internal'),
-        summary: ok(server({ hub: { clusters, graceSeconds: 10, copy: 'synced', staleNames } })),
+        summary: ok(server({ hub: { clusters, graceSeconds: 10, copy: 'synced', staleNames, refused } })),
       },
     ],
   });
-const counting = (cluster: string) => ({ cluster, counts: true, leased: true, leaseAgeSeconds: 90, goneSeconds: null });
+const counting = (cluster: string) => ({
+  cluster,
+  counts: true,
+  leased: true,
+  leaseAgeSeconds: 90,
+  goneSeconds: null,
+  refusedNames: 0,
+});
+const gone = { cluster: 'dc2', counts: false, leased: false, leaseAgeSeconds: null, goneSeconds: 40, refusedNames: 0 };
 
 // [situation, status, what needs a person (fragments; none: nothing)]
 const rows: [string, StackStatus, string[]][] = [
@@ -207,11 +219,23 @@ const rows: [string, StackStatus, string[]][] = [
   ['a hub whose member clusters all count', hub([counting('dc1'), counting('dc2')]), []],
   [
     "a hub's member cluster gone past the grace period, one name only it published",
-    hub(
-      [counting('dc1'), { cluster: 'dc2', counts: false, leased: false, leaseAgeSeconds: null, goneSeconds: 40 }],
-      ['only-dc2.example.org.'],
-    ),
+    hub([counting('dc1'), gone], ['only-dc2.example.org.']),
     ['member cluster dc2 does not count', '1 name answered from clusters none of which counts'],
+  ],
+  [
+    "a hub's member cluster publishing names outside its claims",
+    hub(
+      [counting('dc1'), { ...counting('dc2'), refusedNames: 3 }],
+      [],
+      [
+        {
+          cluster: 'dc2',
+          name: 'web.dc1.example.org.',
+          reason: `"web.dc1.example.org." is outside cluster dc2's claims (dc2.example.org.)`,
+        },
+      ],
+    ),
+    [`member cluster dc2 publishes 3 names outside its claims, refused, e.g. "web.dc1.example.org." is outside`],
   ],
 ];
 
@@ -232,14 +256,14 @@ for (const [situation, status, expected] of rows)
   });
 
 test("status: a hub's screen names each member cluster, its verdict and lease", () => {
-  const text = statusReport(
-    hub([counting('dc1'), { cluster: 'dc2', counts: false, leased: false, leaseAgeSeconds: null, goneSeconds: 40 }]),
-    120,
-  ).lines.join('\n');
+  const text = statusReport(hub([counting('dc1'), gone, { ...counting('dc3'), refusedNames: 2 }]), 120).lines.join(
+    '\n',
+  );
   for (const part of [
     'member clusters (from etcdns-server-internal-x, grace 10 s):',
     /dc1 +counts +lease held 90 s/,
     /dc2 +NOT COUNTING +lease gone 40 s ago/,
+    /dc3 +counts +lease held 90 s +2 names refused \(outside its claims\)/,
   ])
     assert.ok(typeof part === 'string' ? text.includes(part) : part.test(text), `${String(part)} in\n${text}`);
 });

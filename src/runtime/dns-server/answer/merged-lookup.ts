@@ -44,6 +44,8 @@ export interface HubData {
   /** The member clusters, in the hub's order. */
   readers: readonly ClusterReader[];
   counts(cluster: string): boolean;
+  /** Whether a cluster's claims hold a name: its entries for any other name are left out. */
+  claims(cluster: string, name: string): boolean;
   policy(zone: string): MergePolicy;
   /** A name answered from clusters none of which counts (serve-stale). */
   stale(name: string): void;
@@ -58,16 +60,22 @@ export interface MergedQuestion {
   asker: Asker | undefined;
 }
 
+const NOTHING: NameData = { exists: false, entries: [] };
+
 /**
- * The view's lookup of the name (`own`) merged with the clusters'. A name that exists in any copy
- * exists; then no copy's wildcard stands in for it (RFC 4592: a wildcard answers only names that
- * do not exist).
+ * The view's lookup of the name (`own`) merged with the clusters'. A cluster's lookup of a name
+ * outside its claims (or answered by its wildcard outside them) is as if it had nothing there. A
+ * name that exists in any other copy exists; then no copy's wildcard stands in for it (RFC 4592: a
+ * wildcard answers only names that do not exist).
  */
 export function mergedLookup(hub: HubData, own: NameData, q: MergedQuestion): NameData {
-  const theirs = hub.readers.map((reader) => ({
-    cluster: reader.cluster,
-    data: lookupName(reader, q.zone, q.name, q.mode, q.purpose),
-  }));
+  const theirs = hub.readers.map((reader) => {
+    const data = lookupName(reader, q.zone, q.name, q.mode, q.purpose);
+    const claimed =
+      !data.exists ||
+      (hub.claims(reader.cluster, q.name) && (!data.wildcard || hub.claims(reader.cluster, data.wildcard)));
+    return { cluster: reader.cluster, data: claimed ? data : NOTHING };
+  });
   const exact = (own.exists && !own.wildcard) || theirs.some((t) => t.data.exists && !t.data.wildcard);
   const usable = (d: NameData) => d.exists && !(exact && d.wildcard);
   const merged = mergeName(
