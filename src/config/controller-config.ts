@@ -133,6 +133,23 @@ export const controllerEntries = {
    * alive while this replica leads; the hub counts the cluster while the key exists. Default 10.
    */
   clusterLeaseSeconds: v.optional(integer(2, 3600)),
+  /**
+   * With `cluster`: what the cluster may publish (src/skydns/cluster-claims.ts), as the hub's
+   * `hub.clusters[].suffixes` say, optionally only from some namespaces. A name outside them is
+   * refused with a log line, an Event and the problems metric (a DNSEndpoint's Ready condition
+   * NotClaimed), not published only for the hub to refuse it. Default: unchecked here.
+   */
+  claims: v.optional(
+    list(
+      v.object({
+        /** The cluster may publish this name and the names below it. */
+        suffix: dnsName,
+        /** Only objects in these namespaces may; default every namespace. */
+        namespaces: v.optional(list(namespaceName, 'namespaces')),
+      }),
+      'claims',
+    ),
+  ),
   /** Split horizon: each view is planned and written under its own prefix; default one view "internal" at `prefix`. */
   views: v.optional(viewsSchema),
   /** PTR records for published addresses inside these networks (per view); default none. */
@@ -255,6 +272,10 @@ export const controllerConfigSchema = v.pipe(
       'not together with prefix or views: a cluster writes under its own prefix, /skydns-clusters/<cluster>',
     ),
     ['cluster'],
+  ),
+  v.forward(
+    v.check((c) => c.claims === undefined || c.cluster !== undefined, "only with cluster: they are a member cluster's"),
+    ['claims'],
   ),
   v.forward(
     v.check(

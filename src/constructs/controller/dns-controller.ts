@@ -267,7 +267,9 @@ export interface DnsControllerProps extends ControllerProps, RuntimeComponentPro
   readonly prefix: string;
   /**
    * A spoke of a hub: the cluster's name. The controller writes under the cluster's own prefix,
-   * "/skydns-clusters/<cluster>", which it derives from the name, instead of `prefix` or `views`.
+   * "/skydns-clusters/<cluster>", which it derives from the name, instead of `prefix` or `views`,
+   * and `domains` are its claims: a name outside them is refused with a reason on the object
+   * (NameNotClaimed), as the hub would refuse it.
    * @default - none
    */
   readonly cluster?: string;
@@ -324,7 +326,7 @@ export class DnsController extends RuntimeComponent {
       etcd: etcd.connection,
       ownerId: props.ownership?.ownerId ?? stack.name,
       ...(props.cluster !== undefined
-        ? { cluster: props.cluster }
+        ? { cluster: props.cluster, claims: [...props.domains].sort().map((suffix) => ({ suffix })) }
         : props.views
           ? { views: props.views }
           : { prefix: props.prefix }),

@@ -39,6 +39,8 @@ export interface ObjectRef {
 export const PROBLEM_REASONS = [
   'InvalidHostname',
   'HostnameNotInDomain',
+  /** A spoke of a hub: the name is outside its cluster's claims (or its namespace's), which the hub refuses. */
+  'NameNotClaimed',
   'InvalidTTL',
   'InvalidTarget',
   'InvalidAnnotation',

@@ -75,6 +75,7 @@ test("a spoke's controller logs in to the hub's etcd over TLS as its cluster's u
   assert.equal(config.prefix, undefined);
   assert.equal(config.views, undefined);
   assert.deepEqual(config.domainFilter, ['dc1.example.org']);
+  assert.deepEqual(config.claims, [{ suffix: 'dc1.example.org' }]);
   assert.equal(config.ownerId, 'dc1');
   assert.deepEqual(config.etcd, {
     endpoints: ['https://etcd.hub.example.org:2379'],

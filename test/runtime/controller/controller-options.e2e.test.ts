@@ -379,6 +379,37 @@ test('a bad config file names the file', () => {
   });
 });
 
+// [case, config file fields beside etcd and ownerId, error naming the field; none: accepted]
+const claimRows: [string, object, RegExp | undefined][] = [
+  [
+    "a spoke's claims, one for some namespaces",
+    { cluster: 'dc1', claims: [{ suffix: 'dc1.example.org' }, { suffix: 'shop.example.org', namespaces: ['shop'] }] },
+    undefined,
+  ],
+  ['claims without a cluster', { claims: [{ suffix: 'dc1.example.org' }] }, /^claims \(file .*\): only with cluster/],
+  [
+    'a claim that is not a domain name',
+    { cluster: 'dc1', claims: [{ suffix: 'dc1 example.org' }] },
+    /^claims\[0\]\.suffix \(file .*\): /,
+  ],
+  [
+    'a claim for a namespace that cannot be one',
+    { cluster: 'dc1', claims: [{ suffix: 'dc1.example.org', namespaces: ['Shop'] }] },
+    /^claims\[0\]\.namespaces\[0\] \(file .*\): must be a namespace/,
+  ],
+];
+for (const [name, fields, error] of claimRows)
+  test(`controller config: ${name}`, () => {
+    const file = join(tempDir('controller-claims'), 'config.json');
+    writeFileSync(file, JSON.stringify({ etcd: { endpoints: ['http://e:1'] }, ownerId: 'me', ...fields }));
+    if (error) assert.throws(() => parseControllerOptions(['--config', file], {}), { message: error });
+    else
+      assert.deepEqual(
+        parseControllerOptions(['--config', file], {}).config.claims,
+        (fields as { claims: unknown }).claims,
+      );
+  });
+
 test('leader election takes the pod identity from the environment it is given', () => {
   const env = { POD_NAME: 'etcdns-controller-7d9f-abcde', POD_NAMESPACE: 'etcdns' };
   const { config } = parseControllerOptions([...base, '--leader-elect'], env);

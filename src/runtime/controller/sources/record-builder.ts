@@ -3,6 +3,7 @@
 import { canonicalName, dnsNameProblem } from '../../../dns/dns-name.ts';
 import type { DesiredRecord, ObjectRef, Problem } from '../desired-record.ts';
 import { parseTtl, readAnnotation, splitList, type Annotations } from './annotations.ts';
+import { claimRefusal } from '../../../skydns/cluster-claims.ts';
 import { domainVerdict, type SourceOptions } from './source-options.ts';
 import { classifyTarget, type Target } from './targets.ts';
 
@@ -71,6 +72,11 @@ export class RecordBuilder {
     const name = canonicalName(raw.trim());
     const verdict = domainVerdict(name, this.options);
     if (verdict === 'excluded') return undefined;
+    const refusal = this.claimRefusal(name);
+    if (refusal) {
+      this.problem('NameNotClaimed', `hostname "${name}" is skipped: ${refusal}; the hub would refuse it`, name);
+      return undefined;
+    }
     if (verdict === 'outside') {
       this.problem(
         'HostnameNotInDomain',
@@ -84,6 +90,13 @@ export class RecordBuilder {
       return undefined;
     }
     return name;
+  }
+
+  /** Why a spoke may not publish `name` from this object (its cluster's claims), if it may not. */
+  private claimRefusal(name: string): string | undefined {
+    const spoke = this.options.claims;
+    // A cluster-scoped object (a Node) has no namespace: only the suffixes hold it.
+    return spoke && claimRefusal(spoke.cluster, spoke.claims, name, this.object.namespace || undefined);
   }
 
   /** One record per target at `name` (already accepted). */

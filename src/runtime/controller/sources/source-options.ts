@@ -2,6 +2,7 @@
 import { canonicalName, isInZone } from '../../../dns/dns-name.ts';
 import type { SourceKind, SourceSwitches } from '../../../config/source-kinds.ts';
 import type { RecordType } from '../../../dns/record-types.ts';
+import type { Claim } from '../../../skydns/cluster-claims.ts';
 import { annotationPrefixes, readAnnotation, type Annotations } from './annotations.ts';
 import { matchesSelector, parseSelector, type Selector } from '../../../config/label-selector.ts';
 import type { GatewayFilters } from './gateway/route-parents.ts';
@@ -13,6 +14,8 @@ export interface SourceOptions {
   /** Canonical domains; empty means every name. */
   domainFilter: string[];
   excludeDomains: string[];
+  /** A spoke of a hub: its cluster and the claims a name must lie in (src/skydns/cluster-claims.ts). */
+  claims?: { cluster: string; claims: readonly Claim[] };
   /** Only this namespace; undefined means all. */
   namespace?: string;
   labelSelector: Selector;
@@ -73,6 +76,8 @@ export function sourceOptions(input: {
   sources?: SourceKind[];
   domainFilter?: string[];
   excludeDomains?: string[];
+  cluster?: string;
+  claims?: Claim[];
   namespace?: string;
   labelSelector?: string;
   annotationFilter?: string;
@@ -108,6 +113,9 @@ export function sourceOptions(input: {
     sources: input.sources ?? ['service', 'ingress'],
     domainFilter: (input.domainFilter ?? []).map(canonicalName),
     excludeDomains: (input.excludeDomains ?? []).map(canonicalName),
+    ...(input.cluster !== undefined && input.claims
+      ? { claims: { cluster: input.cluster, claims: input.claims } }
+      : {}),
     ...(input.namespace ? { namespace: input.namespace } : {}),
     labelSelector: parseSelector(input.labelSelector ?? ''),
     annotationFilter: parseSelector(input.annotationFilter ?? ''),

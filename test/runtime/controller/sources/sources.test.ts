@@ -368,6 +368,44 @@ const rows: Row[] = [
     problems: ['HostnameNotInDomain b.other.org.'],
   },
   {
+    name: "a spoke's claims: a name outside them is refused (NameNotClaimed), the others publish",
+    snapshot: {
+      services: [
+        svc(
+          'web',
+          { type: 'LoadBalancer' },
+          { [`${A}hostname`]: 'a.dc1.example.org,b.dc2.example.org,c.internal.dc1.example.org' },
+          { status: lb('10.0.0.1') },
+        ),
+      ],
+    },
+    options: {
+      cluster: 'dc1',
+      claims: [{ suffix: 'dc1.example.org' }],
+      domainFilter: ['example.org'],
+      excludeDomains: ['internal.dc1.example.org'],
+    },
+    records: ['a.dc1.example.org. A 10.0.0.1'],
+    problems: ['NameNotClaimed b.dc2.example.org.'],
+  },
+  {
+    name: "a spoke's claims for namespaces: another namespace's name is refused",
+    snapshot: {
+      services: [
+        svc('web', { type: 'LoadBalancer' }, { [`${A}hostname`]: 'web.shop.example.org' }, { status: lb('10.0.0.1') }),
+        svc(
+          'api',
+          { type: 'LoadBalancer' },
+          { [`${A}hostname`]: 'api.shop.example.org' },
+          { status: lb('10.0.0.2'), metadata: { namespace: 'shop' } },
+        ),
+      ],
+    },
+    options: { cluster: 'dc1', claims: [{ suffix: 'shop.example.org', namespaces: ['shop'] }] },
+    records: ['api.shop.example.org. A 10.0.0.2'],
+    problems: ['NameNotClaimed web.shop.example.org.'],
+  },
+  {
     name: 'namespace, label selector, annotation filter and the controller annotation',
     snapshot: {
       services: [

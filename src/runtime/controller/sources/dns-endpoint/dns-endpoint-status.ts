@@ -1,7 +1,7 @@
 // What a DNSEndpoint's status says after a sync, so `kubectl get dnsendpoints` shows whether each
 // object is live: Accepted (every endpoint could be read: True/Accepted, or False/Invalid naming
 // the refused ones) and Ready (its records are in etcd as asked: True/Programmed; or False with
-// the first reason that applies: NotOwned, Conflict, Filtered, Invalid), each for the object's
+// the first reason that applies: NotOwned, Conflict, NotClaimed, Filtered, Invalid), each for the object's
 // generation. A condition keeps its lastTransitionTime while its status stays. Pure.
 import type { Problem } from '../../desired-record.ts';
 import type { DnsEndpointStatus, StatusCondition } from './dns-endpoint.ts';
@@ -25,6 +25,7 @@ const MAX_MESSAGE = 1024;
 const READY_REASONS: [Problem['reason'][], string][] = [
   [['NameOwnedByOthers'], 'NotOwned'],
   [['RecordConflict'], 'Conflict'],
+  [['NameNotClaimed'], 'NotClaimed'],
   [['HostnameNotInDomain', 'PrivateAddressRefused'], 'Filtered'],
 ];
 

@@ -336,6 +336,11 @@ test("a DNSEndpoint's status, condition by condition", async (t) => {
       ['True', 'Accepted', 'False', 'NotOwned'],
     ],
     [
+      "outside the spoke's claims",
+      { problems: [problem('NameNotClaimed'), problem('HostnameNotInDomain')] },
+      ['True', 'Accepted', 'False', 'NotClaimed'],
+    ],
+    [
       'outside the domain filter',
       { problems: [problem('HostnameNotInDomain')], publishedRecords: 0 },
       ['True', 'Accepted', 'False', 'Filtered'],
