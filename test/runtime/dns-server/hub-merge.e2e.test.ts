@@ -16,9 +16,9 @@ import { promisify } from 'node:util';
 import { controllerKubeconfig, startController, type ControllerHandle } from '../controller/controller-harness.ts';
 import { dig, digRepeated } from '../../support/dig.ts';
 import { digAxfr } from '../../support/dig-axfr.ts';
-import { Etcd3 } from 'etcd3';
 import { makeTestPki, type TestPki } from '../../support/certificates.ts';
-import { etcdCredentials, startEtcd, type EtcdHandle } from '../../support/etcd.ts';
+import { startEtcd, type EtcdHandle } from '../../support/etcd.ts';
+import { enableHubAuth, type HubEtcdUsers } from '../../support/hub-etcd-users.ts';
 import { startEtcdnsServer, type EtcdnsServerHandle } from '../../support/etcdns-server.ts';
 import { startKubeApiserver, type KubeHandle } from '../../support/kube-apiserver.ts';
 import { createLoadBalancerService } from '../../support/kube-objects.ts';
@@ -49,62 +49,7 @@ const HUB = {
 type Cluster = 'dc1' | 'dc2';
 let etcd: EtcdHandle;
 let pki: TestPki;
-/** Each etcd user's password file. */
-const passwords: Record<string, string> = {};
-let root: Etcd3;
-
-/** TLS and login flags for `etcdns controller` and `etcdns server` as `user`. */
-const asUser = (user: string) => [
-  '--etcd-ca-file',
-  pki.caCert,
-  '--etcd-cert-file',
-  pki.serverCert,
-  '--etcd-key-file',
-  pki.serverKey,
-  '--etcd-username',
-  user,
-  '--etcd-password-file',
-  passwords[user]!,
-];
-
-/**
- * The hub's roles, as `etcdns etcd-roles` makes them: a user per cluster on its own prefix (as the
- * constructs grant), the hub's server reading its view's prefix and the clusters'.
- */
-async function enableAuth(): Promise<void> {
-  const dir = tempDir('hub-users');
-  for (const user of ['root', 'cluster-dc1', 'cluster-dc2', 'server-hub']) {
-    passwords[user] = join(dir, user);
-    writeFileSync(passwords[user], `${user}-secret\n`);
-  }
-  await promisify(execFile)(nodeBin, [
-    etcdnsBin,
-    'etcd-roles',
-    '--endpoints',
-    etcd.endpoint,
-    '--cacert',
-    pki.caCert,
-    '--cert',
-    pki.serverCert,
-    '--key',
-    pki.serverKey,
-    '--root-password-file',
-    passwords.root!,
-    '--grant',
-    'cluster-dc1=readwrite:/skydns-clusters/dc1/',
-    '--grant',
-    'cluster-dc2=readwrite:/skydns-clusters/dc2/',
-    '--grant',
-    'server-hub=read:/skydns/,read:/skydns-clusters/',
-    ...['cluster-dc1', 'cluster-dc2', 'server-hub'].flatMap((u) => ['--user', `${u}=${passwords[u]}`]),
-    '--enable-auth',
-  ]);
-  root = new Etcd3({
-    hosts: etcd.endpoint,
-    credentials: etcdCredentials(pki),
-    auth: { username: 'root', password: 'root-secret' },
-  });
-}
+let users: HubEtcdUsers;
 const kubeconfigs = {} as Record<Cluster, string>;
 const controllers = {} as Record<Cluster, ControllerHandle>;
 let hub: EtcdnsServerHandle;
@@ -115,7 +60,13 @@ function startSpoke(cluster: Cluster): Promise<ControllerHandle> {
     etcdEndpoints: [etcd.endpoint],
     ownerId: cluster,
     identity: `${cluster}-a`,
-    args: ['--cluster', cluster, '--cluster-lease-seconds', String(LEASE_SECONDS), ...asUser(`cluster-${cluster}`)],
+    args: [
+      '--cluster',
+      cluster,
+      '--cluster-lease-seconds',
+      String(LEASE_SECONDS),
+      ...users.asUser(`cluster-${cluster}`),
+    ],
   });
 }
 
@@ -142,7 +93,7 @@ before(async () => {
   let kubes: KubeHandle[];
   pki = makeTestPki(tempDir('hub-pki'), 'etcdns');
   [etcd, ...kubes] = await Promise.all([startEtcd({ tls: pki }), startKubeApiserver(), startKubeApiserver()]);
-  await enableAuth();
+  users = await enableHubAuth(etcd, pki, ['dc1', 'dc2']);
   for (const [i, cluster] of (['dc1', 'dc2'] as const).entries()) {
     kubeconfigs[cluster] = await controllerKubeconfig(kubes[i]!);
     await createLoadBalancerService(kubes[i]!.admin, {
@@ -161,7 +112,7 @@ before(async () => {
     startEtcdnsServer({
       etcdEndpoints: [etcd.endpoint],
       zones: ZONES,
-      args: ['--config', config, ...asUser('server-hub')],
+      args: ['--config', config, ...users.asUser('server-hub')],
     }),
   ]);
   // Both clusters' records and leases are at the hub.
@@ -176,7 +127,7 @@ before(async () => {
   );
 });
 after(async () => {
-  root?.close();
+  users?.root.close();
   await stopAll();
 });
 
@@ -261,7 +212,7 @@ const soaSerial = async (zone: string) =>
 
 test("dc2's controller killed: its records leave within lease + grace, dc1's stay, no query fails; back: they return", async (t) => {
   const serialBefore = await soaSerial('all.test');
-  const keysBefore = await root.getAll().prefix('/skydns-clusters/dc2/').keys();
+  const keysBefore = await users.root.getAll().prefix('/skydns-clusters/dc2/').keys();
   const killedAt = Date.now();
   controllers.dc2.process.kill('SIGKILL');
   // Every query meanwhile answers (addresses() fails on anything but NOERROR) and keeps dc1's record.
@@ -305,7 +256,7 @@ test("dc2's controller killed: its records leave within lease + grace, dc1's sta
   assert.ok(metricSum((await hub.http('/metrics')).body, 'etcdns_dns_hub_stale_names') >= 1);
   // The merged zone changed: its serial moved. Nothing was deleted from etcd but the lease key.
   assert.ok((await soaSerial('all.test')) > serialBefore);
-  const keysAfter = await root.getAll().prefix('/skydns-clusters/dc2/').keys();
+  const keysAfter = await users.root.getAll().prefix('/skydns-clusters/dc2/').keys();
   assert.deepEqual(keysAfter.sort(), keysBefore.filter((k) => k !== '/skydns-clusters/dc2/etcdns.lease').sort());
 
   const restartedAt = Date.now();
