@@ -17,8 +17,9 @@ const hubClusterSchema = v.object({
   siteCidrs: v.optional(list(network, 'networks')),
   /**
    * The cluster's claims: it may publish only names at or below these (src/skydns/cluster-claims.ts);
-   * its entries for any other name never answer nor transfer, and are listed as refused. Absent:
-   * unchecked, every name of the server's zones.
+   * its entries for any other name never answer nor transfer, and are listed as refused. A suffix
+   * outside the server's zones is no error (every view's servers get the stack's whole list).
+   * Absent: unchecked, every name of the server's zones.
    */
   suffixes: v.optional(list(dnsName, 'domain names')),
 });

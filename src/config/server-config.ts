@@ -222,7 +222,7 @@ export const serverConfigSchema = v.pipe(
     ),
     ['catalog', 'zone'],
   ),
-  // A zone's merge policy is for a zone this server answers, and a cluster's claims lie in one.
+  // A zone's merge policy is for a zone this server answers.
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const served = dataset.value.zones.map((z) => canonicalName(z.name));
@@ -232,15 +232,6 @@ export const serverConfigSchema = v.pipe(
           message: `must be one of zones (got ${JSON.stringify(z.zone)})`,
           path: pathTo(dataset.value, ['hub', 'zones', i, 'zone']),
         });
-    });
-    (dataset.value.hub?.clusters ?? []).forEach((c, i) => {
-      (c.suffixes ?? []).forEach((suffix, j) => {
-        if (!served.some((zone) => isInZone(canonicalName(suffix), zone)))
-          addIssue({
-            message: `must be in one of the served zones (got ${JSON.stringify(suffix)})`,
-            path: pathTo(dataset.value, ['hub', 'clusters', i, 'suffixes', j]),
-          });
-      });
     });
   }),
   // An update key's scope must lie in a zone this server answers: else it could write nothing.
