@@ -17,7 +17,7 @@ import { writeDnsEndpointStatus } from './sources/dns-endpoint/dns-endpoint-stat
 import type { DnsEndpoint } from './sources/dns-endpoint/dns-endpoint.ts';
 import type { ClusterObjects, ObjectKey } from './incremental/cluster-objects.ts';
 import { objectId } from './incremental/cluster-objects.ts';
-import { IncrementalPlanner } from './incremental/incremental-planner.ts';
+import { IncrementalPlanner, type PlanResult } from './incremental/incremental-planner.ts';
 import type { ClusterChange } from './kube/cluster-cache.ts';
 import { formatPlan } from './plan/format-plan.ts';
 import { isEmptyPlan, type Plan } from './plan/plan.ts';
@@ -259,7 +259,7 @@ export class Controller {
     this.fullPending = false;
     const changed = [...this.dirty.values()];
     this.dirty.clear();
-    let plans: Plan[];
+    let result: PlanResult;
     if (full) {
       this.planner.rebuild(cache);
       let current;
@@ -276,22 +276,22 @@ export class Controller {
         this.fullPending = true;
         return this.etcdFailed(err, eventAt);
       }
-      plans = this.views.map((_, i) => this.planner.planAll(i, current[i]!));
+      result = this.planner.planAll(current);
       this.collectNow = this.collectAfterFullSync;
       this.collectAfterFullSync = false;
-      metrics.undecodable.set(plans.reduce((n, p) => n + p.undecodable.length, 0));
+      metrics.undecodable.set(result.plans.reduce((n, p) => n + p.undecodable.length, 0));
     } else {
       const touched = this.planner.update(changed, cache);
-      plans = this.views.map(({ mirror }, i) => this.planner.planNames(i, touched[i]!, (keys) => mirror!.under(keys)));
+      result = this.planner.planNames(touched, (i, keys) => this.views[i]!.mirror!.under(keys));
     }
+    const { plans, problems } = result;
     this.lastPlans = plans.map((plan, i) => ({ view: this.views[i]!.view.config.name, plan }));
 
-    const problems = this.planner.problems();
     this.problemTimes.update(problems);
     setPlanGauges(metrics, {
       servedState: cache.servedState(),
       problems,
-      views: this.views.map(({ view }, i) => ({ name: view.config.name, recordCounts: this.planner.recordCounts(i) })),
+      views: this.views.map(({ view }, i) => ({ name: view.config.name, recordCounts: result.recordCounts[i]! })),
     });
 
     if (!leader) return this.count('skipped', started);
@@ -338,7 +338,7 @@ export class Controller {
     }
     if (eventAt !== undefined) metrics.eventToEtcd.observe((performance.now() - eventAt) / 1000);
     // After a conflict some names wait for the next round: their objects' status with it.
-    if (!conflicted) await this.writeStatus(this.planner.problems());
+    if (!conflicted) await this.writeStatus(problems);
     return this.count(conflicted ? 'conflicted' : 'applied', started);
   }
 

@@ -3,7 +3,8 @@
 // published and reported at each name. A changed object is recomputed alone and only the names
 // it touched (before and after) are planned again (name-plan.ts); a full plan (start, periodic
 // resync, a reload of the etcd copy, Node changes) recomputes every object and every name. Pure:
-// the caller reads the cluster and etcd and writes the plans.
+// the caller reads the cluster and etcd and writes the plans; a plan step gives it all it needs
+// of that step at once (PlanResult).
 import { canonicalName } from '../../../dns/dns-name.ts';
 import type { Policy } from '../../../config/controller-config.ts';
 import { normalizePrefix } from '../../../skydns/skydns-key.ts';
@@ -42,6 +43,16 @@ export function sourceContext(cluster: ClusterObjects): SourceContext {
     object: (kind, namespace, name) => cluster.object(kind, namespace, name),
     objects: (kind) => cluster.objects(kind),
   };
+}
+
+/** What one plan step gives: every view's plan and what the step leaves published and reported. */
+export interface PlanResult {
+  /** Each view's plan, in the views' order. */
+  readonly plans: Plan[];
+  /** Every problem now: the objects' and every view's conflicts. */
+  readonly problems: Problem[];
+  /** Each view's published records by type, in the views' order. */
+  readonly recordCounts: ReadonlyMap<string, number>[];
 }
 
 export interface PlannerSettings {
@@ -115,28 +126,38 @@ export class IncrementalPlanner {
     return touched;
   }
 
-  /** Plans every name of a view against every entry under its prefix. */
-  planAll(view: number, current: readonly CurrentEntry[]): Plan {
-    const v = this.views[view]!;
-    const plan = planPrefix({ ...this.planInput(v), desired: this.index.records(view), current });
-    v.published.clear();
-    v.conflicts.clear();
-    v.counts.clear();
-    this.remember(v, plan, undefined);
-    return plan;
+  /** Plans every name of each view against every entry under its prefix (`current`, per view). */
+  planAll(current: readonly (readonly CurrentEntry[])[]): PlanResult {
+    return this.result(
+      this.views.map((v, view) => {
+        const plan = planPrefix({ ...this.planInput(v), desired: this.index.records(view), current: current[view]! });
+        v.published.clear();
+        v.conflicts.clear();
+        v.counts.clear();
+        this.remember(v, plan, undefined);
+        return plan;
+      }),
+    );
   }
 
-  /** Plans only `names` of a view; `entriesUnder` gives the entries at and below keys. */
-  planNames(view: number, names: ReadonlySet<string>, entriesUnder: (keys: string[]) => CurrentEntry[]): Plan {
-    const v = this.views[view]!;
-    const plan = planNames({ ...this.planInput(v), names, desired: this.index.recordsAt(view, names), entriesUnder });
-    this.remember(v, plan, names);
-    return plan;
-  }
-
-  /** Every problem now: the objects' and every view's conflicts. */
-  problems(): Problem[] {
-    return [...this.index.problems(), ...this.views.flatMap((v) => [...v.conflicts.values()].flat())];
+  /** Plans only the names `touched` of each view; `entriesUnder` gives a view's entries at and below keys. */
+  planNames(
+    touched: readonly ReadonlySet<string>[],
+    entriesUnder: (view: number, keys: string[]) => CurrentEntry[],
+  ): PlanResult {
+    return this.result(
+      this.views.map((v, view) => {
+        const names = touched[view]!;
+        const plan = planNames({
+          ...this.planInput(v),
+          names,
+          desired: this.index.recordsAt(view, names),
+          entriesUnder: (keys) => entriesUnder(view, keys),
+        });
+        this.remember(v, plan, names);
+        return plan;
+      }),
+    );
   }
 
   /** Whether the filters (namespace, labels, annotations, controller annotation) take the object. */
@@ -147,11 +168,6 @@ export class IncrementalPlanner {
   /** How many records the views publish from one object, by its resource id. */
   recordCount(id: string): number {
     return this.index.recordCount(id);
-  }
-
-  /** Published records of a view by type. */
-  recordCounts(view: number): ReadonlyMap<string, number> {
-    return this.views[view]!.counts;
   }
 
   /** What the last plans publish in a view, by name, and how the view treated each record asked for (the status page). */
@@ -181,6 +197,15 @@ export class IncrementalPlanner {
     const namespace = objectNamespace(source.kind, meta?.namespace);
     const id = objectId({ kind: source.kind, namespace, name: meta?.name ?? '' });
     return this.index.set(id, objectRecords(source, context, this.options, this.compiled));
+  }
+
+  /** A plan step's result: its plans, and the problems and record counts as they now stand. */
+  private result(plans: Plan[]): PlanResult {
+    return {
+      plans,
+      problems: [...this.index.problems(), ...this.views.flatMap((v) => [...v.conflicts.values()].flat())],
+      recordCounts: this.views.map((v) => new Map(v.counts)),
+    };
   }
 
   private planInput(v: ViewState) {
