@@ -53,7 +53,12 @@ export function hubConfig(
   const served = viewZones?.map(canonicalName);
   const zones = served ? hub?.zones?.filter((z) => served.includes(canonicalName(z.zone))) : hub?.zones;
   return {
-    clusters: clusters.map((c) => ({ name: c.name, ...(c.siteCidrs ? { siteCidrs: c.siteCidrs } : {}) })),
+    clusters: clusters.map((c) => ({
+      name: c.name,
+      // The claims the hub checks each cluster's names against (the spoke checks them too).
+      suffixes: c.suffixes,
+      ...(c.siteCidrs ? { siteCidrs: c.siteCidrs } : {}),
+    })),
     ...(hub?.graceSeconds !== undefined ? { graceSeconds: hub.graceSeconds } : {}),
     ...(zones !== undefined && !(served && zones.length === 0) ? { zones } : {}),
   };

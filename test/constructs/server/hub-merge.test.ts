@@ -47,7 +47,11 @@ const grants = (props: DnsStackProps) => {
   return args.filter((_, i) => args[i - 1] === '--grant' && args[i]!.startsWith('etcdns-server-'));
 };
 
-const BOTH = [{ name: 'dc1', siteCidrs: ['10.1.0.0/16'] }, { name: 'dc2' }];
+// As the servers' config names them: the clusters' suffixes are the claims the hub checks.
+const BOTH = [
+  { name: 'dc1', suffixes: DC1.suffixes, siteCidrs: ['10.1.0.0/16'] },
+  { name: 'dc2', suffixes: DC2.suffixes },
+];
 // [what, hub props, each view's loaded `hub` (absent: none), each view's server grant]
 const renderCases: [string, DnsStackProps, Record<string, Json | undefined>, string[]][] = [
   [
