@@ -2,6 +2,7 @@
 // cluster's entries for it as cluster-merge.ts picks them. Every answer and every zone transfer
 // reads names through the resolver's lookup, so both get this one rule. Delegations, the apex's
 // name servers and SOA serials stay the view's.
+import { labelsOf } from '../../../dns/dns-name.ts';
 import { CLUSTERS_PREFIX } from '../../../skydns/cluster-prefix.ts';
 import { keyToName } from '../../../skydns/skydns-key.ts';
 import type { IndexNode, RecordIndex, StoredEntry } from '../store/record-index.ts';
@@ -58,6 +59,21 @@ export interface MergedQuestion {
   purpose: LookupPurpose;
   /** Who asks; none for a zone transfer. */
   asker: Asker | undefined;
+  /** The view's records (`own` was read from them). */
+  view: IndexReader;
+}
+
+/**
+ * Whether a copy's wildcard `*.<parent>` stands in for a name that no copy holds: only when
+ * `<parent>` is the name's closest encloser in the merged zone (RFC 4592 3.3.1), so when neither
+ * the view nor a cluster claiming it holds the name's ancestor one label below it.
+ */
+function encloses(hub: HubData, view: IndexReader, wildcard: string, name: string): boolean {
+  const labels = labelsOf(name);
+  const below = labels.slice(labels.length - labelsOf(wildcard).length);
+  const holds = (copy: IndexReader) => (copy.find(below)?.size ?? 0) > 0;
+  const ancestor = `${below.join('.')}.`;
+  return !holds(view) && !hub.readers.some((r) => hub.claims(r.cluster, ancestor) && holds(r));
 }
 
 const NOTHING: NameData = { exists: false, entries: [] };
@@ -66,7 +82,8 @@ const NOTHING: NameData = { exists: false, entries: [] };
  * The view's lookup of the name (`own`) merged with the clusters'. A cluster's lookup of a name
  * outside its claims (or answered by its wildcard outside them) is as if it had nothing there. A
  * name that exists in any other copy exists; then no copy's wildcard stands in for it (RFC 4592: a
- * wildcard answers only names that do not exist).
+ * wildcard answers only names that do not exist), nor one whose parent is not the closest encloser
+ * of the copies together.
  */
 export function mergedLookup(hub: HubData, own: NameData, q: MergedQuestion): NameData {
   const theirs = hub.readers.map((reader) => {
@@ -77,7 +94,7 @@ export function mergedLookup(hub: HubData, own: NameData, q: MergedQuestion): Na
     return { cluster: reader.cluster, data: claimed ? data : NOTHING };
   });
   const exact = (own.exists && !own.wildcard) || theirs.some((t) => t.data.exists && !t.data.wildcard);
-  const usable = (d: NameData) => d.exists && !(exact && d.wildcard);
+  const usable = (d: NameData) => d.exists && !(d.wildcard && (exact || !encloses(hub, q.view, d.wildcard, q.name)));
   const merged = mergeName(
     hub.policy(q.zone.name),
     theirs.map((t) => ({
@@ -88,10 +105,11 @@ export function mergedLookup(hub: HubData, own: NameData, q: MergedQuestion): Na
     q.asker,
   );
   if (merged.stale) hub.stale(q.name);
-  const exists = own.exists || theirs.some((t) => t.data.exists);
+  const exists = [own, ...theirs.map((t) => t.data)].some((d) => (d.exists && !d.wildcard) || usable(d));
   const wildcard = exact
     ? undefined
-    : (own.wildcard ?? theirs.find((t) => merged.from.includes(t.cluster) && t.data.wildcard)?.data.wildcard);
+    : ((usable(own) ? own.wildcard : undefined) ??
+      theirs.find((t) => merged.from.includes(t.cluster) && usable(t.data))?.data.wildcard);
   const entries = [...merged.entries, ...(usable(own) ? own.entries : [])];
   return wildcard ? { exists, entries, wildcard } : { exists, entries };
 }

@@ -77,7 +77,15 @@ function withHost(entries: StoredEntry[]): StoredEntry[] {
 function lookup(ctx: Ctx, name: string, purpose: LookupPurpose): NameData {
   const own = lookupName(ctx.data.index, ctx.zone, name, ctx.data.lookup, purpose);
   const hub = ctx.data.hub;
-  return hub ? mergedLookup(hub, own, { zone: ctx.zone, name, mode: ctx.data.lookup, purpose, asker: ctx.asker }) : own;
+  if (!hub) return own;
+  return mergedLookup(hub, own, {
+    zone: ctx.zone,
+    name,
+    mode: ctx.data.lookup,
+    purpose,
+    asker: ctx.asker,
+    view: ctx.data.index,
+  });
 }
 
 /** The name a stored key is at: a hub's entries come from the clusters' prefixes too. */
