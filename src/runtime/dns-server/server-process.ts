@@ -35,6 +35,7 @@ import type { RecordIndex } from './store/record-index.ts';
 import { RecordSnapshot } from './store/record-snapshot.ts';
 import { RecordStore } from './store/record-store.ts';
 import { ZoneHistory } from './store/zone-history.ts';
+import { ZoneVersions } from './answer/zone-versions.ts';
 import { settleSerials } from './store/zone-serials.ts';
 import { DRAINING } from './shutdown-drain.ts';
 import { ClusterHub } from './cluster-hub.ts';
@@ -85,8 +86,8 @@ function recordStore(p: Parts, transfers: () => Transfers<Zone>) {
   const snapshot = config.snapshotFile
     ? new RecordSnapshot({ file: config.snapshotFile, prefix, zones: zones.names, logger, limits })
     : undefined;
-  // A hub's merged zone at an earlier serial is not in etcd's history (health is not): IXFR
-  // answers the whole zone there.
+  // A hub's merged zone at an earlier serial is not in etcd's history (health is not): its IXFR
+  // reads the versions this process transferred (answer/zone-versions.ts).
   const history = p.hub ? undefined : new ZoneHistory({ client, prefix, zones: zones.names, limits });
   const store: RecordStore = new RecordStore({
     client,
@@ -279,7 +280,7 @@ export async function startDnsServer(
     if (current?.index === store.index && current.hub === hub) return current;
     return (current = { index: store.index, zones, lookup, hub });
   };
-  const records = new ZoneRecordSource(data, history);
+  const records = new ZoneRecordSource(data, history ?? new ZoneVersions());
   const transfers = setUpTransfers({
     config,
     zones: p.catalog ? withCatalog(records, p.catalog) : records,

@@ -1,7 +1,7 @@
 // The records side of zone transfer: a zone's records as the resolver's zone reading answers
 // them, name by name and type by type (so a secondary serves exactly what this server answers),
 // and the records of the names changed since a serial, then and now (etcd's history gives the
-// zone as it was). Zone transfer (transfer/) gets these through its ZoneSource and does the rest:
+// zone as it was; a hub's merged zone, the versions it transferred: zone-versions.ts). Zone transfer (transfer/) gets these through its ZoneSource and does the rest:
 // access, TSIG, message splitting.
 import { isInZone, labelsOf } from '../../../dns/dns-name.ts';
 import { changedOwners } from '../store/changed-owners.ts';
@@ -10,6 +10,7 @@ import { COMPACTED, type ZoneHistory } from '../store/zone-history.ts';
 import { TYPE } from '../wire/dns-constants.ts';
 import { recordKey, type ResourceRecord, type ZoneChanges } from '../wire/dns-message.ts';
 import { below, resolve, soaRecord, type ResolverData } from './resolver.ts';
+import { ZoneVersions } from './zone-versions.ts';
 import type { Zone } from './zones.ts';
 
 /** The types a name is asked for: every type the resolver answers from records (not SOA, ANY). */
@@ -138,13 +139,14 @@ async function liveZoneRecords(
 
 /**
  * The zones of the copy as zone transfer reads them (transfer/zone-source.ts): from the records
- * the server answers with, and from etcd's history for the changes since a serial.
+ * the server answers with, and for the changes since a serial from etcd's history or, for a
+ * hub's merged zones, from the versions this process transferred.
  */
 export class ZoneRecordSource {
   private readonly data: () => ResolverData;
-  private readonly history: ZoneHistory | undefined;
+  private readonly history: ZoneHistory | ZoneVersions | undefined;
 
-  constructor(data: () => ResolverData, history?: ZoneHistory) {
+  constructor(data: () => ResolverData, history?: ZoneHistory | ZoneVersions) {
     this.data = data;
     this.history = history;
   }
@@ -165,11 +167,14 @@ export class ZoneRecordSource {
   /** Every record of the zone but its SOA, and the serial they are of. */
   async records(zone: Zone): Promise<{ serial: number; records: ResourceRecord[] }> {
     const { data, records } = await liveZoneRecords(this.data, zone);
-    return { serial: data.index.serial(zone.name), records };
+    const serial = data.index.serial(zone.name);
+    if (this.history instanceof ZoneVersions) this.history.record(zone.name, serial, records);
+    return { serial, records };
   }
 
   /** The records of the names changed since `from` (a serial is the etcd revision of the zone's state, zone-serials.ts). */
   async changesSince(zone: Zone, from: number): Promise<ZoneChanges> {
+    if (this.history instanceof ZoneVersions) return this.versionsSince(this.history, zone, from);
     const serial = this.serial(zone);
     // Unless revisions passed 2^32, or the secondary's serial is not one of ours.
     if (!this.history || serial >= 2 ** 32 || from > serial)
@@ -194,5 +199,19 @@ export class ZoneRecordSource {
     const after = recordsAt(current);
     const zoneSize = owners === 'all' ? after.length : (current.index.find(labelsOf(zone.name))?.size ?? 0);
     return { kind: 'changes', serial: current.index.serial(zone.name), before: recordsAt(before), after, zoneSize };
+  }
+
+  /** The difference from a version this process transferred to the zone now (recorded by the walk). */
+  private async versionsSince(versions: ZoneVersions, zone: Zone, from: number): Promise<ZoneChanges> {
+    const { records } = await this.records(zone);
+    const since = versions.since(zone.name, from);
+    if (!since) return { kind: 'whole', why: `no version at serial ${from} transferred since this process started` };
+    return {
+      kind: 'changes',
+      serial: since.serial,
+      before: since.deleted,
+      after: since.added,
+      zoneSize: records.length,
+    };
   }
 }
