@@ -38,7 +38,8 @@ const KEY: TsigKeySpec = {
   secret: Buffer.from('etcdns transfer peers test secret').toString('base64'),
 };
 
-async function serial(port: number, zone: string): Promise<number | undefined> {
+/** The serial a server answers for a zone, if it does. */
+export async function serial(port: number, zone: string): Promise<number | undefined> {
   const r = await dig({ port, name: zone, type: 'SOA', timeoutSeconds: 1 });
   const soa = r.answer.find((a) => a.type === 'SOA');
   return r.status === 'NOERROR' && soa ? Number(soa.data.split(' ')[2]) : undefined;
