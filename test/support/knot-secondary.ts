@@ -18,6 +18,8 @@ export interface KnotSecondaryOptions {
   /** Where it listens, and the primary's address (the NOTIFYs' source): 127.0.0.1 unless told (a pod). */
   listen?: string;
   primaryAddress?: string;
+  /** The address it asks the primary from (Knot's `via`); the system's choice unless told. */
+  source?: string;
   /**
    * A catalog zone (RFC 9432) from the same primary (`catalog-role: interpret`): its member zones
    * are added and removed as the catalog says, each from a template with the same primary and key.
@@ -51,7 +53,7 @@ key:
 remote:
   - id: primary
     address: ${o.primaryAddress ?? '127.0.0.1'}@${o.primaryPort}
-    key: ${o.key.name}
+${o.source ? `    via: ${o.source}\n` : ''}    key: ${o.key.name}
 acl:
   - id: notify-from-primary
     address: ${o.primaryAddress ?? '127.0.0.1'}

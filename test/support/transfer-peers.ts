@@ -38,6 +38,9 @@ const KEY: TsigKeySpec = {
   secret: Buffer.from('etcdns transfer peers test secret').toString('base64'),
 };
 
+/** Knot asks from an address of its own: etcdns tells secondaries apart by address (a hub's IXFR). */
+const KNOT_SOURCE = '127.0.0.2';
+
 /** The serial a server answers for a zone, if it does. */
 export async function serial(port: number, zone: string): Promise<number | undefined> {
   const r = await dig({ port, name: zone, type: 'SOA', timeoutSeconds: 1 });
@@ -53,7 +56,12 @@ export async function startTransferPeers(o: TransferPeersOptions): Promise<Trans
     etcdEndpoints: o.etcdEndpoints,
     zones: [...o.zones],
     prefix: o.prefix,
-    args: [...transferArgs([bindPort, knotPort], keyFile), ...(o.args ?? [])],
+    args: [
+      ...transferArgs([bindPort, knotPort], keyFile),
+      '--transfer-allow-cidr',
+      `${KNOT_SOURCE}/32`,
+      ...(o.args ?? []),
+    ],
   });
   const bind = await startBindSecondary({
     zone: o.zones,
@@ -62,7 +70,13 @@ export async function startTransferPeers(o: TransferPeersOptions): Promise<Trans
     port: bindPort,
     minimalResponses: true,
   });
-  const knot = await startKnotSecondary({ zone: o.zones, primaryPort: etcdns.port, key: KEY, port: knotPort });
+  const knot = await startKnotSecondary({
+    zone: o.zones,
+    primaryPort: etcdns.port,
+    key: KEY,
+    port: knotPort,
+    source: KNOT_SOURCE,
+  });
   const synced = async (serials?: ReadonlyMap<string, number>) => {
     const started = performance.now();
     for (const zone of o.zones) {

@@ -212,6 +212,7 @@ export class ZoneRecordSource {
       before: since.deleted,
       after: since.added,
       zoneSize: records.length,
+      ownVersion: true,
     };
   }
 }

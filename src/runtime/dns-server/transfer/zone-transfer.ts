@@ -95,6 +95,8 @@ export class ZoneTransfer<Z extends TransferZone> {
   private readonly metrics: TransferMetrics;
   private readonly logger: Logger;
   private readonly now: () => number;
+  /** The serial whose records each secondary last got from this process, by zone and address. */
+  private readonly held = new Map<string, number>();
 
   constructor(options: ZoneTransferOptions<Z>) {
     this.zones = options.zones;
@@ -170,6 +172,8 @@ export class ZoneTransfer<Z extends TransferZone> {
     if (notOlder(theirs, wireSerial(this.zones.serial(r.zone))) || r.transport !== 'tcp') return this.currentSoa(r);
     return this.zones.changesSince(r.zone, theirs).then((changes) => {
       if (changes.kind === 'whole') return this.whole(r, 'ixfr_full', changes.why);
+      if (changes.ownVersion && this.held.get(`${r.zone.name} ${r.client}`) !== theirs)
+        return this.whole(r, 'ixfr_full', `serial ${theirs} not transferred to this secondary by this process`);
       const diff = incrementalTransfer(
         this.zones.soa(r.zone, theirs),
         this.zones.soa(r.zone, changes.serial),
@@ -210,6 +214,7 @@ export class ZoneTransfer<Z extends TransferZone> {
     this.metrics.transferKinds.inc({ zone: zone.name, form });
     this.metrics.transferBytes.inc({ zone: zone.name, form }, bytes);
     this.status.transferred(zone.name, r.client, serial, form);
+    if (form !== 'soa') this.held.set(`${zone.name} ${r.client}`, wireSerial(serial));
     this.logger.info('zone transferred', {
       client: r.client,
       zone: zone.name,

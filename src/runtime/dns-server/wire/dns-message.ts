@@ -41,7 +41,19 @@ export function recordKey(r: ResourceRecord): string {
  * whole zone is to go instead.
  */
 export type ZoneChanges =
-  | { kind: 'changes'; serial: number; before: ResourceRecord[]; after: ResourceRecord[]; zoneSize: number }
+  | {
+      kind: 'changes';
+      serial: number;
+      before: ResourceRecord[];
+      after: ResourceRecord[];
+      zoneSize: number;
+      /**
+       * The serial names a version of this process only (a hub's, answer/zone-versions.ts): the
+       * changes hold for a secondary this process last transferred that serial to, not for one
+       * that got it from another replica, whose zone at that serial may differ.
+       */
+      ownVersion?: true;
+    }
   | { kind: 'whole'; why: string };
 
 export interface Question {

@@ -16,12 +16,13 @@ import type { Lease } from 'etcd3';
 import fc from 'fast-check';
 import { clusterLeaseKey } from '../../../../src/skydns/cluster-prefix.ts';
 import { dig } from '../../../support/dig.ts';
+import { digAxfr } from '../../../support/dig-axfr.ts';
 import { startEtcd, type EtcdHandle } from '../../../support/etcd.ts';
 import { metricSum } from '../../../support/metrics-text.ts';
 import { stopAll, waitFor } from '../../../support/process.ts';
 import { tempDir } from '../../../support/temp-dir.ts';
 import { serial, startTransferPeers, type TransferPeers } from '../../../support/transfer-peers.ts';
-import { askAll, compareWith, unknownDisagreements } from './peer-answers.ts';
+import { askAll, compareWith, KEY, unknownDisagreements } from './peer-answers.ts';
 import { RANDOM_ZONES, randomZone } from './random-zone.ts';
 
 after(stopAll);
@@ -184,6 +185,7 @@ describe('a hub: BIND and Knot answer its merged zones as the hub does', () => {
       ixfr: await served('ixfr', zone),
       full: await fullTransfers(zone),
     };
+    const previous = (await serial(peers.etcdns.port, zone))!;
     const namedLogs = peers.bind.logs().length;
     const knotLogs = peers.knot.process.logs().length;
     await kv.put('/skydns-clusters/dc1/org/example/added').value(JSON.stringify({ host: '10.9.0.3' }));
@@ -198,6 +200,21 @@ describe('a hub: BIND and Knot answer its merged zones as the hub does', () => {
     // named logs no form; an IXFR of one added record is 5 records (SOA, old SOA, new SOA, the record, SOA).
     const named = peers.bind.logs().slice(namedLogs);
     assert.match(named, /transfer of 'example\.org\/IN' .*Transfer completed: 1 messages, 5 records/, named);
+    // The previous version is kept, but no secondary at this address holds it any more (Knot
+    // moved on): another replica's zone at that serial may differ, so the whole zone goes.
+    const wholeIxfrs = await served('ixfr_full', zone);
+    const asked = await digAxfr({
+      port: peers.etcdns.port,
+      zone,
+      key: KEY,
+      source: '127.0.0.2',
+      type: `IXFR=${previous}`,
+    });
+    assert.ok(
+      asked.records.some((r) => r.name === 'www.example.org.'),
+      asked.raw,
+    );
+    assert.equal(await served('ixfr_full', zone), wholeIxfrs + 1);
     assert.deepEqual(await failures(), []);
   });
 
