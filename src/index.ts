@@ -60,7 +60,7 @@ export { DEFAULT_IMAGES, imageReference } from './constructs/base/image.ts';
 export type { ImageRef } from './constructs/base/image.ts';
 export { ConfigError } from './config/config-error.ts';
 export { SpokeStack, HUB_DEFAULTS } from './constructs/spoke-stack.ts';
-export type { HubConnectionProps, SpokeStackProps } from './constructs/spoke-stack.ts';
+export type { HubConnectionProps, SpokeNetworkPolicyProps, SpokeStackProps } from './constructs/spoke-stack.ts';
 export { clusterEtcdUser } from './constructs/etcd/member-clusters.ts';
 export type { ClusterProps } from './constructs/etcd/member-clusters.ts';
 export { CLUSTERS_PREFIX, clusterPrefix } from './skydns/cluster-prefix.ts';

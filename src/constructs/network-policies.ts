@@ -203,20 +203,81 @@ function dnsPeers(clients: DnsClientsProps | undefined, secondaries: string[]): 
   ];
 }
 
-/** One component's NetworkPolicy, labelled as the component whose pods it selects. */
-class ComponentPolicy extends StackPart {
+/** The HTTP port (metrics, health) of a component's pods, open to the monitoring namespaces. */
+export function metricsIngress(
+  metricsNamespaces: readonly string[] | undefined,
+  portName: string,
+): k8s.NetworkPolicyIngressRule[] {
+  const from = namespacePeers(metricsNamespaces ?? NETWORK_POLICY_DEFAULTS.metricsNamespaces);
+  return from.length > 0 ? [{ ports: [port(portName)], from }] : [];
+}
+
+/** Every pod's egress to the cluster DNS (UDP and TCP). */
+export function clusterDnsEgress(egress: EgressProps): k8s.NetworkPolicyEgressRule {
+  const dns = { ...EGRESS_DEFAULTS.clusterDns, ...egress.clusterDns };
+  return {
+    to: [
+      {
+        namespaceSelector: { matchLabels: { [NAMESPACE_NAME_LABEL]: dns.namespace } },
+        podSelector: { matchLabels: dns.podLabels },
+      },
+      ...[...(dns.cidrs ?? [])].sort().map((cidr) => ({ ipBlock: { cidr } })),
+    ],
+    ports: [port(dns.port, 'UDP'), port(dns.port, 'TCP')],
+  };
+}
+
+/** Egress to the API server's endpoints. */
+export function apiServerEgress(egress: EgressProps): k8s.NetworkPolicyEgressRule {
+  return {
+    to: [...egress.apiServer.cidrs].sort().map((cidr) => ({ ipBlock: { cidr } })),
+    ports: [...(egress.apiServer.ports ?? EGRESS_DEFAULTS.apiServerPorts)].sort((a, b) => a - b).map((p) => port(p)),
+  };
+}
+
+/** TCP to the given networks on the given ports (etcd's client port, wherever it is). */
+export function cidrsIngress(cidrs: readonly string[], ports: (string | number)[]): k8s.NetworkPolicyIngressRule {
+  return { ports: ports.map((p) => port(p)), from: [...new Set(cidrs)].sort().map((cidr) => ({ ipBlock: { cidr } })) };
+}
+
+/** TCP from the pods to the given networks on the given ports. */
+export function cidrsEgress(cidrs: readonly string[], ports: number[]): k8s.NetworkPolicyEgressRule {
+  return {
+    to: [...new Set(cidrs)].sort().map((cidr) => ({ ipBlock: { cidr } })),
+    ports: [...new Set(ports)].sort((a, b) => a - b).map((p) => port(p)),
+  };
+}
+
+/**
+ * One component's NetworkPolicy, labelled as the component whose pods it selects. Without
+ * `egress` it restricts ingress only; an empty `ingress` admits nothing.
+ */
+export class ComponentPolicy extends StackPart {
   readonly name: string;
 
   constructor(
     scope: Construct,
     id: string,
-    props: StackPartProps & { component: string; spec: k8s.NetworkPolicySpec },
+    props: StackPartProps & {
+      component: string;
+      ingress: k8s.NetworkPolicyIngressRule[];
+      egress?: k8s.NetworkPolicyEgressRule[];
+    },
   ) {
-    const { stack, component } = props;
+    const { stack, component, ingress, egress } = props;
     // Before the pods they protect.
     super(scope, id, stack, { component, version: props.version, wave: SYNC_WAVE.etcd });
     this.name = `${stack.name}-${component}`;
-    new k8s.KubeNetworkPolicy(this, 'policy', { metadata: this.meta(this.name), spec: props.spec });
+    new k8s.KubeNetworkPolicy(this, 'policy', {
+      metadata: this.meta(this.name),
+      spec: {
+        podSelector: { matchLabels: selectorLabels(stack.name, component) },
+        policyTypes: egress ? ['Ingress', 'Egress'] : ['Ingress'],
+        // No rules: nothing may connect (an empty list would be dropped by the API server anyway).
+        ...(ingress.length > 0 ? { ingress } : {}),
+        ...(egress ? { egress } : {}),
+      },
+    });
   }
 }
 
@@ -234,35 +295,10 @@ export class NetworkPolicies extends Construct {
     const pods = (component: string): k8s.NetworkPolicyPeer => ({
       podSelector: { matchLabels: selectorLabels(stack.name, component) },
     });
-    const metricsFrom = namespacePeers(props.metricsNamespaces ?? NETWORK_POLICY_DEFAULTS.metricsNamespaces);
-    const metricsRule = (portName: string): k8s.NetworkPolicyIngressRule[] =>
-      metricsFrom.length > 0 ? [{ ports: [port(portName)], from: metricsFrom }] : [];
+    const metricsRule = (portName: string) => metricsIngress(props.metricsNamespaces, portName);
     const egress = props.egress;
-    const dns = { ...EGRESS_DEFAULTS.clusterDns, ...egress?.clusterDns };
-    const common: k8s.NetworkPolicyEgressRule[] = egress
-      ? [
-          {
-            to: [
-              {
-                namespaceSelector: { matchLabels: { [NAMESPACE_NAME_LABEL]: dns.namespace } },
-                podSelector: { matchLabels: dns.podLabels },
-              },
-              ...[...(dns.cidrs ?? [])].sort().map((cidr) => ({ ipBlock: { cidr } })),
-            ],
-            ports: [port(dns.port, 'UDP'), port(dns.port, 'TCP')],
-          },
-        ]
-      : [];
-    const toApiServer: k8s.NetworkPolicyEgressRule[] = egress
-      ? [
-          {
-            to: [...egress.apiServer.cidrs].sort().map((cidr) => ({ ipBlock: { cidr } })),
-            ports: [...(egress.apiServer.ports ?? EGRESS_DEFAULTS.apiServerPorts)]
-              .sort((a, b) => a - b)
-              .map((p) => port(p)),
-          },
-        ]
-      : [];
+    const common = egress ? [clusterDnsEgress(egress)] : [];
+    const toApiServer = egress ? [apiServerEgress(egress)] : [];
     const toEtcd = (...ports: number[]): k8s.NetworkPolicyEgressRule => ({
       to: [pods(COMPONENT.etcd)],
       ports: ports.map((p) => port(p)),
@@ -276,13 +312,8 @@ export class NetworkPolicies extends Construct {
         stack,
         version: props.version,
         component,
-        spec: {
-          podSelector: { matchLabels: selectorLabels(stack.name, component) },
-          policyTypes: egress ? ['Ingress', 'Egress'] : ['Ingress'],
-          // No rules: nothing may connect (an empty list would be dropped by the API server anyway).
-          ...(ingress.length > 0 ? { ingress } : {}),
-          ...(egress ? { egress: [...common, ...egressRules] } : {}),
-        },
+        ingress,
+        ...(egress ? { egress: [...common, ...egressRules] } : {}),
       });
       this.policies[name] = component;
     };

@@ -16,9 +16,20 @@ import { STACK_DEFAULTS, type GitOpsProps, type ObservabilityProps } from './dns
 import type { EtcdClientAccess } from './etcd/etcd-client-access.ts';
 import { orderDefinitionsFirst } from './base/gitops.ts';
 import { DEFAULT_IMAGES } from './base/image.ts';
-import { SECRET_KEY, intProblem, k8sName, show } from './base/kubernetes-rules.ts';
+import { SECRET_KEY, intProblem, k8sName, settingProblems, show } from './base/kubernetes-rules.ts';
 import { clusterEtcdUser, clusterProblems, type ClusterProps } from './etcd/member-clusters.ts';
 import { stackContext, StackNamespace, type NamespaceProps } from './stack-base.ts';
+import {
+  ComponentPolicy,
+  apiServerEgress,
+  cidrsEgress,
+  clusterDnsEgress,
+  metricsIngress,
+  networkPolicyProblems,
+  type NetworkPolicyProps,
+} from './network-policies.ts';
+import { network } from '../config/field-rules.ts';
+import { COMPONENT } from './base/labels.ts';
 import type { StackContext } from './base/stack-context.ts';
 
 export interface HubConnectionProps {
@@ -36,7 +47,17 @@ export interface HubConnectionProps {
    * @default "password"
    */
   readonly passwordKey?: string;
+  /**
+   * The addresses of `endpoints` as this cluster's pods reach them (e.g. the hub's etcd
+   * load-balancer address as a /32): the controller's egress NetworkPolicy allows these on the
+   * endpoints' ports. Required with `networkPolicy.egress`.
+   * @default - none
+   */
+  readonly cidrs?: string[];
 }
+
+/** A spoke's NetworkPolicy: the controller's, as a hub's controller has it. */
+export type SpokeNetworkPolicyProps = Pick<NetworkPolicyProps, 'enabled' | 'metricsNamespaces' | 'egress'>;
 
 export interface SpokeStackProps {
   /**
@@ -73,6 +94,13 @@ export interface SpokeStackProps {
    * @default - port 8080, Prometheus scrape annotations
    */
   readonly observability?: Pick<ObservabilityProps, 'metricsPort' | 'prometheusAnnotations'>;
+  /**
+   * The controller's NetworkPolicy: its HTTP port (metrics, health) from `metricsNamespaces`,
+   * nothing else in; with `egress`, out only to the cluster DNS, the API server and the hub's
+   * etcd (`hub.cidrs`, on the ports of `hub.endpoints`).
+   * @default - on, ingress only
+   */
+  readonly networkPolicy?: SpokeNetworkPolicyProps;
   /**
    * Argo CD and Flux specifics.
    * @default - see GitOpsProps
@@ -115,10 +143,30 @@ export class SpokeStack extends Construct {
       prometheusAnnotations: props.observability?.prometheusAnnotations ?? true,
       metricsService: false,
     });
+    const policy = props.networkPolicy;
+    if (policy?.enabled !== false)
+      new ComponentPolicy(this, 'network-policy', {
+        stack,
+        version,
+        component: COMPONENT.controller,
+        ingress: metricsIngress(policy?.metricsNamespaces, 'http'),
+        ...(policy?.egress
+          ? {
+              egress: [
+                clusterDnsEgress(policy.egress),
+                apiServerEgress(policy.egress),
+                cidrsEgress(hub.cidrs ?? [], hub.endpoints.map(endpointPort)),
+              ],
+            }
+          : {}),
+      });
     if (props.sources?.dnsEndpointCrd) new DnsEndpointCrd(this, 'dns-endpoint-crd', { stack, version });
     orderDefinitionsFirst(this, stack);
   }
 }
+
+/** The port of a checked "https://HOST:PORT" endpoint. */
+const endpointPort = (url: string): number => Number(new URL(url).port);
 
 export function spokeProblems(props: SpokeStackProps): string[] {
   const hub = props.hub;
@@ -128,6 +176,7 @@ export function spokeProblems(props: SpokeStackProps): string[] {
     ...clusterProblems(props.cluster, 'cluster'),
     ...controllerProblems({ ...props.controller, sources: props.sources, ownership: props.ownership }, 'controller'),
     ...intProblem(props.observability?.metricsPort, 'observability.metricsPort', 1024, 65535, 'an unprivileged port'),
+    ...networkPolicyProblems(props.networkPolicy, [], 'networkPolicy'),
   ];
   if (hub === null || typeof hub !== 'object')
     return [...problems, `hub: must be { endpoints, tlsSecret, passwordSecret } (got ${show(hub)})`];
@@ -149,6 +198,13 @@ export function spokeProblems(props: SpokeStackProps): string[] {
   if (hub.passwordKey !== undefined && (typeof hub.passwordKey !== 'string' || !SECRET_KEY.test(hub.passwordKey)))
     problems.push(
       `hub.passwordKey: must be a Secret key of letters, digits, "-", "_" and "." (got ${show(hub.passwordKey)})`,
+    );
+  if (hub.cidrs !== undefined && !Array.isArray(hub.cidrs))
+    problems.push(`hub.cidrs: must be a list of CIDRs such as "192.0.2.10/32" (got ${show(hub.cidrs)})`);
+  else (hub.cidrs ?? []).forEach((cidr, i) => problems.push(...settingProblems(network, cidr, `hub.cidrs[${i}]`)));
+  if (props.networkPolicy?.egress && props.networkPolicy.enabled !== false && (hub.cidrs ?? []).length === 0)
+    problems.push(
+      "hub.cidrs: required with networkPolicy.egress, the addresses of the hub's etcd endpoints as this cluster reaches them",
     );
   return problems;
 }

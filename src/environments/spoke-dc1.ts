@@ -12,6 +12,10 @@ export const spokeDc1: SpokeStackProps = {
     tlsSecret: 'hub-etcd-tls',
     // Key "password": the hub's cluster-dc1 password.
     passwordSecret: 'hub-etcd',
+    // The address etcd.hub.example.org resolves to: the hub's etcd load balancer (hub.ts).
+    cidrs: ['10.0.53.79/32'],
   },
+  // The controller may reach only the cluster DNS, dc1's API server and the hub's etcd.
+  networkPolicy: { egress: { apiServer: { cidrs: ['10.1.0.10/32'], ports: [6443] } } },
   sources: shared.sources,
 };

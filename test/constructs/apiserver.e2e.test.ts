@@ -12,7 +12,7 @@ import * as k8s from '@kubernetes/client-node';
 import { loadAll } from 'js-yaml';
 import type { DnsStackProps } from '../../src/constructs/dns-stack.ts';
 import { synthObjects } from '../../src/constructs/synth-stack.ts';
-import { ENVIRONMENTS } from '../../src/environments/index.ts';
+import { ENVIRONMENT_FILES, ENVIRONMENTS, SPOKE_ENVIRONMENTS } from '../../src/environments/index.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
 import { stopAll, waitFor } from '../support/process.ts';
 import { notKept, serverSideApply } from '../support/server-side-apply.ts';
@@ -308,12 +308,12 @@ test("etcd-member's leave sidecar may read its own StatefulSet's replicas and no
 });
 
 test('every object of every environment passes server-side dry-run apply', async () => {
-  const envs = Object.keys(ENVIRONMENTS).sort();
+  const envs = Object.keys(ENVIRONMENT_FILES).sort();
   for (const env of envs) {
     const objects = distObjects(env);
     // An environment without a Namespace object relies on Argo CD's CreateNamespace.
     if (!objects.some((o) => o.kind === 'Namespace')) {
-      const name = ENVIRONMENTS[env]!.namespace!.name!;
+      const name = (ENVIRONMENTS[env] ?? SPOKE_ENVIRONMENTS[env])!.namespace!.name!;
       await kube.admin.makeApiClient(k8s.CoreV1Api).createNamespace({ body: { metadata: { name } } });
     }
     for (const object of objects.filter((o) => o.kind === 'Namespace')) await apply(object, false);
@@ -357,7 +357,7 @@ async function established(name: string): Promise<void> {
 }
 
 test('namespaces are set on exactly the objects the API server says are namespaced', async () => {
-  for (const env of Object.keys(ENVIRONMENTS).sort())
+  for (const env of Object.keys(ENVIRONMENT_FILES).sort())
     for (const object of distObjects(env)) {
       // Custom kinds: the scope of their CRD (a stand-in's, or the one the environment brings).
       const crd =
@@ -564,7 +564,7 @@ test("every pod the workloads create is admitted under Pod Security 'restricted'
     (e) => code(e) === 403 && JSON.stringify((e as { body?: unknown }).body).includes('violates PodSecurity'),
     'a pod without a restricted security context is refused: enforcement is on',
   );
-  for (const env of Object.keys(ENVIRONMENTS).sort())
+  for (const env of Object.keys(ENVIRONMENT_FILES).sort())
     for (const workload of distObjects(env).filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet')) {
       const spec = structuredClone(workload.spec.template.spec) as k8s.V1PodSpec;
       // The StatefulSet controller adds a volume per claim template.

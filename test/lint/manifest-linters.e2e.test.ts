@@ -1,7 +1,7 @@
 // What a platform team's CI finds in etcdns's manifests: kube-score (CRITICAL) and trivy's
-// Kubernetes configuration checks (HIGH, CRITICAL) over every example environment in dist/ and
-// over a repository made by `etcdns init`, then synthesized. Nothing may be found beyond
-// test/lint/allowlist.yaml, whose every entry says why it is kept and must still match.
+// Kubernetes configuration checks (HIGH, CRITICAL) over every example environment in dist/ (the
+// hub's spokes too) and over a repository made by `etcdns init`, then synthesized. Nothing may be
+// found beyond test/lint/allowlist.yaml, whose every entry says why it is kept and must still match.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { load } from 'js-yaml';
 import { writeManifests } from '../../src/constructs/output/manifest-writer.ts';
 import { synthStack } from '../../src/constructs/synth-stack.ts';
 import type { DnsStackProps } from '../../src/index.ts';
-import { ENVIRONMENTS } from '../../src/environments/index.ts';
+import { ENVIRONMENT_FILES } from '../../src/environments/index.ts';
 import {
   describeFinding,
   isAllowed,
@@ -48,7 +48,7 @@ const findings = new Map<string, Finding[]>();
 
 before(async () => {
   const inputs = {
-    ...Object.fromEntries(Object.keys(ENVIRONMENTS).map((env) => [`dist/${env}`, join(repoRoot, 'dist', env)])),
+    ...Object.fromEntries(Object.keys(ENVIRONMENT_FILES).map((env) => [`dist/${env}`, join(repoRoot, 'dist', env)])),
     ...(await initRepository()),
   };
   for (const [name, dir] of Object.entries(inputs)) findings.set(name, await lintManifests(dir));
@@ -56,7 +56,7 @@ before(async () => {
 
 describe('the linters find nothing beyond the allowlist', () => {
   for (const name of [
-    ...Object.keys(ENVIRONMENTS).map((env) => `dist/${env}`),
+    ...Object.keys(ENVIRONMENT_FILES).map((env) => `dist/${env}`),
     "etcdns init's dist/dev",
     "etcdns init's dist/prod",
   ])

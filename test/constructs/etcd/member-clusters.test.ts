@@ -56,7 +56,7 @@ test('a hub without clusters renders the Job it rendered before (no cluster role
   ]);
 });
 
-test('a spoke is the controller, its RBAC and its Namespace: no etcd, no DNS server, no Service, no Job', () => {
+test('a spoke is the controller, its RBAC, its NetworkPolicy and its Namespace: no etcd, no DNS server, no Service, no Job', () => {
   const objects = synthSpokeObjects(SPOKE) as Json[];
   assert.deepEqual(objects.map((o) => `${o.kind}/${o.metadata.name}`).sort(), [
     'ClusterRole/etcdns-controller',
@@ -64,9 +64,89 @@ test('a spoke is the controller, its RBAC and its Namespace: no etcd, no DNS ser
     'ConfigMap/etcdns-controller',
     'Deployment/etcdns-controller',
     'Namespace/etcdns',
+    'NetworkPolicy/etcdns-controller',
     'ServiceAccount/etcdns-controller',
   ]);
 });
+
+const spokePolicy = (props: SpokeStackProps) =>
+  (synthSpokeObjects(props) as Json[]).find((o) => o.kind === 'NetworkPolicy')?.spec as Json | undefined;
+const EGRESS = { apiServer: { cidrs: ['10.1.0.10/32'], ports: [6443] } };
+const MONITORING_IN = [
+  {
+    from: [
+      {
+        namespaceSelector: {
+          matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['monitoring'] }],
+        },
+      },
+    ],
+    ports: [{ port: 'http', protocol: 'TCP' }],
+  },
+];
+const DNS_OUT = {
+  to: [
+    {
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
+      podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
+    },
+  ],
+  ports: [
+    { port: 53, protocol: 'UDP' },
+    { port: 53, protocol: 'TCP' },
+  ],
+};
+// [what, spoke props, the controller policy's spec (undefined: none)]
+const spokePolicyCases: [string, SpokeStackProps, Json | undefined][] = [
+  [
+    'by default: ingress only, the HTTP port from the monitoring namespace',
+    SPOKE,
+    {
+      podSelector: { matchLabels: { 'app.kubernetes.io/component': 'controller', 'app.kubernetes.io/name': 'etcdns' } },
+      policyTypes: ['Ingress'],
+      ingress: MONITORING_IN,
+    },
+  ],
+  [
+    'no metrics namespaces: nothing may connect',
+    { ...SPOKE, networkPolicy: { metricsNamespaces: [] } },
+    {
+      podSelector: { matchLabels: { 'app.kubernetes.io/component': 'controller', 'app.kubernetes.io/name': 'etcdns' } },
+      policyTypes: ['Ingress'],
+    },
+  ],
+  [
+    "with egress: out to the cluster DNS, the API server and the hub's etcd addresses on the endpoints' ports",
+    {
+      ...SPOKE,
+      hub: {
+        ...SPOKE.hub,
+        endpoints: ['https://etcd.hub.example.org:2379', 'https://192.0.2.11:32379'],
+        cidrs: ['192.0.2.11/32', '192.0.2.10/32'],
+      },
+      networkPolicy: { egress: EGRESS },
+    },
+    {
+      podSelector: { matchLabels: { 'app.kubernetes.io/component': 'controller', 'app.kubernetes.io/name': 'etcdns' } },
+      policyTypes: ['Ingress', 'Egress'],
+      ingress: MONITORING_IN,
+      egress: [
+        DNS_OUT,
+        { to: [{ ipBlock: { cidr: '10.1.0.10/32' } }], ports: [{ port: 6443, protocol: 'TCP' }] },
+        {
+          to: [{ ipBlock: { cidr: '192.0.2.10/32' } }, { ipBlock: { cidr: '192.0.2.11/32' } }],
+          ports: [
+            { port: 2379, protocol: 'TCP' },
+            { port: 32379, protocol: 'TCP' },
+          ],
+        },
+      ],
+    },
+  ],
+  ['switched off', { ...SPOKE, networkPolicy: { enabled: false } }, undefined],
+];
+for (const [what, props, spec] of spokePolicyCases)
+  test(`a spoke's controller NetworkPolicy: ${what}`, () => assert.deepEqual(spokePolicy(props), spec));
 
 test("a spoke's controller logs in to the hub's etcd over TLS as its cluster's user and writes its cluster's names only", () => {
   const objects = synthSpokeObjects(SPOKE) as Json[];
@@ -189,6 +269,30 @@ const spokeCases: [string, SpokeStackProps, string, string][] = [
   ],
   ['a bad password key', { ...SPOKE, hub: { ...SPOKE.hub, passwordKey: 'a/b' } }, 'hub.passwordKey', 'Secret key'],
   ['a bad controller setting', { ...SPOKE, controller: { replicas: 0 } }, 'controller.replicas', 'from 1 to 10'],
+  [
+    "egress without the hub's addresses",
+    { ...SPOKE, networkPolicy: { egress: EGRESS } },
+    'hub.cidrs',
+    'required with networkPolicy.egress',
+  ],
+  [
+    'a hub address that is no CIDR',
+    { ...SPOKE, hub: { ...SPOKE.hub, cidrs: ['hub.example.org'] } },
+    'hub.cidrs[0]',
+    '',
+  ],
+  [
+    'egress without the API server',
+    { ...SPOKE, hub: { ...SPOKE.hub, cidrs: ['192.0.2.10/32'] }, networkPolicy: { egress: {} as typeof EGRESS } },
+    'networkPolicy.egress.apiServer',
+    'required with egress',
+  ],
+  [
+    'a bad metrics namespace',
+    { ...SPOKE, networkPolicy: { metricsNamespaces: ['Mon'] } },
+    'networkPolicy.metricsNamespaces[0]',
+    '',
+  ],
 ];
 for (const [what, props, field, allowed] of spokeCases)
   test(`spoke rejected: ${what}`, () => assertRefused(() => synthSpokeObjects(props), field, allowed));
