@@ -45,7 +45,7 @@ import {
   type Workload,
 } from './controller/churn.ts';
 import { kubeWriter, type KubeWriter } from './controller/kube-writer.ts';
-import { hubOfSpokes, singleCluster, type Topology } from './controller/hub-spokes.ts';
+import { hubOfSpokes, singleCluster, spokeZone, type Topology } from './controller/hub-spokes.ts';
 import {
   gatewayWorkload,
   ingressRouteHostWorkload,
@@ -70,6 +70,7 @@ const { values: opt } = parseArgs({
     'external-dns-max': { type: 'string', default: '10000' },
     'churn-rate': { type: 'string', default: '20' },
     clusters: { type: 'string', default: '10' },
+    'real-spokes': { type: 'string', default: '2' },
     before: { type: 'string', default: '' },
     'timeout-seconds': { type: 'string', default: '300' },
     skip: { type: 'string', default: '' },
@@ -299,10 +300,38 @@ async function hub(): Promise<ChurnResult[]> {
   const names = [PROBE];
   try {
     await addServices(writer, names, sizes[0]!);
-    const workload = serviceWorkload(writer, names.slice(1));
+    // The real spokes' Services are in namespaces of their own, which the measured controller does not watch.
+    const real = Number(opt['real-spokes']);
+    const spokeServices = names.slice(1);
+    for (let k = 1; k <= real; k++) {
+      process.stderr.write(`creating ${spokeServices.length} Services of spoke c${k}...\n`);
+      await writer.createNamespace(`spoke-c${k}`);
+      await writer.createServices(
+        spokeServices,
+        spokeZone(`c${k}`, ZONE),
+        (i) => `10.${100 + k}.${(i >> 8) & 255}.${i & 255}`,
+        'ExternalName',
+        `spoke-c${k}`,
+      );
+    }
+    const workload = { ...serviceWorkload(writer, names.slice(1)), etcdnsArgs: ['--namespace', 'default'] };
     const ours = controllerSpecs()[0]!;
+    const realSpokes = {
+      count: real,
+      records: spokeServices.length,
+      timeoutMs: Number(opt['timeout-seconds']) * 1000,
+      start: async (cluster: string, etcdEndpoints: string[]) =>
+        (
+          await startController(etcdnsBin, kube.kubeconfigFile, etcdEndpoints, [
+            '--cluster',
+            cluster,
+            '--namespace',
+            `spoke-${cluster}`,
+          ])
+        ).proc,
+    };
     const out: ChurnResult[] = [];
-    for (const topology of [singleCluster, hubOfSpokes(Number(opt.clusters))])
+    for (const topology of [singleCluster, hubOfSpokes(Number(opt.clusters), realSpokes)])
       out.push(await churnOne(kube, workload, names.length, ours, topology));
     return out;
   } finally {

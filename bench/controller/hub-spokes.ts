@@ -1,12 +1,13 @@
 // Where the churn run's controller writes and what the DNS server answers from (churn.ts): one
 // cluster (the controller writes /skydns, the server answers it), or a hub of member clusters
 // (issue 34). In the hub, the controller is spoke c0 (`--cluster c0`, its own lease key) and the
-// server's `hub` config names c0..c<n-1>; the other spokes are their data and leases only: c0's
-// records as its controller wrote them, copied under each spoke's prefix with its own names
-// (svc-1.bench.example.org of c0 is svc-1.c3.bench.example.org of c3), and each spoke's lease
-// key on an etcd lease kept alive, as a live spoke's controller holds it. What a hub sees of a
-// spoke is its keys, and a kube-apiserver and controller per spoke would not fit beside the
-// measured one on this 2-core machine.
+// server's `hub` config names c0..c<n-1>. Spokes c1..c<real> are real controllers (`real`: each
+// publishing its own Services, names svc-N.cK.bench.example.org); the others are their data and
+// leases only: c0's records as its controller wrote them, copied under each spoke's prefix with
+// its own names (svc-1.bench.example.org of c0 is svc-1.c3.bench.example.org of c3), and each
+// spoke's lease key on an etcd lease kept alive, as a live spoke's controller holds it. What a
+// hub sees of a spoke is its keys, and a kube-apiserver and controller per spoke would not fit
+// beside the measured one on this 2-core machine.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Lease } from 'etcd3';
@@ -58,11 +59,25 @@ const spokeName = (i: number) => `c${i}`;
 /** The lease TTL a spoke's controller holds by default (--cluster-lease-seconds). */
 const LEASE_SECONDS = 10;
 
-export function hubOfSpokes(count: number): Topology {
+/** Spokes run by a real controller each: c1..c<count>. */
+export interface RealSpokes {
+  count: number;
+  /** Starts spoke `cluster`'s controller on the hub's etcd. */
+  start(cluster: string, etcdEndpoints: string[]): Promise<{ stop(): Promise<void> }>;
+  /** How many records each publishes. */
+  records: number;
+  timeoutMs: number;
+}
+
+/** The zone of spoke `cluster`'s own names (not c0's): svc-N.<cluster>.<zone>. */
+export const spokeZone = (cluster: string, zone: string) => `${cluster}.${zone}`;
+
+export function hubOfSpokes(count: number, real?: RealSpokes): Topology {
   const measured = spokeName(0);
   const zoneKey = (cluster: string, zone: string) => nameToKey(zone, clusterPrefix(cluster));
+  const realCount = real?.count ?? 0;
   return {
-    label: `hub of ${count}`,
+    label: `hub of ${count}${realCount ? ` (${realCount + 1} real)` : ''}`,
     controllerArgs: ['--cluster', measured],
     recordsPrefix: (zone) => `${zoneKey(measured, zone)}/`,
     coredns: false,
@@ -74,9 +89,21 @@ export function hubOfSpokes(count: number): Topology {
         ([key]) => !key.startsWith(`${from}${probe}/`),
       );
       const leases: Lease[] = [];
-      for (let i = 1; i < count; i++) {
+      const controllers = await Promise.all(
+        Array.from({ length: realCount }, (_, i) => real!.start(spokeName(i + 1), etcd.endpoints)),
+      );
+      for (let i = 1; i <= realCount; i++) {
+        const prefix = `${zoneKey(spokeName(i), spokeZone(spokeName(i), zone))}/`;
+        await waitFor(
+          `spoke ${spokeName(i)}'s records`,
+          async () => ((await client.getAll().prefix(prefix).count()) >= real!.records ? true : undefined),
+          real!.timeoutMs,
+          200,
+        );
+      }
+      for (let i = realCount + 1; i < count; i++) {
         const cluster = spokeName(i);
-        const to = `${zoneKey(cluster, zone)}/${cluster}/`;
+        const to = `${zoneKey(cluster, spokeZone(cluster, zone))}/`;
         await loadIntoEtcd(
           client,
           own.map(([key, value]) => [to + key.slice(from.length), value] as const),
@@ -92,6 +119,7 @@ export function hubOfSpokes(count: number): Topology {
         serverArgs: ['--config', config],
         async stop() {
           for (const lease of leases) lease.release();
+          for (const c of controllers) await c.stop();
         },
       };
     },

@@ -13,13 +13,15 @@ import { hostPatch, ingressRoute, TRAEFIK_API } from './ingress-routes.ts';
 const CONCURRENCY = 48;
 
 export interface KubeWriter {
-  /** Creates Services with a hostname in `zone` and the address `ipOf(i)`. */
+  /** Creates Services with a hostname in `zone` and the address `ipOf(i)` (in `namespace`, default "default"). */
   createServices(
     names: string[],
     zone: string,
     ipOf: (i: number) => string,
     type: 'LoadBalancer' | 'ExternalName',
+    namespace?: string,
   ): Promise<void>;
+  createNamespace(name: string): Promise<void>;
   /** Changes a Service's address (its target annotation). */
   setIp(name: string, ip: string): Promise<void>;
   /** A Gateway with one HTTP listener for every name under `zone`, at `ip`. */
@@ -78,7 +80,8 @@ export function kubeWriter(kc: k8s.KubeConfig): KubeWriter {
       req.end(JSON.stringify(body));
     });
   };
-  const base = '/api/v1/namespaces/default/services';
+  const servicesIn = (namespace: string) => `/api/v1/namespaces/${namespace}/services`;
+  const base = servicesIn('default');
   const merge = (path: string, body: unknown) => send('PATCH', path, 'application/merge-patch+json', body);
   /** Runs `one` for each index, CONCURRENCY at a time. */
   const inParallel = async (count: number, one: (i: number) => Promise<void>) => {
@@ -135,10 +138,16 @@ export function kubeWriter(kc: k8s.KubeConfig): KubeWriter {
     setIngressRouteHost: (name, host) => merge(`${TRAEFIK_API}/${name}`, hostPatch(host)),
     setIngressRouteAnnotation: (name, key, value) =>
       merge(`${TRAEFIK_API}/${name}`, { metadata: { annotations: { [key]: value } } }),
-    async createServices(names, zone, ipOf, type) {
+    createNamespace: (name) =>
+      send('POST', '/api/v1/namespaces', 'application/json', {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name },
+      }),
+    async createServices(names, zone, ipOf, type, namespace = 'default') {
       await inParallel(names.length, async (i) => {
         const name = names[i]!;
-        await send('POST', base, 'application/json', {
+        await send('POST', servicesIn(namespace), 'application/json', {
           apiVersion: 'v1',
           kind: 'Service',
           metadata: {
