@@ -44,6 +44,8 @@ export function answerPoller(port: number) {
         await new Promise((r) => setTimeout(r, 1));
       }
     },
+    /** The A addresses `name` answers now (none for NXDOMAIN or a lost datagram). */
+    addresses: ask,
     close: () => socket.close(),
   };
 }

@@ -241,7 +241,7 @@ export async function churnRun(o: ChurnOptions): Promise<ChurnResult> {
       o.timeoutMs,
     );
     result.serverLoadMs = performance.now() - serverStarted;
-    await topology.check(server, o.timeoutMs);
+    await topology.check(server, ZONE, o.timeoutMs);
     for (const prefix of topology.serverPrefixes) result.serverKeys += await kv.getAll().prefix(prefix).count();
     if (topology.coredns) coredns = await startCoreDns(etcdCorefile({ zones: [ZONE], endpoints: etcd.endpoints }));
     const pollOurs = answerPoller(server.port);

@@ -18,6 +18,7 @@ import type { EtcdnsServerHandle } from '../../test/support/etcdns-server.ts';
 import { waitFor } from '../../test/support/process.ts';
 import { tempDir } from '../../test/support/temp-dir.ts';
 import { loadIntoEtcd } from '../dns/etcd-load.ts';
+import { answerPoller } from './answer-poller.ts';
 
 export interface Topology {
   /** For the table: "single cluster", "hub of 10". */
@@ -35,8 +36,8 @@ export interface Topology {
   prepare(etcd: EtcdHandle, zone: string, probe: string): Promise<{ serverArgs: string[]; stop(): Promise<void> }>;
   /** The prefixes the DNS server reads (for the count of keys it holds). */
   serverPrefixes: readonly string[];
-  /** Once the server is ready: fails unless it answers from what prepare wrote. */
-  check(server: EtcdnsServerHandle, timeoutMs: number): Promise<void>;
+  /** Once the server is ready: fails unless it answers from what prepare wrote, as configured. */
+  check(server: EtcdnsServerHandle, zone: string, timeoutMs: number): Promise<void>;
 }
 
 export const singleCluster: Topology = {
@@ -113,7 +114,11 @@ export function hubOfSpokes(count: number, real?: RealSpokes): Topology {
         leases.push(lease);
       }
       const config = join(tempDir('bench-hub'), 'config.json');
-      const clusters = Array.from({ length: count }, (_, i) => ({ name: spokeName(i) }));
+      // Claims as a fleet has them: each spoke its own suffix; c0 publishes the zone's names, so it claims the zone.
+      const clusters = Array.from({ length: count }, (_, i) => ({
+        name: spokeName(i),
+        suffixes: [i === 0 ? zone : spokeZone(spokeName(i), zone)],
+      }));
       writeFileSync(config, JSON.stringify({ hub: { clusters } }));
       return {
         serverArgs: ['--config', config],
@@ -124,7 +129,7 @@ export function hubOfSpokes(count: number, real?: RealSpokes): Topology {
       };
     },
     serverPrefixes: [`${DEFAULT_PREFIX}/`, `${CLUSTERS_PREFIX}/`],
-    async check(server, timeoutMs) {
+    async check(server, zone, timeoutMs) {
       await waitFor(
         `the hub counting all ${count} spokes`,
         async () => {
@@ -134,6 +139,19 @@ export function hubOfSpokes(count: number, real?: RealSpokes): Topology {
         timeoutMs,
         200,
       );
+      // Each other spoke's names answer (within its claims, merged in), real or copied.
+      const poll = answerPoller(server.port);
+      try {
+        for (let i = 1; i < count; i++) {
+          const name = `svc-0.${spokeZone(spokeName(i), zone)}`;
+          // A few tries: an answer later than the poller's 200 ms counts as none.
+          let answered = false;
+          for (let t = 0; t < 5 && !answered; t++) answered = (await poll.addresses(name)).length > 0;
+          if (!answered) throw new Error(`the hub does not answer ${name}`);
+        }
+      } finally {
+        poll.close();
+      }
     },
   };
 }
