@@ -214,7 +214,13 @@ test("the real etcdns server with the hub's rendered config, as its rendered use
   const rendered = JSON.parse(
     localPaths(objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === HUB_SERVER)!.data['config.json']),
   ) as Json;
-  assert.deepEqual(rendered.hub, { clusters: [{ name: 'dc1' }, { name: 'dc2' }] });
+  // Each cluster's suffixes are its claims, which the hub checks.
+  assert.deepEqual(rendered.hub, {
+    clusters: [
+      { name: 'dc1', suffixes: ['dc1.example.org'] },
+      { name: 'dc2', suffixes: ['dc2.example.org'] },
+    ],
+  });
   const file = join(tempDir('hub-config'), 'config.json');
   // The pod's own settings (drain, snapshot, listen) stay out: the helper gives its loopback ones.
   writeFileSync(
