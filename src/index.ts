@@ -6,6 +6,12 @@ export type { DnsStackProps, GitOpsProps, ObservabilityProps } from './construct
 export type { NamespaceProps } from './constructs/stack-base.ts';
 export { EtcdCluster, ETCD_DEFAULTS } from './constructs/etcd/etcd-cluster.ts';
 export type { EtcdAuthProps, EtcdClusterProps, EtcdProps, EtcdTlsProps } from './constructs/etcd/etcd-cluster.ts';
+export type { EtcdSpokeServiceProps } from './constructs/etcd/etcd-spoke-service.ts';
+export type {
+  LoadBalancedServiceProps,
+  LoadBalancerImplementation,
+  LoadBalancerProps,
+} from './constructs/base/load-balancer.ts';
 export type { EtcdClientAccess } from './constructs/etcd/etcd-client-access.ts';
 export type { SecretKeyRef } from './constructs/base/secret-key-ref.ts';
 export { etcdDnsNames } from './constructs/etcd/etcd-certificates.ts';

@@ -330,6 +330,7 @@ export class DnsStack extends Construct {
         transferFrom: Object.fromEntries(views.map((v, i) => [v.name, this.servers[i]!.transferCidrs])),
         serverPeers: Object.fromEntries(views.map((v, i) => [v.name, this.servers[i]!.peers])),
         rolesJob: roles !== undefined && roles.job !== false,
+        ...(props.etcd?.spokeService ? { etcdClientCidrs: clusters.flatMap((c) => c.etcdClientCidrs ?? []) } : {}),
         ...(signed ? { signerView: signed.name } : {}),
       });
     }
@@ -427,7 +428,12 @@ function signerProblems(props: DnsStackProps): string[] {
 /** The member clusters, against the stack's zones, views and own etcd users; then their merge. */
 function hubProblems(props: DnsStackProps): string[] {
   if (props.clusters === undefined)
-    return props.hub === undefined ? [] : ['hub: needs clusters (the member clusters it merges)'];
+    return [
+      ...(props.hub === undefined ? [] : ['hub: needs clusters (the member clusters it merges)']),
+      ...(props.etcd?.spokeService === undefined
+        ? []
+        : ['etcd.spokeService: needs clusters (the member clusters whose controllers reach etcd through it)']),
+    ];
   const views = Array.isArray(props.views ?? DEFAULT_VIEWS) ? (props.views ?? DEFAULT_VIEWS) : [];
   const zones = Array.isArray(props.zones) ? props.zones.map((z) => z?.name).filter((n) => typeof n === 'string') : [];
   const stackUsers = etcdUsers(
@@ -442,6 +448,7 @@ function hubProblems(props: DnsStackProps): string[] {
       users: stackUsers,
       etcdRoles: props.etcdRoles !== undefined,
       etcdTls: props.etcd?.tls !== undefined,
+      spokePolicy: props.etcd?.spokeService !== undefined && props.networkPolicy?.enabled !== false,
     },
     'clusters',
   );

@@ -1,6 +1,7 @@
 // NetworkPolicies: every pod of the stack accepts only the traffic it needs. etcd's client port
 // from the DNS servers, the controller, the roles Job and the members themselves (etcd-member
-// asks the others for the member list); its peer port from members only; the HTTP ports
+// asks the others for the member list), and a hub's from its member clusters' networks (through
+// etcd.spokeService); its peer port from members only; the HTTP ports
 // (/metrics, /healthz, /readyz) from the monitoring namespaces; DNS from the configured clients
 // and, when those are restricted, from the secondaries allowed zone transfers (their SOA queries
 // come over UDP, the transfers over TCP). With `egress` each pod may also connect only where it
@@ -144,6 +145,12 @@ export interface NetworkPoliciesProps extends NetworkPolicyProps {
    * @default - none
    */
   readonly transferFrom?: Record<string, string[]>;
+  /**
+   * Networks of a hub's member clusters admitted to etcd's client port (through
+   * `etcd.spokeService`).
+   * @default - none
+   */
+  readonly etcdClientCidrs?: string[];
   /** Whether the etcd-roles Job runs (it needs etcd's client port). */
   readonly rolesJob: boolean;
   /**
@@ -235,7 +242,7 @@ export function apiServerEgress(egress: EgressProps): k8s.NetworkPolicyEgressRul
   };
 }
 
-/** TCP to the given networks on the given ports (etcd's client port, wherever it is). */
+/** TCP from the given networks to the pods' given ports. */
 export function cidrsIngress(cidrs: readonly string[], ports: (string | number)[]): k8s.NetworkPolicyIngressRule {
   return { ports: ports.map((p) => port(p)), from: [...new Set(cidrs)].sort().map((cidr) => ({ ipBlock: { cidr } })) };
 }
@@ -328,6 +335,7 @@ export class NetworkPolicies extends Construct {
       COMPONENT.etcd,
       [
         { ports: [port('client')], from: etcdClients },
+        ...((props.etcdClientCidrs ?? []).length > 0 ? [cidrsIngress(props.etcdClientCidrs!, ['client'])] : []),
         { ports: [port('peer')], from: [pods(COMPONENT.etcd)] },
         ...metricsRule('metrics'),
       ],

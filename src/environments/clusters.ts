@@ -7,10 +7,13 @@ export const dc1: ClusterProps = {
   name: 'dc1',
   suffixes: ['dc1.example.org', 'shop.example.org'],
   siteCidrs: ['10.1.0.0/16'],
+  // dc1's nodes: its controller's packets reach the hub's etcd from these.
+  etcdClientCidrs: ['10.1.0.0/24'],
 };
 
 export const dc2: ClusterProps = {
   name: 'dc2',
   suffixes: ['dc2.example.org', 'shop.example.org'],
   siteCidrs: ['10.2.0.0/16'],
+  etcdClientCidrs: ['10.2.0.0/24'],
 };

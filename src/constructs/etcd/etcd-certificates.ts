@@ -29,6 +29,14 @@ export interface CertManagerProps {
   readonly renewBefore?: string;
 }
 
+/** Names a certificate is valid for, besides the in-cluster ones. */
+export interface SubjectNames {
+  /** Host names (dnsNames). */
+  readonly dnsNames: string[];
+  /** IP addresses (ipAddresses). */
+  readonly ipAddresses: string[];
+}
+
 export interface EtcdCertificatesProps {
   /** Name, namespace and GitOps switches of the stack. */
   readonly stack: StackContext;
@@ -51,6 +59,11 @@ export interface EtcdCertificatesProps {
   };
   /** Common name of the client certificate: the etcd user when etcd maps certificates to users. */
   readonly clientCommonName: string;
+  /**
+   * What a hub's spokes dial (its spoke Service's names), also in the server certificate.
+   * @default - none
+   */
+  readonly spokeNames?: SubjectNames;
   /** Who signs. */
   readonly issuer: CertManagerProps;
   /**
@@ -112,8 +125,8 @@ export class EtcdCertificates extends StackPart {
     const serverCoversPeers = secrets.peer === secrets.server;
     certificate(secrets.server, {
       commonName: props.clientService,
-      dnsNames: names.server,
-      ipAddresses: ['127.0.0.1'],
+      dnsNames: [...names.server, ...(props.spokeNames?.dnsNames ?? [])],
+      ipAddresses: ['127.0.0.1', ...(props.spokeNames?.ipAddresses ?? [])],
       usages: ['server auth', 'client auth', 'digital signature'],
     });
     if (!serverCoversPeers)

@@ -8,6 +8,12 @@ import type { Construct } from 'constructs';
 import { ApiObject } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { EtcdCertificates, type CertManagerProps } from './etcd-certificates.ts';
+import {
+  EtcdSpokeService,
+  spokeServiceNames,
+  spokeServiceProblems,
+  type EtcdSpokeServiceProps,
+} from './etcd-spoke-service.ts';
 import { MemberHelperAccess, memberHelperPod, type MemberHelperSpec } from './etcd-member-helper.ts';
 import type { EtcdClientAccess } from './etcd-client-access.ts';
 import type { SecretKeyRef } from '../base/secret-key-ref.ts';
@@ -50,7 +56,8 @@ export interface EtcdTlsProps {
    * `*.<stack>-etcd-peer.<ns>.svc.<clusterDomain>` (etcd checks a member's client certificate
    * against the name a reverse lookup of its address gives), plus `*.<stack>-etcd-peer.<ns>.svc`
    * while members bootstrapped by etcdns 0.1.0 keep those peer URLs (`certManager` issues exactly
-   * these). Moved to another namespace, the certificates must name that one.
+   * these). Moved to another namespace, the certificates must name that one. A hub's
+   * `spokeService` adds what the spokes dial (its `names` and load-balancer addresses).
    */
   readonly serverSecret: string;
   /**
@@ -166,6 +173,14 @@ export interface EtcdProps extends WorkloadProps {
    * @default "preferred" ("required" needs a node per member)
    */
   readonly antiAffinity?: AntiAffinity;
+  /**
+   * A hub's etcd client port for its spokes (`clusters`): a Service of its own,
+   * `<stack>-etcd-spokes`, of type LoadBalancer or NodePort; its names go into the server
+   * certificate and the clusters' `etcdClientCidrs` into etcd's NetworkPolicy. The peer port
+   * stays inside the cluster. Needs `clusters`.
+   * @default - none: etcd is reached inside the cluster only
+   */
+  readonly spokeService?: EtcdSpokeServiceProps;
 }
 
 export interface EtcdClusterProps extends EtcdProps {
@@ -269,6 +284,16 @@ export class EtcdCluster extends StackPart {
     const member = EtcdCluster.memberConfig(props, layout);
     const helper = this.memberHelper(props, layout, member);
     this.services(layout);
+    if (props.spokeService)
+      new EtcdSpokeService(this, 'spoke-service', {
+        stack: props.stack,
+        version: layout.image.tag,
+        labels: props.labels,
+        service: props.spokeService,
+        name: `${layout.name}-spokes`,
+        selector: layout.selector,
+        port: ETCD_PORTS.client,
+      });
     this.statefulSet(props, layout, member, helper);
     this.certificates(props, layout);
     this.passwordSecret(props);
@@ -528,6 +553,7 @@ export class EtcdCluster extends StackPart {
         client: props.tls.clientSecret,
       },
       clientCommonName: props.auth?.username ?? ETCD_DEFAULTS.username,
+      ...(props.spokeService ? { spokeNames: spokeServiceNames(props.spokeService) } : {}),
       issuer: props.tls.certManager,
       labels: props.labels,
     });
@@ -582,6 +608,7 @@ export function etcdProblems(p: EtcdProps, path: string): string[] {
   }
   problems.push(...intProblem(p.quotaBackendBytes, `${path}.quotaBackendBytes`, 2 ** 20, 8 * 2 ** 30, 'a byte count'));
   problems.push(...oneOf(p.antiAffinity, `${path}.antiAffinity`, ['required', 'preferred', 'none']));
+  problems.push(...spokeServiceProblems(p.spokeService, `${path}.spokeService`));
   if (p.tls) {
     if (p.tls.serverSecret === undefined)
       problems.push(`${path}.tls.serverSecret: required with tls (an existing Secret name)`);

@@ -2,7 +2,7 @@
 // records into a prefix of its own (src/skydns/cluster-prefix.ts) as an etcd user of its own
 // whose role reads and writes that prefix and nothing else. The hub's etcd-roles Job creates
 // the users; a SpokeStack logs in as one.
-import { clusterName, dnsName, list } from '../../config/field-rules.ts';
+import { clusterName, dnsName, list, network } from '../../config/field-rules.ts';
 import { problemsOf } from '../../config/schema-problems.ts';
 import { canonicalName, isInZone } from '../../dns/dns-name.ts';
 import { CLUSTERS_PREFIX, clusterPrefix, prefixesOverlap } from '../../skydns/cluster-prefix.ts';
@@ -26,6 +26,14 @@ export interface ClusterProps {
    * @default - none
    */
   readonly siteCidrs?: string[];
+  /**
+   * The networks the cluster's controller connects to the hub's etcd from, as the hub's etcd
+   * pods see them (the cluster's nodes or its egress NAT; not `siteCidrs`, the DNS clients'
+   * networks): with `etcd.spokeService`, etcd's NetworkPolicy admits them to its client port.
+   * Required then, unless `networkPolicy.enabled` is false. A spoke ignores them.
+   * @default - none
+   */
+  readonly etcdClientCidrs?: string[];
 }
 
 /** The etcd user (and role) of a member cluster: readwrite on its own prefix, nothing else. */
@@ -45,13 +53,24 @@ export function clusterProblems(cluster: ClusterProps | undefined, path: string)
   return [
     ...problemsOf(clusterName, cluster.name, `${path}.name`),
     ...problemsOf(list(dnsName, 'domain names'), cluster.suffixes, `${path}.suffixes`),
+    ...(cluster.etcdClientCidrs === undefined
+      ? []
+      : problemsOf(list(network, 'CIDRs'), cluster.etcdClientCidrs, `${path}.etcdClientCidrs`)),
   ];
 }
 
 /** The hub's list: each cluster's rules, unique names, suffixes in the hub's zones, no prefix overlap. */
 export function clustersProblems(
   clusters: ClusterProps[] | undefined,
-  hub: { zones: string[]; viewPrefixes: string[]; users: string[]; etcdRoles: boolean; etcdTls: boolean },
+  hub: {
+    zones: string[];
+    viewPrefixes: string[];
+    users: string[];
+    etcdRoles: boolean;
+    etcdTls: boolean;
+    /** Whether etcd's NetworkPolicy admits the clusters through `etcd.spokeService`. */
+    spokePolicy: boolean;
+  },
   path: string,
 ): string[] {
   if (clusters === undefined) return [];
@@ -67,6 +86,10 @@ export function clustersProblems(
     const seen = first.get(cluster.name);
     if (seen !== undefined) problems.push(`${at}.name: ${show(cluster.name)} is also ${path}[${seen}]'s`);
     else first.set(cluster.name, i);
+    if (hub.spokePolicy && (cluster.etcdClientCidrs ?? []).length === 0)
+      problems.push(
+        `${at}.etcdClientCidrs: required with etcd.spokeService and networkPolicy, the networks the cluster's controller connects from (etcd's NetworkPolicy admits only these)`,
+      );
     const user = clusterEtcdUser(cluster.name).name;
     if (hub.users.includes(user))
       problems.push(`${at}.name: its etcd user ${show(user)} is also one of the stack's own; rename the cluster`);

@@ -1,44 +1,24 @@
-// How a DNS server is exposed: port 53 (UDP and TCP) of one mixed-protocol Service (default;
+// How a DNS server is exposed (base/load-balancer.ts): port 53 (UDP and TCP) of one mixed-protocol Service (default;
 // Kubernetes >= 1.26) or of two Services, one per protocol, for load balancers that cannot mix
 // them. Built on the low-level Service because cdk8s-plus cannot set externalTrafficPolicy or
 // IP families.
 import type { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-27';
 import { isIP } from 'node:net';
-import { QUALIFIED_NAME, mapProblems, oneOf, show } from '../base/kubernetes-rules.ts';
+import { oneOf, show } from '../base/kubernetes-rules.ts';
+import {
+  exposure,
+  exposureProblems,
+  type LoadBalancedServiceProps,
+  type LoadBalancerProps,
+} from '../base/load-balancer.ts';
 import type { StackContext } from '../base/stack-context.ts';
 import { StackPart } from '../base/stack-part.ts';
 import { SYNC_WAVE } from '../base/gitops.ts';
 
 export type IpFamily = 'IPv4' | 'IPv6';
 
-/** Who reads a Service's requested load-balancer addresses, and where. */
-export type LoadBalancerImplementation = 'metallb' | 'kube-vip' | 'cilium' | 'spec';
-
-/**
- * The annotation each implementation reads the requested addresses from (comma-separated, one
- * per IP family); "spec" writes the deprecated spec.loadBalancerIP instead (one address).
- */
-export const LOAD_BALANCER_ANNOTATIONS: Record<Exclude<LoadBalancerImplementation, 'spec'>, string> = {
-  metallb: 'metallb.universe.tf/loadBalancerIPs',
-  'kube-vip': 'kube-vip.io/loadbalancerIPs',
-  cilium: 'lbipam.cilium.io/ips',
-};
-
-export interface LoadBalancerProps {
-  /** The addresses to give the Service, at most one per IP family (two for dual-stack). */
-  readonly addresses: string[];
-  /**
-   * The load-balancer implementation of the cluster, which decides where the addresses go:
-   * "metallb" (annotation metallb.universe.tf/loadBalancerIPs), "kube-vip"
-   * (kube-vip.io/loadbalancerIPs), "cilium" (LB IPAM, lbipam.cilium.io/ips), or "spec"
-   * (spec.loadBalancerIP: one address, deprecated since Kubernetes 1.24; for implementations
-   * that read nothing else).
-   */
-  readonly implementation: LoadBalancerImplementation;
-}
-
-export interface DnsServiceProps {
+export interface DnsServiceProps extends LoadBalancedServiceProps {
   /**
    * Service type.
    * @default "LoadBalancer"
@@ -52,27 +32,12 @@ export interface DnsServiceProps {
    */
   readonly protocols?: 'mixed' | 'split';
   /**
-   * Requested load-balancer addresses, where the cluster's implementation reads them.
-   * @default - assigned by the load balancer
-   */
-  readonly loadBalancer?: LoadBalancerProps;
-  /**
    * Requested load-balancer address in spec.loadBalancerIP, deprecated since Kubernetes 1.24;
    * the same as `loadBalancer: { addresses: [ip], implementation: "spec" }`.
    * @default - assigned by the load balancer
    * @deprecated use `loadBalancer`, which writes the annotation of MetalLB, kube-vip or Cilium
    */
   readonly loadBalancerIP?: string;
-  /**
-   * Load-balancer implementation (spec.loadBalancerClass).
-   * @default - the cluster's default
-   */
-  readonly loadBalancerClass?: string;
-  /**
-   * Annotations for the load balancer (e.g. metallb.universe.tf/address-pool).
-   * @default - none
-   */
-  readonly annotations?: Record<string, string>;
   /**
    * "Cluster" or "Local" (keeps client source addresses; only nodes running a server answer).
    * @default "Cluster"
@@ -142,21 +107,22 @@ export class DnsService extends StackPart {
       return { name, port: DNS_PORT, protocol, targetPort: k8s.IntOrString.fromString(name) };
     };
     const families = props.ipFamilies;
-    const lb = requestedAddresses(props);
-    const specAddress = lb?.implementation === 'spec' ? lb.addresses[0] : undefined;
-    const annotations = {
-      ...props.annotations,
-      ...(lb && lb.implementation !== 'spec'
-        ? { [LOAD_BALANCER_ANNOTATIONS[lb.implementation]]: lb.addresses.join(',') }
-        : {}),
-    };
+    const exposed = exposure(
+      {
+        type,
+        loadBalancer: requestedAddresses(props),
+        loadBalancerClass: props.loadBalancerClass,
+        annotations: props.annotations,
+        externalTrafficPolicy: props.externalTrafficPolicy,
+      },
+      'Cluster',
+    );
+    const annotations = exposed.annotations;
     const spec = (ports: k8s.ServicePort[]): k8s.ServiceSpec => ({
       type,
       selector: props.selector,
       ports,
-      ...(type !== 'ClusterIP' ? { externalTrafficPolicy: props.externalTrafficPolicy ?? 'Cluster' } : {}),
-      ...(type === 'LoadBalancer' && specAddress ? { loadBalancerIp: specAddress } : {}),
-      ...(type === 'LoadBalancer' && props.loadBalancerClass ? { loadBalancerClass: props.loadBalancerClass } : {}),
+      ...exposed.spec,
       ...(families ? { ipFamilies: families } : {}),
       ...(families || props.ipFamilyPolicy
         ? { ipFamilyPolicy: props.ipFamilyPolicy ?? (families!.length > 1 ? 'PreferDualStack' : 'SingleStack') }
@@ -183,64 +149,22 @@ function requestedAddresses(s: DnsServiceProps): LoadBalancerProps | undefined {
   return s.loadBalancer ?? (s.loadBalancerIP ? { addresses: [s.loadBalancerIP], implementation: 'spec' } : undefined);
 }
 
-function loadBalancerProblems(s: DnsServiceProps, path: string): string[] {
-  const lb = s.loadBalancer;
-  if (lb === undefined) return [];
-  const at = `${path}.loadBalancer`;
-  const problems = oneOf(lb.implementation, `${at}.implementation`, ['metallb', 'kube-vip', 'cilium', 'spec']);
-  if (lb.implementation === undefined)
-    problems.push(`${at}.implementation: required ("metallb", "kube-vip", "cilium" or "spec")`);
-  if (s.loadBalancerIP !== undefined)
-    problems.push(
-      `${path}.loadBalancerIP: leave it out with loadBalancer (it is the deprecated form of the same request)`,
-    );
-  if (!Array.isArray(lb.addresses) || lb.addresses.length === 0)
-    return [
-      ...problems,
-      `${at}.addresses: must list one address, or two of different IP families (got ${show(lb.addresses)})`,
-    ];
-  lb.addresses.forEach((a, i) => {
-    if (isIP(a) === 0) problems.push(`${at}.addresses[${i}]: must be an IPv4 or IPv6 address (got ${show(a)})`);
-  });
-  const families = lb.addresses.map((a) => isIP(a));
-  if (lb.addresses.length > 2 || new Set(families).size !== families.length)
-    problems.push(`${at}.addresses: at most one address per IP family (got ${show(lb.addresses)})`);
-  if (lb.implementation === 'spec' && lb.addresses.length > 1)
-    problems.push(
-      `${at}.addresses: "spec" holds one address (spec.loadBalancerIP); use an annotation's implementation for two`,
-    );
-  const annotation =
-    lb.implementation in LOAD_BALANCER_ANNOTATIONS
-      ? LOAD_BALANCER_ANNOTATIONS[lb.implementation as keyof typeof LOAD_BALANCER_ANNOTATIONS]
-      : undefined;
-  if (annotation && s.annotations && annotation in s.annotations)
-    problems.push(`${path}.annotations: leave ${show(annotation)} out, loadBalancer writes it`);
-  return problems;
-}
-
 export function dnsServiceProblems(s: DnsServiceProps | undefined, path: string): string[] {
   if (!s) return [];
   const type = s.type ?? 'LoadBalancer';
   const problems = [
-    ...oneOf(s.type, `${path}.type`, ['LoadBalancer', 'NodePort', 'ClusterIP']),
+    ...exposureProblems({ ...s, type }, ['LoadBalancer', 'NodePort', 'ClusterIP'], path),
     ...oneOf(s.protocols, `${path}.protocols`, ['mixed', 'split']),
-    ...oneOf(s.externalTrafficPolicy, `${path}.externalTrafficPolicy`, ['Cluster', 'Local']),
     ...oneOf(s.ipFamilyPolicy, `${path}.ipFamilyPolicy`, ['SingleStack', 'PreferDualStack', 'RequireDualStack']),
-    ...mapProblems(s.annotations, `${path}.annotations`, false),
   ];
   if (s.loadBalancerIP !== undefined && isIP(s.loadBalancerIP) === 0)
     problems.push(`${path}.loadBalancerIP: must be an IPv4 or IPv6 address (got ${show(s.loadBalancerIP)})`);
-  problems.push(...loadBalancerProblems(s, path));
-  if (type !== 'LoadBalancer')
-    for (const field of ['loadBalancer', 'loadBalancerIP', 'loadBalancerClass'] as const)
-      if (s[field] !== undefined)
-        problems.push(`${path}.${field}: only allowed with type "LoadBalancer" (type is ${show(type)})`);
-  if (s.loadBalancerClass !== undefined && !QUALIFIED_NAME.test(s.loadBalancerClass))
+  if (s.loadBalancer !== undefined && s.loadBalancerIP !== undefined)
     problems.push(
-      `${path}.loadBalancerClass: must be a qualified name such as "metallb.io/metallb" (got ${show(s.loadBalancerClass)})`,
+      `${path}.loadBalancerIP: leave it out with loadBalancer (it is the deprecated form of the same request)`,
     );
-  if (type === 'ClusterIP' && s.externalTrafficPolicy !== undefined)
-    problems.push(`${path}.externalTrafficPolicy: only allowed with type "LoadBalancer" or "NodePort"`);
+  if (type !== 'LoadBalancer' && s.loadBalancerIP !== undefined)
+    problems.push(`${path}.loadBalancerIP: only allowed with type "LoadBalancer" (type is ${show(type)})`);
   if (s.ipFamilies !== undefined) {
     const f = s.ipFamilies;
     if (
