@@ -111,7 +111,13 @@ export function spokeServiceProblems(s: EtcdSpokeServiceProps | undefined, path:
     problems.push(`${path}.names: must be a list of host names and IP addresses (got ${show(s.names)})`);
   else
     (s.names ?? []).forEach((n, i) => {
-      if (isIP(String(n)) === 0) problems.push(...settingProblems(dnsName, n, `${path}.names[${i}]`));
+      if (isIP(String(n)) !== 0) return;
+      const own = settingProblems(dnsName, n, `${path}.names[${i}]`);
+      problems.push(...own);
+      if (own.length === 0 && n.endsWith('.'))
+        problems.push(
+          `${path}.names[${i}]: write it without the final dot, as a certificate names it (got ${show(n)})`,
+        );
     });
   if ((s.names ?? []).length === 0 && (s.loadBalancer?.addresses ?? []).length === 0)
     problems.push(

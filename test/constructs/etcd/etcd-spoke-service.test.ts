@@ -208,6 +208,12 @@ const refusals: [string, DnsStackProps, string, string][] = [
   ],
   ['a name that is no host name', withService({ names: ['etcd hub'] }), 'etcd.spokeService.names[0]', ''],
   [
+    'a name with a final dot',
+    withService({ names: ['etcd.hub.example.org.'] }),
+    'etcd.spokeService.names[0]',
+    'without the final dot',
+  ],
+  [
     'type ClusterIP',
     withService({ type: 'ClusterIP' as 'NodePort', names: ['h.example.org'] }),
     'etcd.spokeService.type',
