@@ -140,6 +140,14 @@ export function startEtcd(o: EtcdOptions = {}): Promise<EtcdHandle> {
   return startEtcdCluster(1, o);
 }
 
+/** An etcdns program's flags to log in to an etcd started with `tls` as `user`, its password in `passwordFile`. */
+export function etcdLoginArgs(pki: TestPki, user: string, passwordFile: string): string[] {
+  return [
+    ...['--etcd-ca-file', pki.caCert, '--etcd-cert-file', pki.serverCert, '--etcd-key-file', pki.serverKey],
+    ...['--etcd-username', user, '--etcd-password-file', passwordFile],
+  ];
+}
+
 /** The TLS credentials of a client of an etcd started with `tls`: its CA, the PKI's certificate. */
 export function etcdCredentials(pki: TestPki) {
   return {

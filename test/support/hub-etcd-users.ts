@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Etcd3 } from 'etcd3';
 import type { TestPki } from './certificates.ts';
-import { etcdCredentials, type EtcdHandle } from './etcd.ts';
+import { etcdCredentials, etcdLoginArgs, type EtcdHandle } from './etcd.ts';
 import { tempDir } from './temp-dir.ts';
 import { etcdnsBin, nodeBin } from './tools.ts';
 
@@ -60,17 +60,6 @@ export async function enableHubAuth(
   return {
     root: client('root'),
     client,
-    asUser: (user) => [
-      '--etcd-ca-file',
-      pki.caCert,
-      '--etcd-cert-file',
-      pki.serverCert,
-      '--etcd-key-file',
-      pki.serverKey,
-      '--etcd-username',
-      user,
-      '--etcd-password-file',
-      passwords[user]!,
-    ],
+    asUser: (user) => etcdLoginArgs(pki, user, passwords[user]!),
   };
 }

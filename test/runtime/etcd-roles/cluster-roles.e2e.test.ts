@@ -21,7 +21,7 @@ import { controllerKubeconfig, runOnce } from '../controller/controller-harness.
 import { makeTestPki, type TestPki } from '../../support/certificates.ts';
 import { etcdCorefile, startCoreDns } from '../../support/coredns.ts';
 import { answerData, dig } from '../../support/dig.ts';
-import { etcdCredentials, startEtcd, type EtcdHandle } from '../../support/etcd.ts';
+import { etcdCredentials, etcdLoginArgs, startEtcd, type EtcdHandle } from '../../support/etcd.ts';
 import { startEtcdnsServer } from '../../support/etcdns-server.ts';
 import { startKubeApiserver, type KubeHandle } from '../../support/kube-apiserver.ts';
 import { createLoadBalancerService } from '../../support/kube-objects.ts';
@@ -302,18 +302,7 @@ test("the real controller with the spoke's rendered config writes under its clus
     etcdEndpoints: [etcd.endpoint],
     zones: ['example.org'],
     prefix: '/skydns-clusters/dc1',
-    args: [
-      '--etcd-ca-file',
-      pki.caCert,
-      '--etcd-cert-file',
-      pki.serverCert,
-      '--etcd-key-file',
-      pki.serverKey,
-      '--etcd-username',
-      'cluster-dc1',
-      '--etcd-password-file',
-      join(secrets, 'cluster-dc1'),
-    ],
+    args: etcdLoginArgs(pki, 'cluster-dc1', join(secrets, 'cluster-dc1')),
   });
   try {
     for (const port of [coredns.port, server.port])
