@@ -12,8 +12,11 @@ import type { Readiness } from '../shared/http-server.ts';
 import type { Logger } from '../shared/log.ts';
 import { Registry } from '../shared/metrics.ts';
 import type { MergePolicy } from './answer/cluster-merge.ts';
-import { ClusterReader, type HubData } from './answer/merged-lookup.ts';
+import { ClusterReader, clusterShares, type HubData } from './answer/merged-lookup.ts';
+import { lookupName, type IndexReader, type LookupMode } from './answer/name-lookup.ts';
+import type { Zone } from './answer/zones.ts';
 import { ClusterHealth, type ClusterState } from './cluster-health.ts';
+import { explainName, type NameExplanation } from './name-explanation.ts';
 import { refusedNames } from './refused-names.ts';
 import type { RecordIndex } from './store/record-index.ts';
 import type { RecordLimits } from './store/record-limits.ts';
@@ -186,6 +189,32 @@ export class ClusterHub {
       staleNames: [...this.staleNames],
       refused: [...this.refused.values()].flatMap((r) => r.names),
     };
+  }
+
+  /**
+   * Why each member cluster answers a canonical name of `zone`, or not (name-explanation.ts), as an
+   * address question from `client` (for `prefer`) would be answered from the `view` copy.
+   */
+  explain(name: string, zone: Zone, mode: LookupMode, view: IndexReader, client?: string): NameExplanation {
+    const hub = this.data();
+    const q = { zone, name, mode, purpose: 'address' as const, asker: undefined, view };
+    const { shares } = clusterShares(hub, lookupName(view, zone, name, mode, 'address'), q);
+    const states = this.health.states(Date.now());
+    const refusal = (cluster: string, owner: string) => {
+      const claims = this.claims.get(cluster);
+      return claims && claimRefusal(cluster, claims, owner);
+    };
+    return explainName({
+      name,
+      zone: zone.name,
+      policy: hub.policy(zone.name),
+      site: client === undefined ? undefined : this.siteOf(client)?.cluster,
+      clusters: shares.map((share, i) => ({
+        state: states[i]!,
+        share,
+        refusal: refusal(share.cluster, name) ?? (share.found.wildcard && refusal(share.cluster, share.found.wildcard)),
+      })),
+    });
   }
 
   /** Whether a cluster's claims hold a name (always, for a cluster whose claims are not checked). */

@@ -10,6 +10,7 @@ import type { SkyDnsEntry } from '../../skydns/skydns-entry.ts';
 import { childrenOf, type IndexNode, type RecordIndex } from './store/record-index.ts';
 import type { TransferStatus } from './transfer/transfer-status.ts';
 import type { HubSummary } from './cluster-hub.ts';
+import type { NameExplanation } from './name-explanation.ts';
 import { html, type Html } from '../status-page/html.ts';
 import { ROW_LIMIT, statusPage, time } from '../status-page/status-layout.ts';
 import { matches, shownName } from '../status-page/status-search.ts';
@@ -25,6 +26,8 @@ export interface ServerStatusSource {
   transfers: Pick<TransferStatus, 'entries'>;
   /** A hub: its member clusters (cluster-hub.ts). */
   hub?: () => HubSummary;
+  /** A hub: why each member cluster answers a canonical name, or not; undefined outside the zones. */
+  explain?: (name: string, client: string | undefined) => NameExplanation | undefined;
 }
 
 /** Nodes visited before the walk yields to answers: a search of 100,000 keys took 52-134 ms here, 100 slices. */
@@ -90,6 +93,8 @@ export interface ServerSummary {
   }[];
   /** A hub: each member cluster (lease age, whether it counts) and the names answered stale. */
   hub?: HubSummary;
+  /** A hub asked `?name=`: why each member cluster answers it, or not. */
+  explain?: NameExplanation;
 }
 
 export function serverSummary(source: ServerStatusSource): ServerSummary {
@@ -122,7 +127,12 @@ export function serverSummary(source: ServerStatusSource): ServerSummary {
   };
 }
 
-export async function serverPage(source: ServerStatusSource, term: string, now = new Date()): Promise<string> {
+export async function serverPage(
+  source: ServerStatusSource,
+  term: string,
+  explain?: NameExplanation,
+  now = new Date(),
+): Promise<string> {
   const index = source.index();
   const readiness = source.readiness();
   const contact = source.secondsSinceContact();
@@ -137,7 +147,7 @@ ${readiness.detail} · ${index.entryCount} records at etcd revision ${index.revi
     summary,
     query: term,
     searchIn: 'name or address',
-    body: html`${zonesSection(source, index)}${source.hub ? clustersSection(source.hub()) : ''}${keys}`,
+    body: html`${explain ? explainSection(explain) : ''}${zonesSection(source, index)}${source.hub ? clustersSection(source.hub()) : ''}${keys}`,
     now,
     json: 'status.json',
   });
@@ -187,6 +197,21 @@ function clustersSection(hub: HubSummary): Html {
 <tbody>
 ${rows}</tbody></table>
 ${stale}${refusedTable(hub)}`;
+}
+
+/** Why each member cluster answers one name, or not (/status?name=NAME). */
+function explainSection(e: NameExplanation): Html {
+  const rows = e.clusters.map(
+    (c) => html`<tr><td class="name">${c.cluster}</td><td>${c.entries}</td>\
+<td><span class="${c.answers ? 'ok' : 'bad'}">${c.answers ? 'answers' : 'does not answer'}</span></td><td>${c.why}</td></tr>\n`,
+  );
+  return html`<h2>Explain ${shownName(e.name)}</h2>
+<p class="note">Zone ${shownName(e.zone)}, policy ${e.policy}${e.site ? `, client's site ${e.site}` : ''}. \
+Answering: ${e.answering.join(', ') || 'no member cluster'}${e.stale ? ' (stale: no contributing cluster counts)' : ''}.</p>
+<table><thead><tr><th>Cluster</th><th>Entries</th><th>Verdict</th><th>Why</th></tr></thead>
+<tbody>
+${rows}</tbody></table>
+`;
 }
 
 /** The names clusters publish outside their claims: never answered nor transferred. */

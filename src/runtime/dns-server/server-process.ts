@@ -320,7 +320,15 @@ export async function startDnsServer(
           watchLag: () => p.metrics.store.watchLag.get(),
           secondsSinceContact: () => store.secondsSinceContact(),
           transfers: transfers.status,
-          ...(p.hub ? { hub: () => p.hub!.summary() } : {}),
+          ...(p.hub
+            ? {
+                hub: () => p.hub!.summary(),
+                explain: (name: string, client: string | undefined) => {
+                  const zone = zones.match(name);
+                  return zone && p.hub!.explain(name, zone, lookup, store.index, client);
+                },
+              }
+            : {}),
         }),
       });
     }

@@ -6,7 +6,7 @@ import { labelsOf } from '../../../dns/dns-name.ts';
 import { CLUSTERS_PREFIX } from '../../../skydns/cluster-prefix.ts';
 import { keyToName } from '../../../skydns/skydns-key.ts';
 import type { IndexNode, RecordIndex, StoredEntry } from '../store/record-index.ts';
-import { mergeName, type Asker, type MergePolicy } from './cluster-merge.ts';
+import { mergeName, type Asker, type Contribution, type MergePolicy } from './cluster-merge.ts';
 import { lookupName, type IndexReader, type LookupMode, type LookupPurpose, type NameData } from './name-lookup.ts';
 import type { Zone } from './zones.ts';
 
@@ -78,30 +78,47 @@ function encloses(hub: HubData, view: IndexReader, wildcard: string, name: strin
 
 const NOTHING: NameData = { exists: false, entries: [] };
 
+/** One member cluster's lookup of a name, and what it brings to the merge. */
+export interface ClusterShare {
+  cluster: string;
+  /** Its lookup of the name, claims aside. */
+  found: NameData;
+  /** Its claims hold the name (and the wildcard that answers it): else it is as if it had nothing there. */
+  claimed: boolean;
+  /** What the merge (cluster-merge.ts) takes of it. */
+  contribution: Contribution<StoredEntry>;
+}
+
 /**
- * The view's lookup of the name (`own`) merged with the clusters'. A cluster's lookup of a name
- * outside its claims (or answered by its wildcard outside them) is as if it had nothing there. A
- * name that exists in any other copy exists; then no copy's wildcard stands in for it (RFC 4592: a
- * wildcard answers only names that do not exist), nor one whose parent is not the closest encloser
- * of the copies together.
+ * Each member cluster's share of a name, the merge's input. A cluster's lookup of a name outside
+ * its claims (or answered by its wildcard outside them) is as if it had nothing there. A name that
+ * exists in any other copy exists; then no copy's wildcard stands in for it (RFC 4592: a wildcard
+ * answers only names that do not exist), nor one whose parent is not the closest encloser of the
+ * copies together.
  */
-export function mergedLookup(hub: HubData, own: NameData, q: MergedQuestion): NameData {
+export function clusterShares(hub: HubData, own: NameData, q: MergedQuestion) {
   const theirs = hub.readers.map((reader) => {
-    const data = lookupName(reader, q.zone, q.name, q.mode, q.purpose);
+    const found = lookupName(reader, q.zone, q.name, q.mode, q.purpose);
     const claimed =
-      !data.exists ||
-      (hub.claims(reader.cluster, q.name) && (!data.wildcard || hub.claims(reader.cluster, data.wildcard)));
-    return { cluster: reader.cluster, data: claimed ? data : NOTHING };
+      !found.exists ||
+      (hub.claims(reader.cluster, q.name) && (!found.wildcard || hub.claims(reader.cluster, found.wildcard)));
+    return { cluster: reader.cluster, found, claimed, data: claimed ? found : NOTHING };
   });
   const exact = (own.exists && !own.wildcard) || theirs.some((t) => t.data.exists && !t.data.wildcard);
   const usable = (d: NameData) => d.exists && !(d.wildcard && (exact || !encloses(hub, q.view, d.wildcard, q.name)));
+  const shares: (ClusterShare & { data: NameData })[] = theirs.map((t) => ({
+    ...t,
+    contribution: { cluster: t.cluster, counts: hub.counts(t.cluster), entries: usable(t.data) ? t.data.entries : [] },
+  }));
+  return { shares, exact, usable };
+}
+
+/** The view's lookup of the name (`own`) merged with the clusters' (clusterShares). */
+export function mergedLookup(hub: HubData, own: NameData, q: MergedQuestion): NameData {
+  const { shares: theirs, exact, usable } = clusterShares(hub, own, q);
   const merged = mergeName(
     hub.policy(q.zone.name),
-    theirs.map((t) => ({
-      cluster: t.cluster,
-      counts: hub.counts(t.cluster),
-      entries: usable(t.data) ? t.data.entries : [],
-    })),
+    theirs.map((t) => t.contribution),
     q.asker,
   );
   if (merged.stale) hub.stale(q.name);

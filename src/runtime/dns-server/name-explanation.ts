@@ -1,0 +1,135 @@
+// Explain a name at a hub (issue 34): per member cluster, whether it has entries at the name,
+// whether it counts (its lease), whether its claims refuse them, and whether the zone's merge
+// policy lets it answer. The verdict is the merge's own (mergeName over clusterShares), so the
+// explanation cannot disagree with the answers. Pure.
+import { mergeName, type MergePolicy } from './answer/cluster-merge.ts';
+import type { ClusterShare } from './answer/merged-lookup.ts';
+import type { ClusterState } from './cluster-health.ts';
+
+export interface ClusterAtName {
+  state: ClusterState;
+  share: ClusterShare;
+  /** Why its claims refuse the name (claimRefusal), when they do. */
+  refusal: string | undefined;
+}
+
+export interface ClusterExplanation {
+  cluster: string;
+  /** Its entries at the name, claims aside. */
+  entries: number;
+  counts: boolean;
+  leaseAgeSeconds: number | null;
+  goneSeconds: number | null;
+  refused: string | null;
+  answers: boolean;
+  why: string;
+}
+
+export interface NameExplanation {
+  name: string;
+  zone: string;
+  policy: string;
+  /** The client's site cluster (prefer), when a client address was given and a site holds it. */
+  site: string | null;
+  /** No contributing cluster counts: those with entries answer anyway (serve-stale). */
+  stale: boolean;
+  /** The clusters whose entries answer, in answer order (weighted: one of them per answer). */
+  answering: string[];
+  clusters: ClusterExplanation[];
+}
+
+export function explainName(input: {
+  name: string;
+  zone: string;
+  policy: MergePolicy;
+  site: string | undefined;
+  clusters: readonly ClusterAtName[];
+}): NameExplanation {
+  const { policy, site } = input;
+  const merged = mergeName(
+    policy,
+    input.clusters.map((c) => c.share.contribution),
+    { site },
+  );
+  const weight = (cluster: string) => (policy.kind === 'weighted' ? (policy.weights[cluster] ?? 0) : 0);
+  const totalWeight = merged.from.reduce((sum, c) => sum + weight(c), 0);
+  // Weighted: the merge without a draw lists every counting contributor; one weighing 0 is drawn
+  // only when all weigh 0.
+  const answering =
+    policy.kind === 'weighted' && totalWeight > 0 ? merged.from.filter((c) => weight(c) > 0) : merged.from;
+  const clusters = input.clusters.map(({ state, share, refusal }): ClusterExplanation => {
+    const answers = answering.includes(share.cluster);
+    return {
+      cluster: share.cluster,
+      entries: share.found.entries.length,
+      counts: state.counts,
+      leaseAgeSeconds: state.leaseAgeSeconds === undefined ? null : Math.round(state.leaseAgeSeconds),
+      goneSeconds: state.goneSeconds === undefined ? null : Math.round(state.goneSeconds),
+      refused: share.found.exists && !share.claimed ? (refusal ?? null) : null,
+      answers,
+      why: why(share, state, refusal, answers),
+    };
+  });
+  return {
+    name: input.name,
+    zone: input.zone,
+    policy: policyText(policy),
+    site: site ?? null,
+    stale: merged.stale,
+    answering,
+    clusters,
+  };
+
+  function why(share: ClusterShare, state: ClusterState, refusal: string | undefined, answers: boolean): string {
+    if (!share.found.exists || share.found.entries.length === 0) return 'no entries at the name';
+    if (!share.claimed) return `refused by its claims: ${refusal ?? 'outside them'}`;
+    if (share.contribution.entries.length === 0)
+      return `its wildcard ${share.found.wildcard ?? ''} does not stand in: the name exists elsewhere, or it is not the closest encloser`;
+    const lease = leaseText(state);
+    if (merged.stale) return `answers stale: no contributing cluster counts (${lease})`;
+    if (!state.counts) return `does not count: ${lease}`;
+    const first = answering[0];
+    switch (policy.kind) {
+      case 'all':
+        return 'answers (policy all)';
+      case 'failover':
+        return answers
+          ? `answers: the first counting contributor in the failover order (${policy.order.join(', ')})`
+          : `failover: ${first} answers ahead of it (order ${policy.order.join(', ')})`;
+      case 'prefer':
+        if (site === undefined || !merged.from.includes(site))
+          return 'answers (prefer: the client is at no contributing site)';
+        if (share.cluster === site) return `answers first: the client's site${policy.alone ? ', alone' : ''}`;
+        return answers
+          ? `answers after the client's site ${site}`
+          : `prefer alone: the client's site ${site} answers alone`;
+      case 'weighted':
+        return answers
+          ? totalWeight > 0
+            ? `answers ${weight(share.cluster)} in ${totalWeight} answers (weighted)`
+            : 'answers: every counting contributor weighs 0'
+          : `weighs 0: drawn only when no weighted cluster counts`;
+    }
+  }
+}
+
+function leaseText(state: ClusterState): string {
+  if (state.leased) return `lease held for ${Math.round(state.leaseAgeSeconds ?? 0)} s`;
+  if (state.goneSeconds !== undefined) return `lease gone ${Math.round(state.goneSeconds)} s ago`;
+  return 'lease never seen';
+}
+
+function policyText(policy: MergePolicy): string {
+  switch (policy.kind) {
+    case 'all':
+      return 'all';
+    case 'failover':
+      return `failover (${policy.order.join(', ')})`;
+    case 'prefer':
+      return policy.alone ? 'prefer (alone)' : 'prefer';
+    case 'weighted':
+      return `weighted (${Object.entries(policy.weights)
+        .map(([c, w]) => `${c}=${w}`)
+        .join(', ')})`;
+  }
+}

@@ -1,0 +1,202 @@
+// Table tests of a hub's name explanation (name-explanation.ts): per member cluster, whether it
+// has entries at the name, counts, is refused by its claims, and whether the zone's policy lets it
+// answer. Each row: the policy, the client's site, each cluster's state at the name, and what the
+// explanation says (the clusters answering, stale, and each cluster's reason).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { MergePolicy } from '../../../src/runtime/dns-server/answer/cluster-merge.ts';
+import { explainName, type ClusterAtName } from '../../../src/runtime/dns-server/name-explanation.ts';
+
+const NAME = 'web.example.org.';
+
+interface At {
+  /** Entries at the name. */
+  entries: number;
+  /** Lease: held (seconds), gone (seconds ago, still counting?), or never seen. */
+  lease: { held: number } | { gone: number; counts: boolean } | 'never';
+  /** Why its claims refuse the name. */
+  refusal?: string;
+}
+
+function at(cluster: string, a: At): ClusterAtName {
+  const entries = Array.from({ length: a.entries }, (_, i) => ({
+    key: `/skydns-clusters/${cluster}/org/example/web/x${i}`,
+    entry: { host: `10.0.0.${i + 1}` },
+    modRevision: 1,
+    depth: 5,
+  }));
+  const claimed = a.refusal === undefined;
+  const leased = typeof a.lease === 'object' && 'held' in a.lease;
+  const counts = leased || (typeof a.lease === 'object' && 'gone' in a.lease && a.lease.counts);
+  return {
+    state: {
+      cluster,
+      counts,
+      leased,
+      leaseAgeSeconds: typeof a.lease === 'object' && 'held' in a.lease ? a.lease.held : undefined,
+      goneSeconds: typeof a.lease === 'object' && 'gone' in a.lease ? a.lease.gone : undefined,
+    },
+    share: {
+      cluster,
+      found: { exists: a.entries > 0, entries },
+      claimed,
+      contribution: { cluster, counts, entries: claimed ? entries : [] },
+    },
+    refusal: a.refusal,
+  };
+}
+
+const UP = { held: 30 };
+
+// [case, policy, client's site, clusters, answering, stale, each cluster's reason (a part of it)]
+const rows: [string, MergePolicy, string | undefined, [string, At][], string[], boolean, string[]][] = [
+  [
+    'all: both count and answer',
+    { kind: 'all' },
+    undefined,
+    [
+      ['dc1', { entries: 1, lease: UP }],
+      ['dc2', { entries: 2, lease: UP }],
+    ],
+    ['dc1', 'dc2'],
+    false,
+    ['answers (policy all)', 'answers (policy all)'],
+  ],
+  [
+    'lease gone beyond the grace: dc2 does not count',
+    { kind: 'all' },
+    undefined,
+    [
+      ['dc1', { entries: 1, lease: UP }],
+      ['dc2', { entries: 1, lease: { gone: 40, counts: false } }],
+    ],
+    ['dc1'],
+    false,
+    ['answers (policy all)', 'does not count: lease gone 40 s ago'],
+  ],
+  [
+    'never seen: does not count',
+    { kind: 'all' },
+    undefined,
+    [
+      ['dc1', { entries: 1, lease: UP }],
+      ['dc2', { entries: 1, lease: 'never' }],
+    ],
+    ['dc1'],
+    false,
+    ['answers (policy all)', 'does not count: lease never seen'],
+  ],
+  [
+    'claim refused: dc2 left out with the reason',
+    { kind: 'all' },
+    undefined,
+    [
+      ['dc1', { entries: 1, lease: UP }],
+      [
+        'dc2',
+        { entries: 1, lease: UP, refusal: '"web.example.org." is outside cluster dc2\'s claims (dc2.example.org.)' },
+      ],
+    ],
+    ['dc1'],
+    false,
+    ['answers (policy all)', 'refused by its claims: "web.example.org." is outside cluster dc2\'s claims'],
+  ],
+  [
+    'no entries at the name',
+    { kind: 'all' },
+    undefined,
+    [
+      ['dc1', { entries: 1, lease: UP }],
+      ['dc2', { entries: 0, lease: UP }],
+    ],
+    ['dc1'],
+    false,
+    ['answers (policy all)', 'no entries at the name'],
+  ],
+  [
+    'failover: the first choice gone, the second answers',
+    { kind: 'failover', order: ['dc1', 'dc2', 'dc3'] },
+    undefined,
+    [
+      ['dc1', { entries: 1, lease: { gone: 50, counts: false } }],
+      ['dc2', { entries: 1, lease: UP }],
+      ['dc3', { entries: 1, lease: UP }],
+    ],
+    ['dc2'],
+    false,
+    [
+      'does not count: lease gone 50 s ago',
+      'answers: the first counting contributor',
+      'failover: dc2 answers ahead of it',
+    ],
+  ],
+  [
+    'prefer alone: the client at dc2 gets dc2 alone',
+    { kind: 'prefer', alone: true },
+    'dc2',
+    [
+      ['dc1', { entries: 1, lease: UP }],
+      ['dc2', { entries: 1, lease: UP }],
+    ],
+    ['dc2'],
+    false,
+    ["prefer alone: the client's site dc2 answers alone", "answers first: the client's site, alone"],
+  ],
+  [
+    'prefer: the site first, then the others',
+    { kind: 'prefer', alone: false },
+    'dc2',
+    [
+      ['dc1', { entries: 1, lease: UP }],
+      ['dc2', { entries: 1, lease: UP }],
+    ],
+    ['dc2', 'dc1'],
+    false,
+    ["answers after the client's site dc2", "answers first: the client's site"],
+  ],
+  [
+    'weighted: each its weight, one weighing 0 not drawn',
+    { kind: 'weighted', weights: { dc1: 3, dc2: 1 } },
+    undefined,
+    [
+      ['dc1', { entries: 1, lease: UP }],
+      ['dc2', { entries: 1, lease: UP }],
+      ['dc3', { entries: 1, lease: UP }],
+    ],
+    ['dc1', 'dc2'],
+    false,
+    ['answers 3 in 4 answers', 'answers 1 in 4 answers', 'weighs 0'],
+  ],
+  [
+    'stale: no contributor counts, all answer anyway',
+    { kind: 'all' },
+    undefined,
+    [
+      ['dc1', { entries: 1, lease: { gone: 90, counts: false } }],
+      ['dc2', { entries: 1, lease: 'never' }],
+    ],
+    ['dc1', 'dc2'],
+    true,
+    ['answers stale: no contributing cluster counts (lease gone 90 s ago)', 'answers stale'],
+  ],
+];
+
+for (const [name, policy, site, clusters, answering, stale, reasons] of rows) {
+  test(`name explanation: ${name}`, () => {
+    const e = explainName({
+      name: NAME,
+      zone: 'example.org.',
+      policy,
+      site,
+      clusters: clusters.map(([c, a]) => at(c, a)),
+    });
+    assert.deepEqual(e.answering, answering);
+    assert.equal(e.stale, stale);
+    assert.deepEqual(
+      e.clusters.map((c) => c.answers),
+      clusters.map(([c]) => answering.includes(c)),
+    );
+    for (const [i, reason] of reasons.entries())
+      assert.ok(e.clusters[i]!.why.includes(reason), `${e.clusters[i]!.cluster}: ${e.clusters[i]!.why}`);
+  });
+}
