@@ -2,7 +2,7 @@
 // whether it counts (its lease), whether its claims refuse them, and whether the zone's merge
 // policy lets it answer. The verdict is the merge's own (mergeName over clusterShares), so the
 // explanation cannot disagree with the answers. Pure.
-import { mergeName, type MergePolicy } from './answer/cluster-merge.ts';
+import { drawChances, mergeName, type MergePolicy } from './answer/cluster-merge.ts';
 import type { ClusterShare } from './answer/merged-lookup.ts';
 import type { ClusterState } from './cluster-health.ts';
 
@@ -51,12 +51,11 @@ export function explainName(input: {
     input.clusters.map((c) => c.share.contribution),
     { site },
   );
-  const weight = (cluster: string) => (policy.kind === 'weighted' ? (policy.weights[cluster] ?? 0) : 0);
-  const totalWeight = merged.from.reduce((sum, c) => sum + weight(c), 0);
-  // Weighted: the merge without a draw lists every counting contributor; one weighing 0 is drawn
-  // only when all weigh 0.
-  const answering =
-    policy.kind === 'weighted' && totalWeight > 0 ? merged.from.filter((c) => weight(c) > 0) : merged.from;
+  // Weighted: the merge without a draw lists every counting contributor; each answer is one of
+  // them, by its chance of being drawn.
+  const chances = policy.kind === 'weighted' ? drawChances(merged.from, policy.weights) : undefined;
+  const chance = (cluster: string) => chances?.[merged.from.indexOf(cluster)] ?? 0;
+  const answering = chances ? merged.from.filter((c) => chance(c) > 0) : merged.from;
   const clusters = input.clusters.map(({ state, share, refusal }): ClusterExplanation => {
     const answers = answering.includes(share.cluster);
     return {
@@ -105,10 +104,8 @@ export function explainName(input: {
           : `prefer alone: the client's site ${site} answers alone`;
       case 'weighted':
         return answers
-          ? totalWeight > 0
-            ? `answers ${weight(share.cluster)} in ${totalWeight} answers (weighted)`
-            : 'answers: every counting contributor weighs 0'
-          : `weighs 0: drawn only when no weighted cluster counts`;
+          ? `answers ${Math.round(chance(share.cluster) * 100)}% of the answers (weighted, weight ${policy.weights[share.cluster] ?? 0})`
+          : 'not drawn: weighs 0, drawn only when no counting contributor weighs more';
     }
   }
 }

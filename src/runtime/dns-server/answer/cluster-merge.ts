@@ -71,16 +71,29 @@ export function mergeName<T>(
   }
 }
 
-/** The contributor whose share of the total weight holds `draw` (all weighing 0: the first). */
+/**
+ * Each cluster's chance of being drawn, by `weighted`: its share of the total weight of
+ * `clusters` (the counting contributors); all weighing 0: the first, always.
+ */
+export function drawChances(clusters: readonly string[], weights: Readonly<Record<string, number>>): number[] {
+  const weight = (c: string) => weights[c] ?? 0;
+  const total = clusters.reduce((sum, c) => sum + weight(c), 0);
+  return clusters.map((c, i) => (total > 0 ? weight(c) / total : i === 0 ? 1 : 0));
+}
+
+/** The contributor whose share of the chances holds `draw`. */
 function drawn<T>(counting: readonly Contribution<T>[], weights: Readonly<Record<string, number>>, draw: number) {
-  const weight = (c: Contribution<T>) => weights[c.cluster] ?? 0;
-  const total = counting.reduce((sum, c) => sum + weight(c), 0);
-  let left = draw * total;
-  for (const c of counting) {
-    left -= weight(c);
+  const chances = drawChances(
+    counting.map((c) => c.cluster),
+    weights,
+  );
+  let left = draw;
+  for (const [i, c] of counting.entries()) {
+    left -= chances[i]!;
     if (left < 0) return c;
   }
-  return counting.find((c) => weight(c) > 0) ?? counting[0]!;
+  // Rounding left a sliver past the last share: the last that can be drawn.
+  return counting[chances.findLastIndex((p) => p > 0)]!;
 }
 
 function result<T>(chosen: readonly Contribution<T>[], stale: boolean): Merged<T> {
