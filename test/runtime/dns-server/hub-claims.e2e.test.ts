@@ -171,6 +171,13 @@ test("an entry written straight into the spoke's prefix for an unclaimed name: n
   const page = (await hub.http('/status')).body;
   assert.match(page, /Refused: outside the cluster's claims/);
   assert.ok(page.includes(`api.dc2.${ZONE}`), 'the page names the refused name');
+  // The name's explanation says the same: dc1's entries there are refused by its claims.
+  const explained = JSON.parse((await hub.http(`/status.json?name=api.dc2.${ZONE}`)).body).explain;
+  assert.deepEqual(explained.answering, []);
+  assert.equal(explained.clusters[0].entries, 1);
+  assert.equal(explained.clusters[0].answers, false);
+  assert.equal(explained.clusters[0].refused, `"api.dc2.${ZONE}." is outside cluster dc1's claims (${CLAIM}.)`);
+  assert.match(explained.clusters[0].why, /^refused by its claims: /);
 
   const { records } = await digAxfr({ port: hub.port, zone: ZONE });
   const names = new Set(records.filter((r) => r.type === 'A').map((r) => r.name));

@@ -78,6 +78,14 @@ async function addresses(name: string, source = SITE.none): Promise<string[]> {
 }
 
 const summary = async () => JSON.parse((await hub.http('/status.json')).body).hub;
+/** The hub's explanation of a name (/status.json?name=), as a client at `client` would be answered. */
+async function explain(name: string, client?: string) {
+  const reply = await hub.http(`/status.json?name=${name}${client ? `&client=${client}` : ''}`);
+  assert.equal(reply.status, 200, reply.body);
+  return JSON.parse(reply.body).explain;
+}
+const verdicts = (e: { clusters: { cluster: string; answers: boolean }[] }) =>
+  e.clusters.map((c) => [c.cluster, c.answers]);
 
 async function waitUntil<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
   const end = Date.now() + timeoutMs;
@@ -207,6 +215,39 @@ test('the status page shows each cluster, its lease age and that it counts', asy
   assert.equal(metricSum(metrics, 'etcdns_dns_hub_cluster_counts', 'cluster="dc2"'), 1);
 });
 
+test('the hub explains a name: who answers it under each policy, and why not', async () => {
+  const fail = await explain('www.fail.test');
+  assert.deepEqual(fail.answering, ['dc2']);
+  assert.deepEqual(verdicts(fail), [
+    ['dc1', false],
+    ['dc2', true],
+  ]);
+  assert.match(fail.clusters[0].why, /^failover: dc2 answers ahead of it/);
+  const alone = await explain('www.alone.test', SITE.dc1);
+  assert.equal(alone.site, 'dc1');
+  assert.deepEqual(alone.answering, ['dc1']);
+  assert.match(alone.clusters[1].why, /prefer alone: the client's site dc1 answers alone/);
+  const only = await explain('only-dc1.all.test');
+  assert.deepEqual(verdicts(only), [
+    ['dc1', true],
+    ['dc2', false],
+  ]);
+  assert.equal(only.clusters[1].why, 'no entries at the name');
+  assert.equal(typeof only.clusters[0].leaseAgeSeconds, 'number');
+  // The page shows it as a table; a bad name or one outside the zones: 400 with the reason.
+  const page = (await hub.http('/status?name=www.fail.test')).body;
+  assert.match(
+    page,
+    /<td class="name">dc1<\/td><td>1<\/td><td><span class="bad">does not answer<\/span><\/td><td>failover: dc2/,
+  );
+  const bad = await hub.http('/status.json?name=a..b');
+  assert.equal(bad.status, 400);
+  assert.match(bad.body, /empty label/);
+  const outside = await hub.http('/status?name=www.elsewhere.example');
+  assert.equal(outside.status, 400);
+  assert.match(outside.body, /in none of this server's zones/);
+});
+
 const soaSerial = async (zone: string) =>
   Number((await dig({ port: hub.port, name: zone, type: 'SOA' })).answer[0]!.data.split(/\s+/)[2]);
 
@@ -248,6 +289,18 @@ test("dc2's controller killed: its records leave within lease + grace, dc1's sta
     ],
   );
   assert.ok(s.staleNames.includes('only-dc2.all.test.'), JSON.stringify(s.staleNames));
+  // The explanation says why: dc2's lease is gone; the name only dc2 has is answered stale.
+  const www = await explain('www.all.test');
+  assert.deepEqual(verdicts(www), [
+    ['dc1', true],
+    ['dc2', false],
+  ]);
+  assert.match(www.clusters[1].why, /^does not count: lease gone \d+ s ago/);
+  assert.equal(typeof www.clusters[1].goneSeconds, 'number');
+  const stale = await explain('only-dc2.all.test');
+  assert.equal(stale.stale, true);
+  assert.deepEqual(stale.answering, ['dc2']);
+  assert.match(stale.clusters[1].why, /^answers stale: no contributing cluster counts \(lease gone \d+ s ago\)/);
   // The status page says the same to a person.
   const page = (await hub.http('/status')).body;
   assert.match(page, /<td class="name">dc2<\/td><td><span class="bad">does not count<\/span><\/td><td>gone \d+ s ago/);

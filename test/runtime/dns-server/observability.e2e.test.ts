@@ -172,3 +172,14 @@ describe('error stacks in the logs', () => {
     ];
   for (const c of cases) test(`logger: ${c.name}`, () => c.check(logged(c.fields)));
 });
+
+test('a server that is not a hub: the name explanation (?name=) answers 404, only for hubs', async () => {
+  const server = await startEtcdnsServer({ etcdEndpoints: etcd.endpoints, zones: ['example.org'] });
+  for (const path of ['/status.json?name=www.example.org', '/status?name=www.example.org']) {
+    const reply = await server.http(path);
+    assert.equal(reply.status, 404, path);
+    assert.match(reply.body, /only for hubs/);
+  }
+  assert.equal((await server.http('/status.json')).status, 200);
+  await server.stop();
+});
