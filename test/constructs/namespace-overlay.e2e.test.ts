@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { STACK_DEFAULTS, type DnsStackProps } from '../../src/constructs/dns-stack.ts';
 import { PRUNE_PROTECTION } from '../../src/constructs/base/gitops.ts';
+import { ETCD_DEFAULTS } from '../../src/constructs/etcd/etcd-cluster.ts';
 import { synthObjects } from '../../src/constructs/synth-stack.ts';
 import { ENVIRONMENTS } from '../../src/environments/index.ts';
 import { renderWithNamespace, type Rendered } from './kustomize-overlay.ts';
@@ -88,8 +89,13 @@ for (const [env, props] of Object.entries(ENVIRONMENTS)) {
         assert.equal(namespace.metadata.annotations[key], value, `the moved Namespace keeps ${key}`);
     }
 
-    // The owner id is an identity the environment chose (staging's equals its namespace's name).
-    const found = objects.flatMap((o) => mentions(o, original)).filter((m) => !m.path.endsWith('/ownerId'));
+    // The owner id and the etcd user (the client certificate's common name) are identities the
+    // environment chose, not namespaces (staging's owner id and the hub's etcd user equal theirs).
+    const etcdUser = props.etcd?.auth?.username ?? ETCD_DEFAULTS.username;
+    const identity = (m: Mention) =>
+      m.path.endsWith('/ownerId') ||
+      (m.object.startsWith('Certificate/') && m.path === 'spec/commonName' && m.value === etcdUser);
+    const found = objects.flatMap((o) => mentions(o, original)).filter((m) => !identity(m));
     // Kept on purpose: the full names of the synthesized namespace in certificates (beside the
     // short names the stack dials); a stack moved with TLS needs them reissued (docs/gitops.md, "Another namespace").
     const kept = found.filter((m) => m.object.startsWith('Certificate/') && m.path.startsWith('spec/dnsNames/'));
