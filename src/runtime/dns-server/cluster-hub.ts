@@ -1,7 +1,8 @@
 // A hub's DNS server reads its member clusters (issue 34): one more record store, over
 // /skydns-clusters (each cluster's records below its name), whose lease keys tell which clusters
 // count (cluster-health.ts, checked every second and on each change); each zone's merge policy,
-// the clusters' sites, and their claims (the names outside them refused: refused-names.ts). What the resolver reads of it is HubData (answer/merged-lookup.ts).
+// the clusters' sites, and their claims (the names outside them refused: refused-names.ts). What
+// the resolver reads of it is HubData (answer/merged-lookup.ts).
 import type { Etcd3 } from 'etcd3';
 import { HUB_DEFAULTS, type HubConfig } from '../../config/hub-config.ts';
 import { cidrMatcher } from '../../dns/cidr.ts';
@@ -200,10 +201,6 @@ export class ClusterHub {
     const q = { zone, name, mode, purpose: 'address' as const, asker: undefined, view };
     const { shares } = clusterShares(hub, lookupName(view, zone, name, mode, 'address'), q);
     const states = this.health.states(Date.now());
-    const refusal = (cluster: string, owner: string) => {
-      const claims = this.claims.get(cluster);
-      return claims && claimRefusal(cluster, claims, owner);
-    };
     return explainName({
       name,
       zone: zone.name,
@@ -212,15 +209,22 @@ export class ClusterHub {
       clusters: shares.map((share, i) => ({
         state: states[i]!,
         share,
-        refusal: refusal(share.cluster, name) ?? (share.found.wildcard && refusal(share.cluster, share.found.wildcard)),
+        refusal:
+          this.refusal(share.cluster, name) ??
+          (share.found.wildcard && this.refusal(share.cluster, share.found.wildcard)),
       })),
     });
   }
 
   /** Whether a cluster's claims hold a name (always, for a cluster whose claims are not checked). */
   private claimed(cluster: string, name: string): boolean {
+    return this.refusal(cluster, name) === undefined;
+  }
+
+  /** Why a cluster's claims refuse a name; undefined when they hold it or are not checked. */
+  private refusal(cluster: string, name: string): string | undefined {
     const claims = this.claims.get(cluster);
-    return !claims || claimRefusal(cluster, claims, name) === undefined;
+    return claims && claimRefusal(cluster, claims, name);
   }
 
   /** Each checked cluster's refused names, again; a name newly refused is logged once. */
@@ -236,7 +240,7 @@ export class ClusterHub {
         REFUSED_NAMES_MAX,
       );
       const before = new Set(this.refused.get(cluster)?.names.map((r) => r.name));
-      const names = found.names.map((name) => ({ cluster, name, reason: claimRefusal(cluster, claims, name)! }));
+      const names = found.names.map((name) => ({ cluster, name, reason: this.refusal(cluster, name)! }));
       for (const r of names)
         if (!before.has(r.name))
           this.options.logger.warn("entries outside the cluster's claims are refused: never answered nor transferred", {
