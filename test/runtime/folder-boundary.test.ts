@@ -4,7 +4,8 @@
 // the folders its row names, each in a lower layer, type-only imports included (a type names a
 // dependency as much as a value), so no import arrow runs back up and no two folders import each
 // other. `etcdns status` names the summary types the processes' pages serve but loads none of
-// their code. Outside the runtime, a folder imports only the pure modules (src/config, src/dns,
+// their code; it says what they serve in the status pages' own words (status-page/, which imports
+// nothing). Outside the runtime, a folder imports only the pure modules (src/config, src/dns,
 // src/skydns, src/version.ts), and the command also the scaffold of `etcdns init`.
 import assert from 'node:assert/strict';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -35,7 +36,7 @@ const FOLDERS: readonly Folder[] = LAYERS.flat();
 /** What each folder may import of the others. */
 const ALLOWED: Record<Folder, readonly Folder[]> = {
   top: ['status', 'controller', 'dns-server', 'etcd-member', 'etcd-roles', 'shared'],
-  status: ['kube', 'shared'],
+  status: ['kube', 'status-page', 'shared'],
   controller: ['kube', 'status-page', 'shared'],
   'dns-server': ['kube', 'status-page', 'shared'],
   'etcd-member': ['kube', 'shared'],

@@ -17,7 +17,8 @@ import { ClusterReader, clusterShares, type HubData } from './answer/merged-look
 import { lookupName, type IndexReader, type LookupMode } from './answer/name-lookup.ts';
 import type { Zone } from './answer/zones.ts';
 import { ClusterHealth, type ClusterState } from './cluster-health.ts';
-import { explainName, type NameExplanation } from './name-explanation.ts';
+import { explainName } from './name-explanation.ts';
+import type { NameExplanation } from '../status-page/name-explanation-text.ts';
 import { refusedNames } from './refused-names.ts';
 import type { RecordIndex } from './store/record-index.ts';
 import type { RecordLimits } from './store/record-limits.ts';

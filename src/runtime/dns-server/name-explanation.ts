@@ -1,41 +1,18 @@
 // Explain a name at a hub (issue 34): per member cluster, whether it has entries at the name,
 // whether it counts (its lease), whether its claims refuse them, and whether the zone's merge
 // policy lets it answer. The verdict is the merge's own (mergeName over clusterShares), so the
-// explanation cannot disagree with the answers. Pure.
+// explanation cannot disagree with the answers. Its shape, and the words the status page and
+// `etcdns status --explain` say it in: ../status-page/name-explanation-text.ts. Pure.
 import { drawChances, mergeName, type MergePolicy } from './answer/cluster-merge.ts';
 import type { ClusterShare } from './answer/merged-lookup.ts';
 import type { ClusterState } from './cluster-health.ts';
+import { leaseText, type ClusterExplanation, type NameExplanation } from '../status-page/name-explanation-text.ts';
 
 export interface ClusterAtName {
   state: ClusterState;
   share: ClusterShare;
   /** Why its claims refuse the name (claimRefusal), when they do. */
   refusal: string | undefined;
-}
-
-export interface ClusterExplanation {
-  cluster: string;
-  /** Its entries at the name, claims aside. */
-  entries: number;
-  counts: boolean;
-  leaseAgeSeconds: number | null;
-  goneSeconds: number | null;
-  refused: string | null;
-  answers: boolean;
-  why: string;
-}
-
-export interface NameExplanation {
-  name: string;
-  zone: string;
-  policy: string;
-  /** The client's site cluster (prefer), when a client address was given and a site holds it. */
-  site: string | null;
-  /** No contributing cluster counts: those with entries answer anyway (serve-stale). */
-  stale: boolean;
-  /** The clusters whose entries answer, in answer order (weighted: one of them per answer). */
-  answering: string[];
-  clusters: ClusterExplanation[];
 }
 
 export function explainName(input: {
@@ -108,12 +85,6 @@ export function explainName(input: {
           : 'not drawn: weighs 0, drawn only when no counting contributor weighs more';
     }
   }
-}
-
-function leaseText(state: ClusterState): string {
-  if (state.leased) return `lease held for ${Math.round(state.leaseAgeSeconds ?? 0)} s`;
-  if (state.goneSeconds !== undefined) return `lease gone ${Math.round(state.goneSeconds)} s ago`;
-  return 'lease never seen';
 }
 
 function policyText(policy: MergePolicy): string {

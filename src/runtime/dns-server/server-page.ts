@@ -10,7 +10,7 @@ import type { SkyDnsEntry } from '../../skydns/skydns-entry.ts';
 import { childrenOf, type IndexNode, type RecordIndex } from './store/record-index.ts';
 import type { TransferStatus } from './transfer/transfer-status.ts';
 import type { HubSummary } from './cluster-hub.ts';
-import type { NameExplanation } from './name-explanation.ts';
+import { clusterCells, explanationSummary, type NameExplanation } from '../status-page/name-explanation-text.ts';
 import { html, type Html } from '../status-page/html.ts';
 import { ROW_LIMIT, statusPage, time } from '../status-page/status-layout.ts';
 import { matches, shownName } from '../status-page/status-search.ts';
@@ -201,14 +201,15 @@ ${stale}${refusedTable(hub)}`;
 
 /** Why each member cluster answers one name, or not (/status?name=NAME). */
 function explainSection(e: NameExplanation): Html {
-  const rows = e.clusters.map(
-    (c) => html`<tr><td class="name">${c.cluster}</td><td>${c.entries}</td>\
-<td><span class="${c.answers ? 'ok' : 'bad'}">${c.answers ? 'answers' : 'does not answer'}</span></td><td>${c.why}</td></tr>\n`,
-  );
+  const rows = e.clusters.map((c) => {
+    const cells = clusterCells(c);
+    return html`<tr><td class="name">${c.cluster}</td><td>${cells.entries}</td>\
+<td><span class="${c.counts ? 'ok' : 'bad'}">${cells.standing}</span></td>\
+<td><span class="${c.answers ? 'ok' : 'bad'}">${cells.verdict}</span></td><td>${c.why}</td></tr>\n`;
+  });
   return html`<h2>Explain ${shownName(e.name)}</h2>
-<p class="note">Zone ${shownName(e.zone)}, policy ${e.policy}${e.site ? `, client's site ${e.site}` : ''}. \
-Answering: ${e.answering.join(', ') || 'no member cluster'}${e.stale ? ' (stale: no contributing cluster counts)' : ''}.</p>
-<table><thead><tr><th>Cluster</th><th>Entries</th><th>Verdict</th><th>Why</th></tr></thead>
+<p class="note">${explanationSummary(e)}</p>
+<table><thead><tr><th>Cluster</th><th>Entries</th><th>Lease</th><th>Verdict</th><th>Why</th></tr></thead>
 <tbody>
 ${rows}</tbody></table>
 `;

@@ -5,7 +5,7 @@
 import { canonicalName, dnsNameProblem } from '../../dns/dns-name.ts';
 import type { Readiness, RouteReply } from '../shared/http-server.ts';
 import { html } from '../status-page/html.ts';
-import type { NameExplanation } from './name-explanation.ts';
+import type { NameExplanation } from '../status-page/name-explanation-text.ts';
 import { serverPage, serverSummary, type ServerStatusSource } from './server-page.ts';
 import { STATUS_HEADERS, statusPage } from '../status-page/status-layout.ts';
 import { searchTerm } from '../status-page/status-search.ts';

@@ -2,8 +2,8 @@
 // running it, with their kubeconfig): the stack's pods, and through the API server's proxy each
 // pod's own account: etcd's /metrics and /health, each DNS server's and controller's
 // /status.json; the controller's Lease; with a DNSSEC signer, the DS its zones' parents need, from
-// its CDS records at its Service's address (signer-ds.ts). A part that does not answer is kept as
-// its error.
+// its CDS records at its Service's address (signer-ds.ts); with --explain NAME, only each DNS
+// server's /status.json?name=NAME. A part that does not answer is kept as its error.
 import type { KubeClient } from '../kube/kube-client.ts';
 import type { ControllerSummary } from '../controller/controller-page.ts';
 import type { ServerSummary } from '../dns-server/server-page.ts';
@@ -64,26 +64,36 @@ async function fetched<T>(read: () => Promise<T>): Promise<Fetched<T>> {
   }
 }
 
-export async function readStackStatus(kube: KubeClient, namespace: string, name: string): Promise<StackStatus> {
-  const ns = encodeURIComponent(namespace);
+/** The stack's pods, those being deleted left out, by name. */
+async function stackPods(kube: KubeClient, ns: string, name: string): Promise<Pod[]> {
   const selector = encodeURIComponent(`app.kubernetes.io/name=${name}`);
-  const pods = (
-    await kube.request<{ items: Pod[] }>('GET', `/api/v1/namespaces/${ns}/pods?labelSelector=${selector}`)
-  ).items
+  return (await kube.request<{ items: Pod[] }>('GET', `/api/v1/namespaces/${ns}/pods?labelSelector=${selector}`)).items
     .filter((p) => !p.metadata.deletionTimestamp)
     .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
-  /** GET on a pod's named port through the API server's proxy. */
-  const proxied = async (pod: Pod, portName: string, path: string): Promise<string> => {
-    const port = pod.spec.containers.flatMap((c) => c.ports ?? []).find((p) => p.name === portName)?.containerPort;
-    if (port === undefined) throw new Error(`no port named ${portName}`);
-    const url = `/api/v1/namespaces/${ns}/pods/${encodeURIComponent(pod.metadata.name)}:${port}/proxy${path}`;
-    const res = await kube.getText(url, PROXY_TIMEOUT_MS);
-    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.body.trim().split('\n')[0]?.slice(0, 200)}`);
-    return res.body;
-  };
-  const json = <T>(pod: Pod, path: string) => fetched(async () => JSON.parse(await proxied(pod, 'http', path)) as T);
-  const of = (component: (c: string) => boolean) =>
-    pods.filter((p) => component(p.metadata.labels?.['app.kubernetes.io/component'] ?? ''));
+}
+
+/** GET on a pod's named port through the API server's proxy. */
+async function proxied(kube: KubeClient, ns: string, pod: Pod, portName: string, path: string): Promise<string> {
+  const port = pod.spec.containers.flatMap((c) => c.ports ?? []).find((p) => p.name === portName)?.containerPort;
+  if (port === undefined) throw new Error(`no port named ${portName}`);
+  const url = `/api/v1/namespaces/${ns}/pods/${encodeURIComponent(pod.metadata.name)}:${port}/proxy${path}`;
+  const res = await kube.getText(url, PROXY_TIMEOUT_MS);
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.body.trim().split('\n')[0]?.slice(0, 200)}`);
+  return res.body;
+}
+
+/** A pod's JSON on its HTTP port (its status page's /status.json), or why not. */
+const statusJson = <T>(kube: KubeClient, ns: string, pod: Pod, path: string) =>
+  fetched(async () => JSON.parse(await proxied(kube, ns, pod, 'http', path)) as T);
+
+const componentOf = (pod: Pod) => pod.metadata.labels?.['app.kubernetes.io/component'] ?? '';
+const isServer = (pod: Pod) => componentOf(pod).startsWith('server-');
+const viewOf = (pod: Pod) => componentOf(pod).slice('server-'.length);
+
+export async function readStackStatus(kube: KubeClient, namespace: string, name: string): Promise<StackStatus> {
+  const ns = encodeURIComponent(namespace);
+  const pods = await stackPods(kube, ns, name);
+  const of = (component: (c: string) => boolean) => pods.filter((p) => component(componentOf(p)));
 
   const [etcdReplicas, etcd, servers, controllers, lease, signer] = await Promise.all([
     fetched(async () => {
@@ -96,29 +106,69 @@ export async function readStackStatus(kube: KubeClient, namespace: string, name:
     Promise.all(
       of((c) => c === 'etcd').map(async (pod) => ({
         pod: podInfo(pod),
-        metrics: await fetched(async () => metricSamples(await proxied(pod, 'metrics', '/metrics'))),
+        metrics: await fetched(async () => metricSamples(await proxied(kube, ns, pod, 'metrics', '/metrics'))),
         health: await fetched(
-          async () => (JSON.parse(await proxied(pod, 'metrics', '/health')) as { health?: string }).health === 'true',
+          async () =>
+            (JSON.parse(await proxied(kube, ns, pod, 'metrics', '/health')) as { health?: string }).health === 'true',
         ),
       })),
     ),
     Promise.all(
-      of((c) => c.startsWith('server-')).map(async (pod) => ({
-        view: podInfo(pod).component.slice('server-'.length),
+      pods.filter(isServer).map(async (pod) => ({
+        view: viewOf(pod),
         pod: podInfo(pod),
-        summary: await json<ServerSummary>(pod, '/status.json'),
+        summary: await statusJson<ServerSummary>(kube, ns, pod, '/status.json'),
       })),
     ),
     Promise.all(
       of((c) => c === 'controller').map(async (pod) => ({
         pod: podInfo(pod),
-        summary: await json<ControllerSummary>(pod, '/status.json'),
+        summary: await statusJson<ControllerSummary>(kube, ns, pod, '/status.json'),
       })),
     ),
     readLease(kube, ns, `${name}-controller`),
     readSigner(kube, ns, `${name}-dnssec-signer`),
   ]);
   return { namespace, name, at: new Date(), etcdReplicas, etcd, servers, controllers, lease, signer };
+}
+
+/** What `etcdns status --explain NAME` reads: each DNS server replica's account of one name. */
+export interface NameStatus {
+  namespace: string;
+  name: string;
+  at: Date;
+  /** The name asked about, as given. */
+  asked: string;
+  client: string | undefined;
+  /** Each replica's summary: with `explain` from a hub; without, from a server that is not one. */
+  servers: { view: string; pod: PodInfo; summary: Fetched<ServerSummary> }[];
+}
+
+/**
+ * Each DNS server replica's /status.json?name=NAME (&client=ADDRESS). A server that is not a hub
+ * answers that 404: its plain /status.json, which has no `hub`, stands in for it (no `explain`);
+ * a hub's refusal (a name outside its zones) stays the error it is.
+ */
+export async function readNameStatus(
+  kube: KubeClient,
+  namespace: string,
+  name: string,
+  asked: string,
+  client?: string,
+): Promise<NameStatus> {
+  const ns = encodeURIComponent(namespace);
+  const query = `?name=${encodeURIComponent(asked)}${client ? `&client=${encodeURIComponent(client)}` : ''}`;
+  const servers = await Promise.all(
+    (await stackPods(kube, ns, name)).filter(isServer).map(async (pod) => {
+      let summary = await statusJson<ServerSummary>(kube, ns, pod, `/status.json${query}`);
+      if (!summary.ok) {
+        const plain = await statusJson<ServerSummary>(kube, ns, pod, '/status.json');
+        if (plain.ok && !plain.value.hub) summary = plain;
+      }
+      return { view: viewOf(pod), pod: podInfo(pod), summary };
+    }),
+  );
+  return { namespace, name, at: new Date(), asked, client, servers };
 }
 
 interface Service {

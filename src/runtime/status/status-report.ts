@@ -242,7 +242,7 @@ export function statusReport(s: StackStatus, width = 120): StatusReport {
 }
 
 /** Rows as left-aligned columns two spaces apart. */
-function columns(rows: string[][]): string[] {
+export function columns(rows: string[][]): string[] {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
   return rows.map((row) =>
@@ -254,7 +254,7 @@ function columns(rows: string[][]): string[] {
 }
 
 /** Control characters from users' objects never reach the terminal; long lines are cut. */
-function fit(line: string, width: number): string {
+export function fit(line: string, width: number): string {
   const clean = oneLine(line);
   return clean.length > width ? `${clean.slice(0, width - 3)}...` : clean;
 }
@@ -264,7 +264,7 @@ function oneLine(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
 }
 
-function plural(n: number, noun: string): string {
+export function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 

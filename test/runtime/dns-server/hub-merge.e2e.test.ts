@@ -238,7 +238,7 @@ test('the hub explains a name: who answers it under each policy, and why not', a
   const page = (await hub.http('/status?name=www.fail.test')).body;
   assert.match(
     page,
-    /<td class="name">dc1<\/td><td>1<\/td><td><span class="bad">does not answer<\/span><\/td><td>failover: dc2/,
+    /<td class="name">dc1<\/td><td>1 entry<\/td><td><span class="ok">counts, lease held for \d+ s<\/span><\/td><td><span class="bad">does not answer<\/span><\/td><td>failover: dc2/,
   );
   const bad = await hub.http('/status.json?name=a..b');
   assert.equal(bad.status, 400);

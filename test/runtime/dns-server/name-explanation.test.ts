@@ -5,46 +5,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { MergePolicy } from '../../../src/runtime/dns-server/answer/cluster-merge.ts';
-import { explainName, type ClusterAtName } from '../../../src/runtime/dns-server/name-explanation.ts';
+import { explainName } from '../../../src/runtime/dns-server/name-explanation.ts';
+import { at, type At } from './cluster-at-name.ts';
 
 const NAME = 'web.example.org.';
-
-interface At {
-  /** Entries at the name. */
-  entries: number;
-  /** Lease: held (seconds), gone (seconds ago, still counting?), or never seen. */
-  lease: { held: number } | { gone: number; counts: boolean } | 'never';
-  /** Why its claims refuse the name. */
-  refusal?: string;
-}
-
-function at(cluster: string, a: At): ClusterAtName {
-  const entries = Array.from({ length: a.entries }, (_, i) => ({
-    key: `/skydns-clusters/${cluster}/org/example/web/x${i}`,
-    entry: { host: `10.0.0.${i + 1}` },
-    modRevision: 1,
-    depth: 5,
-  }));
-  const claimed = a.refusal === undefined;
-  const leased = typeof a.lease === 'object' && 'held' in a.lease;
-  const counts = leased || (typeof a.lease === 'object' && 'gone' in a.lease && a.lease.counts);
-  return {
-    state: {
-      cluster,
-      counts,
-      leased,
-      leaseAgeSeconds: typeof a.lease === 'object' && 'held' in a.lease ? a.lease.held : undefined,
-      goneSeconds: typeof a.lease === 'object' && 'gone' in a.lease ? a.lease.gone : undefined,
-    },
-    share: {
-      cluster,
-      found: { exists: a.entries > 0, entries },
-      claimed,
-      contribution: { cluster, counts, entries: claimed ? entries : [] },
-    },
-    refusal: a.refusal,
-  };
-}
 
 const UP = { held: 30 };
 
