@@ -11,7 +11,7 @@ import { synthStack } from '../../src/constructs/synth-stack.ts';
 import { dev } from '../../src/environments/dev.ts';
 import { assertLocalRoute, CLUSTER_DOMAIN, type Cluster } from '../support/cluster.ts';
 import type { ClusterImages } from '../support/cluster-images.ts';
-import { makeClusterPki, type CertFiles } from '../support/cluster-pki.ts';
+import { makeClusterPki, type CertFiles, type ClusterPki } from '../support/cluster-pki.ts';
 import { answerData } from '../support/dig.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import {
@@ -37,10 +37,15 @@ export interface EtcdTls {
   secrets: k8s.V1Secret[];
   caCert: string;
   client: CertFiles;
+  /** The CA, for more client certificates (a spoke's). */
+  pki: ClusterPki;
 }
 
-/** The Secrets an operator (or cert-manager, etcd-certificates.ts) provides. */
-export function etcdTls(): EtcdTls {
+/**
+ * The Secrets an operator (or cert-manager, etcd-certificates.ts) provides; `serverIps`: more
+ * addresses the server certificate names (where spokes dial a hub's etcd).
+ */
+export function etcdTls(serverIps: string[] = []): EtcdTls {
   const pki = makeClusterPki(tempDir('etcd-pki'));
   // Exactly the names the constructs give cert-manager's Certificates (and document for own Secrets).
   const names = etcdDnsNames({
@@ -49,7 +54,7 @@ export function etcdTls(): EtcdTls {
     namespace: NAMESPACE,
     clusterDomain: CLUSTER_DOMAIN,
   });
-  const server = pki.issue('server', { cn: STS }, { dns: names.server, ips: ['127.0.0.1'] });
+  const server = pki.issue('server', { cn: STS }, { dns: names.server, ips: ['127.0.0.1', ...serverIps] });
   const peer = pki.issue('peer', { cn: names.peer[0]! }, { dns: names.peer });
   const client = pki.issue('client', { cn: 'etcdns' });
   const secret = (name: string, files: CertFiles): k8s.V1Secret => ({
@@ -69,6 +74,7 @@ export function etcdTls(): EtcdTls {
     ],
     caCert: pki.caCert,
     client,
+    pki,
   };
 }
 
@@ -76,10 +82,10 @@ export function etcdTls(): EtcdTls {
  * The namespace with the etcd TLS Secrets and hostPath volumes for the members `ordinals`, as an
  * operator prepares them before the first apply.
  */
-export async function prepareTlsEtcd(cluster: Cluster, ordinals: number[]): Promise<EtcdTls> {
+export async function prepareTlsEtcd(cluster: Cluster, ordinals: number[], serverIps: string[] = []): Promise<EtcdTls> {
   const core = cluster.admin.makeApiClient(k8s.CoreV1Api);
   await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
-  const tls = etcdTls();
+  const tls = etcdTls(serverIps);
   for (const body of tls.secrets) await core.createNamespacedSecret({ namespace: NAMESPACE, body });
   await createEtcdVolumes(cluster, { statefulSet: STS, ordinals, size: '1Gi' });
   return tls;
