@@ -1,5 +1,5 @@
 // One SkyDNS value: the JSON stored at a key. Field names match without regard to case and
-// unknown fields are ignored, as CoreDNS reads them; `owner` and `resource` are ours.
+// unknown fields are ignored, as CoreDNS reads them; `owner`, `resource` and the `hub` fields are ours.
 
 export interface SkyDnsEntry {
   host?: string;
@@ -15,10 +15,16 @@ export interface SkyDnsEntry {
   owner?: string;
   /** The Kubernetes object the entry was made for, e.g. "service/default/nginx". */
   resource?: string;
+  /** A spoke's policy for the entry's name at the hub (name-policy.ts); absent: the zone's. */
+  hubpolicy?: string;
+  /** Its failover order: cluster names, comma-separated. */
+  huborder?: string;
+  /** Its cluster's weight for the name, by weighted. */
+  hubweight?: number;
 }
 
-const NUMBER_FIELDS = ['port', 'priority', 'weight', 'ttl', 'targetstrip'] as const;
-const STRING_FIELDS = ['host', 'text', 'group', 'owner', 'resource'] as const;
+const NUMBER_FIELDS = ['port', 'priority', 'weight', 'ttl', 'targetstrip', 'hubweight'] as const;
+const STRING_FIELDS = ['host', 'text', 'group', 'owner', 'resource', 'hubpolicy', 'huborder'] as const;
 /** Each field's JavaScript type (`typeof`), in the order errors are looked for. */
 const FIELD_TYPES: ReadonlyMap<string, 'string' | 'number' | 'boolean'> = new Map([
   ...STRING_FIELDS.map((f) => [f, 'string'] as const),
@@ -98,6 +104,9 @@ export function encodeEntry(entry: SkyDnsEntry): string {
     'group',
     'owner',
     'resource',
+    'hubpolicy',
+    'huborder',
+    'hubweight',
   ] as const) {
     if (entry[name] !== undefined) ordered[name] = entry[name];
   }

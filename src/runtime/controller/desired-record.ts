@@ -3,6 +3,7 @@
 // record types and problem reasons are declared once here; metrics and status derive from them.
 import { objectSpec, type ObjectKind } from '../../config/source-kinds.ts';
 import type { RecordType } from '../../dns/record-types.ts';
+import type { NamePolicy } from '../../skydns/name-policy.ts';
 
 export { RECORD_TYPES, type RecordType } from '../../dns/record-types.ts';
 
@@ -23,6 +24,8 @@ export interface DesiredRecord {
   priority?: number;
   /** SRV only. */
   weight?: number;
+  /** A spoke's: the object's policy for the name at the hub (src/skydns/name-policy.ts). */
+  namePolicy?: NamePolicy;
   /** The object that asked for it. */
   object: ObjectRef;
 }

@@ -14,6 +14,7 @@ import type { Logger } from '../shared/log.ts';
 import { Registry } from '../shared/metrics.ts';
 import type { MergePolicy } from './answer/cluster-merge.ts';
 import { ClusterReader, clusterShares, type HubData } from './answer/merged-lookup.ts';
+import { chooseNamePolicy } from './answer/name-merge-policy.ts';
 import { lookupName, type IndexReader, type LookupMode } from './answer/name-lookup.ts';
 import type { Zone } from './answer/zones.ts';
 import { ClusterHealth, type ClusterState } from './cluster-health.ts';
@@ -168,9 +169,9 @@ export class ClusterHub {
     return i < 0 ? undefined : { cluster: this.sites[i]!.cluster, index: i + 1 };
   }
 
-  /** Whether answers depend on the client's site (a zone merges by `prefer`). */
+  /** Whether answers depend on the client's site: any name may merge by `prefer` (its own policy), given sites. */
   get usesSites(): boolean {
-    return [...this.policies.values()].some((p) => p.kind === 'prefer');
+    return this.sites.length > 0;
   }
 
   /** Ready once the clusters' copy is loaded too. */
@@ -205,7 +206,10 @@ export class ClusterHub {
     return explainName({
       name,
       zone: zone.name,
-      policy: hub.policy(zone.name),
+      chosen: chooseNamePolicy(
+        hub.policy(zone.name),
+        shares.map((s) => s.contribution),
+      ),
       site: client === undefined ? undefined : this.siteOf(client)?.cluster,
       clusters: shares.map((share, i) => ({
         state: states[i]!,

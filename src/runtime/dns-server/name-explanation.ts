@@ -1,10 +1,12 @@
 // Explain a name at a hub (issue 34): per member cluster, whether it has entries at the name,
 // whether it counts (its lease), whether its claims refuse them, and whether the zone's merge
-// policy lets it answer. The verdict is the merge's own (mergeName over clusterShares), so the
-// explanation cannot disagree with the answers. Its shape, and the words the status page and
-// `etcdns status --explain` say it in: ../status-page/name-explanation-text.ts. Pure.
+// policy (or the name's own, set in its entries) lets it answer. The verdict is the merge's own
+// (mergeName over clusterShares), so the explanation cannot disagree with the answers. Its shape,
+// and the words the status page and `etcdns status --explain` say it in:
+// ../status-page/name-explanation-text.ts. Pure.
 import { drawChances, mergeName, type MergePolicy } from './answer/cluster-merge.ts';
 import type { ClusterShare } from './answer/merged-lookup.ts';
+import type { ChosenPolicy } from './answer/name-merge-policy.ts';
 import type { ClusterState } from './cluster-health.ts';
 import { leaseText, type ClusterExplanation, type NameExplanation } from '../status-page/name-explanation-text.ts';
 
@@ -18,11 +20,12 @@ export interface ClusterAtName {
 export function explainName(input: {
   name: string;
   zone: string;
-  policy: MergePolicy;
+  chosen: ChosenPolicy;
   site: string | undefined;
   clusters: readonly ClusterAtName[];
 }): NameExplanation {
-  const { policy, site } = input;
+  const { site } = input;
+  const { policy, setBy, overruled } = input.chosen;
   const merged = mergeName(
     policy,
     input.clusters.map((c) => c.share.contribution),
@@ -49,7 +52,11 @@ export function explainName(input: {
   return {
     name: input.name,
     zone: input.zone,
-    policy: policyText(policy),
+    policy: [
+      policyText(policy),
+      setBy ? `, set by ${setBy}'s entries` : '',
+      overruled.length > 0 ? `; ${overruled.join(', ')} ask another, not obeyed` : '',
+    ].join(''),
     site: site ?? null,
     stale: merged.stale,
     answering,

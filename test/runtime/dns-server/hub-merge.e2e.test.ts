@@ -46,6 +46,12 @@ const HUB = {
   ],
 };
 
+/** A name's own policy, set on the objects (src/skydns/name-policy.ts), by the name it is set for. */
+const NAME_POLICIES: Record<string, Record<string, string>> = {
+  'first-dc2': { 'etcdns.io/hub-policy': 'failover', 'etcdns.io/hub-order': 'dc2.dc1' },
+  'own-site': { 'etcdns.io/hub-policy': 'prefer-alone' },
+};
+
 type Cluster = 'dc1' | 'dc2';
 let etcd: EtcdHandle;
 let pki: TestPki;
@@ -111,6 +117,13 @@ before(async () => {
       },
       addresses: [{ ip: ADDRESS[cluster] }],
     });
+    // Names that set their own policy at the hub (in zone all.test, whose own is all).
+    for (const [name, policy] of Object.entries(NAME_POLICIES))
+      await createLoadBalancerService(kubes[i]!.admin, {
+        name,
+        annotations: { 'external-dns.kubernetes.io/hostname': `${name}.all.test`, ...policy },
+        addresses: [{ ip: ADDRESS[cluster] }],
+      });
   }
   const config = join(tempDir('hub-config'), 'config.json');
   writeFileSync(config, JSON.stringify({ hub: HUB, transfer: { allowCidrs: ['127.0.0.0/8'] } }));
@@ -149,6 +162,21 @@ test('all: a name both clusters publish answers with both; a name of one cluster
 
 test('failover: the first counting cluster of the order (dc2 before dc1)', async () => {
   assert.deepEqual(await addresses('www.fail.test'), [ADDRESS.dc2]);
+});
+
+test("a name's own policy, set by annotations on the objects, wins over its zone's (all)", async () => {
+  assert.deepEqual(await addresses('first-dc2.all.test'), [ADDRESS.dc2]);
+  for (let i = 0; i < 2; i++) {
+    assert.deepEqual(await addresses('own-site.all.test', SITE.dc1), [ADDRESS.dc1]);
+    assert.deepEqual(await addresses('own-site.all.test', SITE.dc2), [ADDRESS.dc2]);
+  }
+  assert.deepEqual(sorted(await addresses('own-site.all.test')), [ADDRESS.dc1, ADDRESS.dc2]);
+  // The other names of the zone keep its policy.
+  assert.deepEqual(sorted(await addresses('www.all.test', SITE.dc1)), [ADDRESS.dc1, ADDRESS.dc2]);
+  assert.deepEqual(await transferred('all.test', 'first-dc2.all.test'), [ADDRESS.dc2]);
+  const e = await explain('first-dc2.all.test');
+  assert.equal(e.policy, "failover (dc2, dc1), set by dc1's entries");
+  assert.deepEqual(e.answering, ['dc2']);
 });
 
 // [policy zone, client, answer in order]
@@ -275,6 +303,7 @@ test("dc2's controller killed: its records leave within lease + grace, dc1's sta
     `dc2's records left the answers ${goneMs} ms after SIGKILL (lease ${LEASE_SECONDS} s, grace ${GRACE_SECONDS} s); ${asked} queries meanwhile, none failed`,
   );
   assert.deepEqual(await addresses('www.fail.test'), [ADDRESS.dc1]);
+  assert.deepEqual(await addresses('first-dc2.all.test'), [ADDRESS.dc1]);
   assert.deepEqual(await addresses('www.alone.test', SITE.dc2), [ADDRESS.dc1]);
   assert.deepEqual(await addresses('www.pref.test', SITE.dc2), [ADDRESS.dc1]);
   for (let i = 0; i < 5; i++) assert.deepEqual(await addresses('www.weight.test'), [ADDRESS.dc1]);
@@ -321,6 +350,7 @@ test("dc2's controller killed: its records leave within lease + grace, dc1's sta
   );
   t.diagnostic(`dc2's records back ${Date.now() - restartedAt} ms after its controller was started again`);
   assert.deepEqual(await addresses('www.fail.test'), [ADDRESS.dc2]);
+  assert.deepEqual(await addresses('first-dc2.all.test'), [ADDRESS.dc2]);
   assert.equal((await summary()).clusters[1].counts, true);
 });
 

@@ -163,7 +163,7 @@ for (const [name, policy, site, clusters, answering, stale, reasons] of rows) {
     const e = explainName({
       name: NAME,
       zone: 'example.org.',
-      policy,
+      chosen: { policy, setBy: undefined, overruled: [] },
       site,
       clusters: clusters.map(([c, a]) => at(c, a)),
     });

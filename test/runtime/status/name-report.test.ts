@@ -33,7 +33,7 @@ function summary(explain?: { policy: MergePolicy; site?: string; clusters: [stri
             explain: explainName({
               name: NAME,
               zone: 'example.org.',
-              policy: explain.policy,
+              chosen: { policy: explain.policy, setBy: undefined, overruled: [] },
               site: explain.site,
               clusters: explain.clusters.map(([c, a]) => at(c, a)),
             }),

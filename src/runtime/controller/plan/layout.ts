@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import { childLabelOf } from '../../../skydns/child-label.ts';
 import { keyToName, nameToKey, normalizePrefix } from '../../../skydns/skydns-key.ts';
 import type { SkyDnsEntry } from '../../../skydns/skydns-entry.ts';
+import { namePolicyFields } from '../../../skydns/name-policy.ts';
 import { resourceId, type DesiredRecord } from '../desired-record.ts';
 
 export interface LaidOutEntry {
@@ -43,7 +44,11 @@ export function layOut(record: DesiredRecord, prefix: string, ownerId: string, w
       ? record.target
       : record.target.replace(/\.$/, '');
   const ttl = record.ttl !== undefined ? { ttl: record.ttl } : {};
-  const owned = { owner: ownerId, resource: resourceId(record.object) };
+  const owned = {
+    owner: ownerId,
+    resource: resourceId(record.object),
+    ...(record.namePolicy ? namePolicyFields(record.namePolicy) : {}),
+  };
   switch (record.type) {
     case 'CNAME':
       return { name: record.name, key: nameKey, entry: { host, ...ttl, ...owned } };

@@ -4,6 +4,7 @@ import { canonicalName, dnsNameProblem } from '../../../dns/dns-name.ts';
 import type { DesiredRecord, ObjectRef, Problem } from '../desired-record.ts';
 import { parseTtl, readAnnotation, splitList, type Annotations } from './annotations.ts';
 import { claimRefusal } from '../../../skydns/cluster-claims.ts';
+import { readNamePolicy, type NamePolicy } from '../../../skydns/name-policy.ts';
 import { domainVerdict, type SourceOptions } from './source-options.ts';
 import { classifyTarget, type Target } from './targets.ts';
 
@@ -21,8 +22,22 @@ export class RecordBuilder {
   private readonly ttlError: string | undefined;
   private readonly annotations: Annotations;
   private override: { targets: Target[] | undefined } | undefined;
+  /** A spoke's: the policy at the hub the object sets for its names (src/skydns/name-policy.ts). */
+  private readonly namePolicy: NamePolicy | undefined;
+  /** Set when that policy is bad: every name of the object is skipped with this reason. */
+  private readonly namePolicyError: string | undefined;
 
-  constructor(object: ObjectRef, annotations: Annotations, options: SourceOptions, out: SourceResult) {
+  /**
+   * `policyKeys`: where the object sets its names' policy at a hub, its annotations unless said
+   * (a DNSEndpoint's labels and annotations, which external-dns's annotations are not read from).
+   */
+  constructor(
+    object: ObjectRef,
+    annotations: Annotations,
+    options: SourceOptions,
+    out: SourceResult,
+    policyKeys: Annotations = annotations,
+  ) {
     this.object = object;
     this.options = options;
     this.out = out;
@@ -31,6 +46,10 @@ export class RecordBuilder {
     this.ttl = parsed?.ok ? parsed.ttl : undefined;
     this.ttlError = parsed && !parsed.ok ? `annotation ${ttl!.key}: ${parsed.error}` : undefined;
     this.annotations = annotations;
+    // Only a spoke's entries are merged at a hub; elsewhere the keys mean nothing and are not read.
+    const policy = options.spoke ? readNamePolicy(policyKeys) : undefined;
+    this.namePolicy = policy?.ok ? policy.policy : undefined;
+    this.namePolicyError = policy && !policy.ok ? policy.error : undefined;
   }
 
   /**
@@ -89,14 +108,18 @@ export class RecordBuilder {
       this.problem('InvalidTTL', `${this.ttlError}; hostname "${name}" is skipped`, name);
       return undefined;
     }
+    if (this.namePolicyError) {
+      this.problem('InvalidAnnotation', `${this.namePolicyError}; hostname "${name}" is skipped`, name);
+      return undefined;
+    }
     return name;
   }
 
   /** Why a spoke may not publish `name` from this object (its cluster's claims), if it may not. */
   private claimRefusal(name: string): string | undefined {
-    const spoke = this.options.claims;
+    const spoke = this.options.spoke;
     // A cluster-scoped object (a Node) has no namespace: only the suffixes hold it.
-    return spoke && claimRefusal(spoke.cluster, spoke.claims, name, this.object.namespace || undefined);
+    return spoke?.claims && claimRefusal(spoke.cluster, spoke.claims, name, this.object.namespace || undefined);
   }
 
   /** One record per target at `name` (already accepted). */
@@ -122,6 +145,11 @@ export class RecordBuilder {
 
   /** A record at an accepted name; `ttl` replaces the object's ttl annotation (DNSEndpoint's recordTTL). */
   push(record: Omit<DesiredRecord, 'object' | 'ttl'>, ttl = this.ttl): void {
-    this.out.records.push({ ...record, ...(ttl !== undefined ? { ttl } : {}), object: this.object });
+    this.out.records.push({
+      ...record,
+      ...(ttl !== undefined ? { ttl } : {}),
+      ...(this.namePolicy ? { namePolicy: this.namePolicy } : {}),
+      object: this.object,
+    });
   }
 }

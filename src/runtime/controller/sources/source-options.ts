@@ -14,8 +14,11 @@ export interface SourceOptions {
   /** Canonical domains; empty means every name. */
   domainFilter: string[];
   excludeDomains: string[];
-  /** A spoke of a hub: its cluster and the claims a name must lie in (src/skydns/cluster-claims.ts). */
-  claims?: { cluster: string; claims: readonly Claim[] };
+  /**
+   * A spoke of a hub: its cluster, the claims a name must lie in (src/skydns/cluster-claims.ts),
+   * when it has any; its objects may set their names' policy at the hub (src/skydns/name-policy.ts).
+   */
+  spoke?: { cluster: string; claims?: readonly Claim[] | undefined };
   /** Only this namespace; undefined means all. */
   namespace?: string;
   labelSelector: Selector;
@@ -113,9 +116,7 @@ export function sourceOptions(input: {
     sources: input.sources ?? ['service', 'ingress'],
     domainFilter: (input.domainFilter ?? []).map(canonicalName),
     excludeDomains: (input.excludeDomains ?? []).map(canonicalName),
-    ...(input.cluster !== undefined && input.claims
-      ? { claims: { cluster: input.cluster, claims: input.claims } }
-      : {}),
+    ...(input.cluster !== undefined ? { spoke: { cluster: input.cluster, claims: input.claims } } : {}),
     ...(input.namespace ? { namespace: input.namespace } : {}),
     labelSelector: parseSelector(input.labelSelector ?? ''),
     annotationFilter: parseSelector(input.annotationFilter ?? ''),

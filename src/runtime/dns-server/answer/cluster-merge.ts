@@ -40,6 +40,8 @@ export interface Merged<T> {
   from: string[];
   /** No contributor counts: what is there answers anyway. */
   stale: boolean;
+  /** Drawn (weighted, among several): the answer is this query's alone. */
+  drawn: boolean;
 }
 
 /** `contributions` in the hub's cluster order; `asker`: none for a zone transfer. */
@@ -67,7 +69,8 @@ export function mergeName<T>(
       return result(policy.alone ? [own] : [own, ...counting.filter((c) => c !== own)], false);
     }
     case 'weighted':
-      return result(asker.draw === undefined ? counting : [drawn(counting, policy.weights, asker.draw)], false);
+      if (asker.draw === undefined || counting.length === 1) return result(counting, false);
+      return { ...result([drawn(counting, policy.weights, asker.draw)], false), drawn: true };
   }
 }
 
@@ -97,5 +100,5 @@ function drawn<T>(counting: readonly Contribution<T>[], weights: Readonly<Record
 }
 
 function result<T>(chosen: readonly Contribution<T>[], stale: boolean): Merged<T> {
-  return { entries: chosen.flatMap((c) => c.entries), from: chosen.map((c) => c.cluster), stale };
+  return { entries: chosen.flatMap((c) => c.entries), from: chosen.map((c) => c.cluster), stale, drawn: false };
 }

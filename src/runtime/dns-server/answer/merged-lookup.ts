@@ -7,6 +7,7 @@ import { CLUSTERS_PREFIX } from '../../../skydns/cluster-prefix.ts';
 import { keyToName } from '../../../skydns/skydns-key.ts';
 import type { IndexNode, RecordIndex, StoredEntry } from '../store/record-index.ts';
 import { mergeName, type Asker, type Contribution, type MergePolicy } from './cluster-merge.ts';
+import { chooseNamePolicy } from './name-merge-policy.ts';
 import { lookupName, type IndexReader, type LookupMode, type LookupPurpose, type NameData } from './name-lookup.ts';
 import type { Zone } from './zones.ts';
 
@@ -47,6 +48,7 @@ export interface HubData {
   counts(cluster: string): boolean;
   /** Whether a cluster's claims hold a name: its entries for any other name are left out. */
   claims(cluster: string, name: string): boolean;
+  /** The zone's policy (a name's own, set in its entries, wins: name-merge-policy.ts). */
   policy(zone: string): MergePolicy;
   /** A name answered from clusters none of which counts (serve-stale). */
   stale(name: string): void;
@@ -116,11 +118,8 @@ export function clusterShares(hub: HubData, own: NameData, q: MergedQuestion) {
 /** The view's lookup of the name (`own`) merged with the clusters' (clusterShares). */
 export function mergedLookup(hub: HubData, own: NameData, q: MergedQuestion): NameData {
   const { shares: theirs, exact, usable } = clusterShares(hub, own, q);
-  const merged = mergeName(
-    hub.policy(q.zone.name),
-    theirs.map((t) => t.contribution),
-    q.asker,
-  );
+  const contributions = theirs.map((t) => t.contribution);
+  const merged = mergeName(chooseNamePolicy(hub.policy(q.zone.name), contributions).policy, contributions, q.asker);
   if (merged.stale) hub.stale(q.name);
   const exists = [own, ...theirs.map((t) => t.data)].some((d) => (d.exists && !d.wildcard) || usable(d));
   const wildcard = exact
@@ -128,5 +127,5 @@ export function mergedLookup(hub: HubData, own: NameData, q: MergedQuestion): Na
     : ((usable(own) ? own.wildcard : undefined) ??
       theirs.find((t) => merged.from.includes(t.cluster) && usable(t.data))?.data.wildcard);
   const entries = [...merged.entries, ...(usable(own) ? own.entries : [])];
-  return wildcard ? { exists, entries, wildcard } : { exists, entries };
+  return { exists, entries, ...(wildcard ? { wildcard } : {}), ...(merged.drawn ? { drawn: true as const } : {}) };
 }

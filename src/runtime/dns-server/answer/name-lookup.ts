@@ -37,6 +37,8 @@ export interface NameData {
   entries: StoredEntry[];
   /** Synthesized from a stored wildcard: its owner name ("*.<parent>"), whose entries these are. */
   wildcard?: string;
+  /** A hub's: the clusters answering were drawn (weighted) for this query alone. */
+  drawn?: true;
 }
 
 function leafChildren(node: IndexNode): StoredEntry[] {

@@ -52,6 +52,8 @@ interface Ctx {
   zone: Zone;
   /** A hub: who asks (the client's site for `prefer`, the answer's draw for `weighted`); none for a zone transfer. */
   asker?: Asker | undefined;
+  /** A name of the answer was merged by a draw (weighted): the answer is this query's alone. */
+  drawn?: boolean;
 }
 
 function ttlOf(entry: SkyDnsEntry, zone: Zone): number {
@@ -78,7 +80,7 @@ function lookup(ctx: Ctx, name: string, purpose: LookupPurpose): NameData {
   const own = lookupName(ctx.data.index, ctx.zone, name, ctx.data.lookup, purpose);
   const hub = ctx.data.hub;
   if (!hub) return own;
-  return mergedLookup(hub, own, {
+  const merged = mergedLookup(hub, own, {
     zone: ctx.zone,
     name,
     mode: ctx.data.lookup,
@@ -86,6 +88,8 @@ function lookup(ctx: Ctx, name: string, purpose: LookupPurpose): NameData {
     asker: ctx.asker,
     view: ctx.data.index,
   });
+  if (merged.drawn) ctx.drawn = true;
+  return merged;
 }
 
 /** The name a stored key is at: a hub's entries come from the clusters' prefixes too. */
@@ -647,8 +651,8 @@ export function resolve(
   const seen: { atQuestion?: NameData } = {};
   const answer = withRrsets(zoneAnswer(ctx, question.name, question.type, seen));
   answer.zone = zone.name;
-  // A weighted zone's answer is drawn afresh for each query.
-  if (data.hub?.policy(zone.name).kind === 'weighted') answer.perQuery = true;
+  // A weighted name's answer is drawn afresh for each query.
+  if (ctx.drawn) answer.perQuery = true;
   // Only the default mode reads a name from its own entries (answer-scope.ts); a hub's answers
   // also depend on the clusters that count, so they are dropped on every change.
   const found = seen.atQuestion;

@@ -46,22 +46,24 @@ const rows: [string, MergePolicy, string, string | undefined, string[], boolean]
   ['prefer alone: all gone: serve-stale', ALONE, 'dc1- dc2-', 'dc1', ['dc1', 'dc2'], true],
 ];
 
-// [case, contributions, the answer's draw (none: a zone transfer), entries answered]
-const weightedRows: [string, string, number | undefined, string[]][] = [
-  ['weighted 3:1, a draw in the first three quarters: dc1', 'dc1 dc2', 0.74, ['dc1']],
-  ['weighted 3:1, a draw in the last quarter: dc2', 'dc1 dc2', 0.75, ['dc2']],
-  ['weighted: the lowest draw, the first cluster', 'dc1 dc2', 0, ['dc1']],
-  ['weighted: the highest draw, the last cluster', 'dc1 dc2', 0.999, ['dc2']],
-  ['weighted: a gone cluster is never drawn', 'dc1- dc2', 0.1, ['dc2']],
+// [case, contributions, the answer's draw (none: a zone transfer), entries answered, drawn (the answer is this query's alone)]
+const weightedRows: [string, string, number | undefined, string[], boolean?][] = [
+  ['weighted 3:1, a draw in the first three quarters: dc1', 'dc1 dc2', 0.74, ['dc1'], true],
+  ['weighted 3:1, a draw in the last quarter: dc2', 'dc1 dc2', 0.75, ['dc2'], true],
+  ['weighted: the lowest draw, the first cluster', 'dc1 dc2', 0, ['dc1'], true],
+  ['weighted: the highest draw, the last cluster', 'dc1 dc2', 0.999, ['dc2'], true],
+  ['weighted: a gone cluster is never drawn (one left: no draw)', 'dc1- dc2', 0.1, ['dc2']],
   ['weighted: a cluster without weight only when no weighted one counts', 'dc1- dc2- dc3', 0.5, ['dc3']],
-  ['weighted: a cluster without weight is never drawn beside weighted ones', 'dc3 dc2', 0.1, ['dc2']],
+  ['weighted: a cluster without weight is never drawn beside weighted ones', 'dc3 dc2', 0.1, ['dc2'], true],
   ['weighted, no draw (a zone transfer): as all', 'dc1 dc2', undefined, ['dc1', 'dc2']],
   ['weighted: all gone: serve-stale, all of them', 'dc1- dc2-', 0.5, ['dc1', 'dc2']],
 ];
 
-for (const [name, spec, draw, want] of weightedRows) {
+for (const [name, spec, draw, want, drawn = false] of weightedRows) {
   test(`mergeName: ${name}`, () => {
-    assert.deepEqual(mergeName(WEIGHTED, contributions(spec), { draw }).entries, want);
+    const merged = mergeName(WEIGHTED, contributions(spec), { draw });
+    assert.deepEqual(merged.entries, want);
+    assert.equal(merged.drawn, drawn);
   });
 }
 

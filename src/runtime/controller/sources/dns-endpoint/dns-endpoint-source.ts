@@ -24,8 +24,10 @@ export function dnsEndpointRef(object: DnsEndpoint): ObjectRef | undefined {
 export function dnsEndpointRecords(object: DnsEndpoint, options: SourceOptions, out: SourceResult): void {
   const ref = dnsEndpointRef(object);
   if (!ref || !objectSelected(object.metadata, options)) return;
-  // No annotations: the ttl and target annotations are not DNSEndpoint settings.
-  const b = new RecordBuilder(ref, undefined, options, out);
+  // No annotations: the ttl and target annotations are not DNSEndpoint settings. A spoke's policy
+  // at the hub is, in a label (a label's value wins over an annotation's).
+  const meta = object.metadata;
+  const b = new RecordBuilder(ref, undefined, options, out, { ...meta?.annotations, ...meta?.labels });
   for (const [index, endpoint] of (object.spec?.endpoints ?? []).entries()) {
     if (!endpoint) continue;
     const where = `endpoints[${index}] (${endpoint.recordType ?? '?'} ${endpoint.dnsName ?? '?'})`;
