@@ -6,12 +6,15 @@
 // (its cluster, claims, TLS, the etcd user cluster-spoke1 and its password) and writes into the
 // hub's etcd through the spokes' Service at the node's address. A LoadBalancer Service created
 // in the spoke answers through the hub's DNS Service, its keys under /skydns-clusters/spoke1/;
-// the hub's /status.json?name= explains it as the spoke's; the spoke's user is refused under
-// another cluster's prefix and /skydns; the Service deleted, the name is NXDOMAIN at the hub.
+// the hub's /status.json?name= and `etcdns status --explain` explain it as the spoke's; the
+// spoke's user is refused under another cluster's prefix and /skydns; the Service deleted, the
+// name is NXDOMAIN at the hub.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
 import { Etcd3, EtcdPermissionDeniedError } from 'etcd3';
 import type { ClusterProps } from '../../src/constructs/etcd/member-clusters.ts';
@@ -31,6 +34,7 @@ import { installGatewayApiCrds } from '../support/gateway-api.ts';
 import { startKubeApiserver, type KubeHandle } from '../support/kube-apiserver.ts';
 import { createLoadBalancerService } from '../support/kube-objects.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { etcdnsBin, nodeBin } from '../support/tools.ts';
 import { ETCD_TLS_PROPS, prepareTlsEtcd, type EtcdTls } from './etcd-support.ts';
 import {
   applyStack,
@@ -48,6 +52,7 @@ import {
 } from './stack-support.ts';
 import { diagnosed, startSuiteCluster, stopSuiteCluster, untilStackUp } from './cluster-suite.ts';
 
+const run = promisify(execFile);
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** The spoke's controller reaches etcd through the node's address; the hub's etcd sees it from there. */
@@ -241,6 +246,23 @@ describe('a hub on the single-node cluster and a spoke controller publishing int
     const other = (explain.clusters as Json[]).find((c) => c.cluster === OTHER.name)!;
     assert.equal(other.entries, 0, JSON.stringify(other));
     assert.equal(other.answers, false);
+
+    // The same, as a person asks for it: `etcdns status --explain` reads the hub's replicas
+    // through the API server with the admin's kubeconfig.
+    const t2 = performance.now();
+    const shown = await run(nodeBin, [etcdnsBin, 'status', '--explain', NAME, '--kubeconfig', cluster.kubeconfigFile], {
+      timeout: 60_000,
+    }).then(
+      ({ stdout }) => ({ code: 0, out: stdout }),
+      (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: `${e.stdout}${e.stderr}` }),
+    );
+    figures.push(`etcdns status --explain ${Math.round(performance.now() - t2)} ms`);
+    console.log(`# etcdns status --explain ${NAME}:\n${shown.out.replace(/^/gm, '#   ')}`);
+    assert.equal(shown.code, 0, shown.out);
+    assert.match(shown.out, /Zone dev\.example\.org, policy all\. Answering: spoke1\./);
+    assert.match(shown.out, /spoke1 +1 entry +counts, lease held for \d+ s +answers/);
+    assert.match(shown.out, /spoke2 +0 entries +.* +does not answer/);
+    assert.match(shown.out, /nothing needs a person/);
   });
 
   test("(h3) the spoke's etcd user is refused under another cluster's prefix and /skydns", async () => {
