@@ -47,16 +47,18 @@ let images: ClusterImages;
 let knot: KnotSecondaryHandle;
 const figures: string[] = [];
 
-/** `etcdns status` as a person runs it; its exit code and screen. */
-async function etcdnsStatus(): Promise<{ code: number; out: string }> {
+/** `etcdns status` (with `args`) as a person runs it; its exit code and screen. */
+async function etcdnsStatus(...args: string[]): Promise<{ code: number; out: string }> {
   const t0 = performance.now();
-  const result = await run(nodeBin, [etcdnsBin, 'status', '--kubeconfig', cluster.kubeconfigFile], {
+  const result = await run(nodeBin, [etcdnsBin, 'status', '--kubeconfig', cluster.kubeconfigFile, ...args], {
     timeout: 60_000,
   }).then(
     ({ stdout }) => ({ code: 0, out: stdout }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: `${e.stdout}${e.stderr}` }),
   );
-  figures.push(`etcdns status ${Math.round(performance.now() - t0)} ms (exit ${result.code})`);
+  figures.push(
+    `etcdns status${args.map((a) => ` ${a}`).join('')} ${Math.round(performance.now() - t0)} ms (exit ${result.code})`,
+  );
   return result;
 }
 
@@ -164,6 +166,16 @@ describe('etcdns status on a real single-node cluster', { timeout: 1_200_000 }, 
     );
     assert.match(out, /objects with problems: 0/);
     assert.match(out, /nothing needs a person/);
+
+    // One name explained: this server is no hub (one line, the query through the pod proxy), exit 0.
+    const explained = await etcdnsStatus('--explain', `web.${ZONE}`);
+    console.log(`# etcdns status --explain web.${ZONE}:\n${explained.out.replace(/^/gm, '#   ')}`);
+    assert.equal(explained.code, 0, explained.out);
+    assert.match(explained.out, /who answers web\.dev\.example\.org\n\nview internal:\n/);
+    assert.match(
+      explained.out,
+      /\n {2}etcdns-server-internal-\S+: not a hub \(only a hub merges member clusters, and explains their names\)\n/,
+    );
 
     // The controller's status page through the API server's pod proxy (a path prefix): the name
     // found by a search, the form posting relative to where the page is.
