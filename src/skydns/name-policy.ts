@@ -1,8 +1,10 @@
 // A name's own merge policy at a hub (issue 34), beside its zone's (hub.zones): set on the object
 // in a spoke, by annotations (any source) or labels (a DNSEndpoint, whose annotations external-dns
 // never reads), carried in each entry the spoke writes for the object, and read by the hub's
-// merge. Values fit in a label (63 characters, no commas): a failover order's cluster names are
-// separated by dots (commas are accepted in an annotation too). Pure; both sides import it.
+// merge; and whether a Service's names follow its ready endpoints (hubready, written by the
+// service source). Values fit in a label (63 characters, no commas): a failover order's cluster
+// names are separated by dots (commas are accepted in an annotation too). Pure; both sides
+// import it.
 import type { SkyDnsEntry } from './skydns-entry.ts';
 import { CLUSTER_NAME } from './cluster-prefix.ts';
 
@@ -13,6 +15,8 @@ export const NAME_POLICY_KEYS = {
   order: 'etcdns.io/hub-order',
   /** This cluster's weight for the name (0-1000), when it merges by weighted. */
   weight: 'etcdns.io/hub-weight',
+  /** A Service's: "endpoints": with no ready endpoint, its names fail over to the other clusters. */
+  health: 'etcdns.io/hub-health',
 } as const;
 
 export const NAME_POLICIES = ['all', 'failover', 'prefer', 'prefer-alone', 'weighted'] as const;
@@ -24,6 +28,8 @@ export interface NamePolicy {
   /** failover only, never empty. */
   order?: string[];
   weight?: number;
+  /** The object's: its entries say whether its Service has a ready endpoint (hubready). */
+  health?: 'endpoints';
 }
 
 const MAX_WEIGHT = 1000;
@@ -36,9 +42,9 @@ export function readNamePolicy(keys: Readonly<Record<string, string>> | undefine
     policy: keys?.[NAME_POLICY_KEYS.policy]?.trim(),
     order: keys?.[NAME_POLICY_KEYS.order]?.trim(),
     weight: keys?.[NAME_POLICY_KEYS.weight]?.trim(),
+    health: keys?.[NAME_POLICY_KEYS.health]?.trim(),
   };
-  if (raw.policy === undefined && raw.order === undefined && raw.weight === undefined)
-    return { ok: true, policy: undefined };
+  if (Object.values(raw).every((v) => v === undefined)) return { ok: true, policy: undefined };
   const fail = (key: keyof typeof NAME_POLICY_KEYS, error: string): NamePolicyRead => ({
     ok: false,
     error: `${NAME_POLICY_KEYS[key]}: ${error}`,
@@ -65,6 +71,10 @@ export function readNamePolicy(keys: Readonly<Record<string, string>> | undefine
     if (!/^\d+$/.test(raw.weight) || Number(raw.weight) > MAX_WEIGHT)
       return fail('weight', `${JSON.stringify(raw.weight)} is not a whole number from 0 to ${MAX_WEIGHT}`);
     out.weight = Number(raw.weight);
+  }
+  if (raw.health !== undefined) {
+    if (raw.health !== 'endpoints') return fail('health', `${JSON.stringify(raw.health)} is not "endpoints"`);
+    out.health = 'endpoints';
   }
   return { ok: true, policy: out };
 }

@@ -21,6 +21,8 @@ export interface SkyDnsEntry {
   huborder?: string;
   /** Its cluster's weight for the name, by weighted. */
   hubweight?: number;
+  /** false: the object's Service has no ready endpoint (etcdns.io/hub-health): the name fails over. */
+  hubready?: boolean;
 }
 
 const NUMBER_FIELDS = ['port', 'priority', 'weight', 'ttl', 'targetstrip', 'hubweight'] as const;
@@ -30,6 +32,7 @@ const FIELD_TYPES: ReadonlyMap<string, 'string' | 'number' | 'boolean'> = new Ma
   ...STRING_FIELDS.map((f) => [f, 'string'] as const),
   ...NUMBER_FIELDS.map((f) => [f, 'number'] as const),
   ['mail', 'boolean'],
+  ['hubready', 'boolean'],
 ]);
 
 export type DecodeResult = { ok: true; entry: SkyDnsEntry } | { ok: false; error: string };
@@ -107,6 +110,7 @@ export function encodeEntry(entry: SkyDnsEntry): string {
     'hubpolicy',
     'huborder',
     'hubweight',
+    'hubready',
   ] as const) {
     if (entry[name] !== undefined) ordered[name] = entry[name];
   }

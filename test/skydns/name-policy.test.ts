@@ -32,6 +32,13 @@ const readRows: [string, Record<string, string> | undefined, NamePolicy | undefi
   ['a weight beside another policy', { [P]: 'prefer', [W]: '2' }, /^etcdns\.io\/hub-weight: is only for/],
   ['a weight above 1000', { [W]: '1001' }, /"1001" is not a whole number from 0 to 1000/],
   ['a weight that is not a whole number', { [P]: 'weighted', [W]: '1.5' }, /"1.5" is not a whole number/],
+  ['endpoint health', { 'etcdns.io/hub-health': 'endpoints' }, { health: 'endpoints' }],
+  [
+    'endpoint health beside failover',
+    { 'etcdns.io/hub-health': 'endpoints', [P]: 'failover', [O]: 'dc1' },
+    { policy: 'failover', order: ['dc1'], health: 'endpoints' },
+  ],
+  ['an unknown health', { 'etcdns.io/hub-health': 'pods' }, /^etcdns\.io\/hub-health: "pods" is not "endpoints"$/],
   [
     'an unknown policy',
     { [P]: 'nearest' },
@@ -79,6 +86,7 @@ const entryRows: [string, string, NamePolicy | undefined][] = [
     '{"host":"10.0.0.1","hubpolicy":"weighted","hubweight":5000}',
     { policy: 'weighted' },
   ],
+  ['hubready false alone: no policy (the merge reads it)', '{"host":"10.0.0.1","hubready":false}', undefined],
   ['field names in any case', '{"Host":"10.0.0.1","HubPolicy":"prefer"}', { policy: 'prefer' }],
 ];
 for (const [name, raw, want] of entryRows)

@@ -26,6 +26,8 @@ export interface DesiredRecord {
   weight?: number;
   /** A spoke's: the object's policy for the name at the hub (src/skydns/name-policy.ts). */
   namePolicy?: NamePolicy;
+  /** A spoke's Service that asked (etcdns.io/hub-health) and has no ready endpoint: the hub fails the name over. */
+  unready?: true;
   /** The object that asked for it. */
   object: ObjectRef;
 }

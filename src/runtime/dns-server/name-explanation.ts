@@ -8,6 +8,7 @@ import { drawChances, mergeName, type MergePolicy } from './answer/cluster-merge
 import type { ClusterShare } from './answer/merged-lookup.ts';
 import type { ChosenPolicy } from './answer/name-merge-policy.ts';
 import type { ClusterState } from './cluster-health.ts';
+import { NAME_POLICY_KEYS } from '../../skydns/name-policy.ts';
 import { leaseText, type ClusterExplanation, type NameExplanation } from '../status-page/name-explanation-text.ts';
 
 export interface ClusterAtName {
@@ -68,9 +69,9 @@ export function explainName(input: {
     if (!share.claimed) return `refused by its claims: ${refusal ?? 'outside them'}`;
     if (share.contribution.entries.length === 0)
       return `its wildcard ${share.found.wildcard ?? ''} does not stand in: the name exists elsewhere, or it is not the closest encloser`;
-    const lease = leaseText(state);
+    const lease = share.unready && state.counts ? UNREADY : leaseText(state);
     if (merged.stale) return `answers stale: no contributing cluster counts (${lease})`;
-    if (!state.counts) return `does not count: ${lease}`;
+    if (!state.counts || share.unready) return `does not count: ${lease}`;
     const first = answering[0];
     switch (policy.kind) {
       case 'all':
@@ -93,6 +94,8 @@ export function explainName(input: {
     }
   }
 }
+
+const UNREADY = `no ready endpoint behind its Service (${NAME_POLICY_KEYS.health})`;
 
 function policyText(policy: MergePolicy): string {
   switch (policy.kind) {

@@ -10,6 +10,8 @@ export interface At {
   lease: { held: number } | { gone: number; counts: boolean } | 'never';
   /** Why its claims refuse the name. */
   refusal?: string;
+  /** Its entries say its Service has no ready endpoint. */
+  unready?: boolean;
 }
 
 export function at(cluster: string, a: At): ClusterAtName {
@@ -34,7 +36,8 @@ export function at(cluster: string, a: At): ClusterAtName {
       cluster,
       found: { exists: a.entries > 0, entries },
       claimed,
-      contribution: { cluster, counts, entries: claimed ? entries : [] },
+      unready: a.unready ?? false,
+      contribution: { cluster, counts: counts && !a.unready, entries: claimed ? entries : [] },
     },
     refusal: a.refusal,
   };

@@ -12,6 +12,7 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import * as k8s from '@kubernetes/client-node';
 import { promisify } from 'node:util';
 import { controllerKubeconfig, startController, type ControllerHandle } from '../controller/controller-harness.ts';
 import { dig, digRepeated } from '../../support/dig.ts';
@@ -58,6 +59,7 @@ let pki: TestPki;
 let users: HubEtcdUsers;
 const kubeconfigs = {} as Record<Cluster, string>;
 const controllers = {} as Record<Cluster, ControllerHandle>;
+const kubes = {} as Record<Cluster, KubeHandle>;
 let hub: EtcdnsServerHandle;
 
 function startSpoke(cluster: Cluster): Promise<ControllerHandle> {
@@ -93,6 +95,22 @@ async function explain(name: string, client?: string) {
 const verdicts = (e: { clusters: { cluster: string; answers: boolean }[] }) =>
   e.clusters.map((c) => [c.cluster, c.answers]);
 
+/** The EndpointSlice of Service "healthy" in a cluster, its one endpoint ready or not (no controller-manager runs). */
+async function setEndpointReady(cluster: Cluster, ready: boolean): Promise<void> {
+  const api = kubes[cluster].admin.makeApiClient(k8s.DiscoveryV1Api);
+  const body: k8s.V1EndpointSlice = {
+    addressType: 'IPv4',
+    metadata: { name: 'healthy-x', labels: { 'kubernetes.io/service-name': 'healthy' } },
+    endpoints: [{ addresses: ['10.244.0.9'], conditions: { ready } }],
+    ports: [{ port: 80 }],
+  };
+  try {
+    await api.replaceNamespacedEndpointSlice({ name: 'healthy-x', namespace: 'default', body });
+  } catch {
+    await api.createNamespacedEndpointSlice({ namespace: 'default', body });
+  }
+}
+
 async function waitUntil<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
@@ -104,13 +122,16 @@ async function waitUntil<T>(what: string, probe: () => Promise<T | undefined>, t
 }
 
 before(async () => {
-  let kubes: KubeHandle[];
   pki = makeTestPki(tempDir('hub-pki'), 'etcdns');
-  [etcd, ...kubes] = await Promise.all([startEtcd({ tls: pki }), startKubeApiserver(), startKubeApiserver()]);
+  [etcd, kubes.dc1, kubes.dc2] = await Promise.all([
+    startEtcd({ tls: pki }),
+    startKubeApiserver(),
+    startKubeApiserver(),
+  ]);
   users = await enableHubAuth(etcd, pki, ['dc1', 'dc2']);
-  for (const [i, cluster] of (['dc1', 'dc2'] as const).entries()) {
-    kubeconfigs[cluster] = await controllerKubeconfig(kubes[i]!);
-    await createLoadBalancerService(kubes[i]!.admin, {
+  for (const cluster of ['dc1', 'dc2'] as const) {
+    kubeconfigs[cluster] = await controllerKubeconfig(kubes[cluster]);
+    await createLoadBalancerService(kubes[cluster].admin, {
       name: 'web',
       annotations: {
         'external-dns.kubernetes.io/hostname': [...ZONES.map((z) => `www.${z}`), `only-${cluster}.all.test`].join(','),
@@ -119,11 +140,18 @@ before(async () => {
     });
     // Names that set their own policy at the hub (in zone all.test, whose own is all).
     for (const [name, policy] of Object.entries(NAME_POLICIES))
-      await createLoadBalancerService(kubes[i]!.admin, {
+      await createLoadBalancerService(kubes[cluster].admin, {
         name,
         annotations: { 'external-dns.kubernetes.io/hostname': `${name}.all.test`, ...policy },
         addresses: [{ ip: ADDRESS[cluster] }],
       });
+    // A Service whose name fails over while it has no ready endpoint: dc1's has one, dc2's not.
+    await createLoadBalancerService(kubes[cluster].admin, {
+      name: 'healthy',
+      annotations: { 'external-dns.kubernetes.io/hostname': 'healthy.all.test', 'etcdns.io/hub-health': 'endpoints' },
+      addresses: [{ ip: ADDRESS[cluster] }],
+    });
+    await setEndpointReady(cluster, cluster === 'dc1');
   }
   const config = join(tempDir('hub-config'), 'config.json');
   writeFileSync(config, JSON.stringify({ hub: HUB, transfer: { allowCidrs: ['127.0.0.0/8'] } }));
@@ -177,6 +205,42 @@ test("a name's own policy, set by annotations on the objects, wins over its zone
   const e = await explain('first-dc2.all.test');
   assert.equal(e.policy, "failover (dc2, dc1), set by dc1's entries");
   assert.deepEqual(e.answering, ['dc2']);
+});
+
+test('a Service with no ready endpoint (etcdns.io/hub-health): its name fails over to the other cluster, and back', async (t) => {
+  await waitUntil(
+    "healthy.all.test: dc1's alone",
+    async () => ((await addresses('healthy.all.test')).join() === ADDRESS.dc1 ? true : undefined),
+    10_000,
+  );
+  const e = await explain('healthy.all.test');
+  assert.deepEqual(e.answering, ['dc1']);
+  assert.equal(e.clusters[1].why, 'does not count: no ready endpoint behind its Service (etcdns.io/hub-health)');
+  assert.deepEqual(await transferred('all.test', 'healthy.all.test'), [ADDRESS.dc1]);
+  const readyAt = Date.now();
+  await setEndpointReady('dc2', true);
+  const backMs = await waitUntil(
+    "healthy.all.test: dc2's back",
+    async () => ((await addresses('healthy.all.test')).length === 2 ? Date.now() - readyAt : undefined),
+    10_000,
+  );
+  const gone = Date.now();
+  await setEndpointReady('dc1', false);
+  const outMs = await waitUntil(
+    "healthy.all.test: dc1's out",
+    async () => ((await addresses('healthy.all.test')).join() === ADDRESS.dc2 ? Date.now() - gone : undefined),
+    10_000,
+  );
+  t.diagnostic(`endpoint ready -> in the answers ${backMs} ms; not ready -> out ${outMs} ms`);
+  // Nobody ready: served stale rather than NXDOMAIN.
+  await setEndpointReady('dc2', false);
+  await waitUntil(
+    'healthy.all.test: stale, both',
+    async () => ((await addresses('healthy.all.test')).length === 2 ? true : undefined),
+    10_000,
+  );
+  assert.equal((await explain('healthy.all.test')).stale, true);
+  await setEndpointReady('dc1', true);
 });
 
 // [policy zone, client, answer in order]

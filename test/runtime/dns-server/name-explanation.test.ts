@@ -39,6 +39,33 @@ const rows: [string, MergePolicy, string | undefined, [string, At][], string[], 
     ['answers (policy all)', 'does not count: lease gone 40 s ago'],
   ],
   [
+    "no ready endpoint behind dc2's Service: it does not count for the name, its lease held",
+    { kind: 'all' },
+    undefined,
+    [
+      ['dc1', { entries: 1, lease: UP }],
+      ['dc2', { entries: 1, lease: UP, unready: true }],
+    ],
+    ['dc1'],
+    false,
+    ['answers (policy all)', 'does not count: no ready endpoint behind its Service (etcdns.io/hub-health)'],
+  ],
+  [
+    'no ready endpoint anywhere: served stale, saying why',
+    { kind: 'all' },
+    undefined,
+    [
+      ['dc1', { entries: 1, lease: UP, unready: true }],
+      ['dc2', { entries: 1, lease: { gone: 40, counts: false } }],
+    ],
+    ['dc1', 'dc2'],
+    true,
+    [
+      'answers stale: no contributing cluster counts (no ready endpoint behind its Service',
+      'answers stale: no contributing cluster counts (lease gone 40 s ago)',
+    ],
+  ],
+  [
     'never seen: does not count',
     { kind: 'all' },
     undefined,

@@ -48,6 +48,7 @@ export function layOut(record: DesiredRecord, prefix: string, ownerId: string, w
     owner: ownerId,
     resource: resourceId(record.object),
     ...(record.namePolicy ? namePolicyFields(record.namePolicy) : {}),
+    ...(record.unready ? { hubready: false } : {}),
   };
   switch (record.type) {
     case 'CNAME':

@@ -4,7 +4,7 @@ import { canonicalName, dnsNameProblem } from '../../../dns/dns-name.ts';
 import type { DesiredRecord, ObjectRef, Problem } from '../desired-record.ts';
 import { parseTtl, readAnnotation, splitList, type Annotations } from './annotations.ts';
 import { claimRefusal } from '../../../skydns/cluster-claims.ts';
-import { readNamePolicy, type NamePolicy } from '../../../skydns/name-policy.ts';
+import { NAME_POLICY_KEYS, readNamePolicy, type NamePolicy } from '../../../skydns/name-policy.ts';
 import { domainVerdict, type SourceOptions } from './source-options.ts';
 import { classifyTarget, type Target } from './targets.ts';
 
@@ -26,6 +26,7 @@ export class RecordBuilder {
   private readonly namePolicy: NamePolicy | undefined;
   /** Set when that policy is bad: every name of the object is skipped with this reason. */
   private readonly namePolicyError: string | undefined;
+  private unready = false;
 
   /**
    * `policyKeys`: where the object sets its names' policy at a hub, its annotations unless said
@@ -49,7 +50,22 @@ export class RecordBuilder {
     // Only a spoke's entries are merged at a hub; elsewhere the keys mean nothing and are not read.
     const policy = options.spoke ? readNamePolicy(policyKeys) : undefined;
     this.namePolicy = policy?.ok ? policy.policy : undefined;
-    this.namePolicyError = policy && !policy.ok ? policy.error : undefined;
+    this.namePolicyError =
+      policy && !policy.ok
+        ? policy.error
+        : this.namePolicy?.health && object.kind !== 'Service'
+          ? `${NAME_POLICY_KEYS.health}: is only for Services (their EndpointSlices say whether they are ready)`
+          : undefined;
+  }
+
+  /** Whether the object asks the hub to fail its names over while its Service has no ready endpoint. */
+  get checksEndpoints(): boolean {
+    return this.namePolicy?.health === 'endpoints';
+  }
+
+  /** Its Service has no ready endpoint: its records say so from here on (the hub leaves them out). */
+  markUnready(): void {
+    this.unready = true;
   }
 
   /**
@@ -149,6 +165,7 @@ export class RecordBuilder {
       ...record,
       ...(ttl !== undefined ? { ttl } : {}),
       ...(this.namePolicy ? { namePolicy: this.namePolicy } : {}),
+      ...(this.unready ? { unready: true as const } : {}),
       object: this.object,
     });
   }

@@ -49,6 +49,11 @@ export function serviceRecords(svc: V1Service, ctx: ServiceContext, options: Sou
   const internal = splitList(readAnnotation(meta.annotations, 'internal-hostname')?.value);
   const type = svc.spec?.type ?? 'ClusterIP';
   const headless = type === 'ClusterIP' && svc.spec?.clusterIP === 'None';
+  // A headless Service's records are its ready endpoints already; an ExternalName has none.
+  if (b.checksEndpoints && !headless && type !== 'ExternalName') {
+    const slices = ctx.endpointSlices(ref.namespace, ref.name);
+    if (!slices.some((s) => (s.endpoints ?? []).some(isReady))) b.markUnready();
+  }
 
   if (internal.length > 0) {
     if (headless) headlessRecords(svc, ctx, b, internal);

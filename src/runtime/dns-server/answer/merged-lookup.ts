@@ -87,6 +87,11 @@ export interface ClusterShare {
   found: NameData;
   /** Its claims hold the name (and the wildcard that answers it): else it is as if it had nothing there. */
   claimed: boolean;
+  /**
+   * Every entry it brings says its Service has no ready endpoint (hubready false): it does not
+   * count for the name, as if its lease were gone (serve-stale when no contributor counts).
+   */
+  unready: boolean;
   /** What the merge (cluster-merge.ts) takes of it. */
   contribution: Contribution<StoredEntry>;
 }
@@ -108,10 +113,20 @@ export function clusterShares(hub: HubData, own: NameData, q: MergedQuestion) {
   });
   const exact = (own.exists && !own.wildcard) || theirs.some((t) => t.data.exists && !t.data.wildcard);
   const usable = (d: NameData) => d.exists && !(d.wildcard && (exact || !encloses(hub, q.view, d.wildcard, q.name)));
-  const shares: (ClusterShare & { data: NameData })[] = theirs.map((t) => ({
-    ...t,
-    contribution: { cluster: t.cluster, counts: hub.counts(t.cluster), entries: usable(t.data) ? t.data.entries : [] },
-  }));
+  const shares: (ClusterShare & { data: NameData })[] = theirs.map((t) => {
+    const entries = usable(t.data) ? t.data.entries : [];
+    const ready = entries.filter((s) => s.entry.hubready !== false);
+    const unready = entries.length > 0 && ready.length === 0;
+    return {
+      ...t,
+      unready,
+      contribution: {
+        cluster: t.cluster,
+        counts: hub.counts(t.cluster) && !unready,
+        entries: unready ? entries : ready,
+      },
+    };
+  });
   return { shares, exact, usable };
 }
 

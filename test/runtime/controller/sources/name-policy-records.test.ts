@@ -4,13 +4,13 @@
 // is not a spoke does not read the keys. One test per row.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { V1Service } from '@kubernetes/client-node';
+import type { V1EndpointSlice, V1Ingress, V1Service } from '@kubernetes/client-node';
 import { layOut } from '../../../../src/runtime/controller/plan/layout.ts';
 import type { DnsEndpoint } from '../../../../src/runtime/controller/sources/dns-endpoint/dns-endpoint.ts';
 import { sourceOptions } from '../../../../src/runtime/controller/sources/source-options.ts';
 import { desiredRecords } from '../../../support/full-pipeline.ts';
 
-const SPOKE = { cluster: 'dc1', sources: ['service' as const, 'crd' as const] };
+const SPOKE = { cluster: 'dc1', sources: ['service' as const, 'ingress' as const, 'crd' as const] };
 const HOSTNAME = 'external-dns.kubernetes.io/hostname';
 
 function service(annotations: Record<string, string>): V1Service {
@@ -25,6 +25,21 @@ function service(annotations: Record<string, string>): V1Service {
     status: { loadBalancer: { ingress: [{ ip: '10.0.0.1' }] } },
   };
 }
+/** The Service's EndpointSlice, with endpoints ready or not. */
+function slice(...ready: boolean[]): V1EndpointSlice {
+  return {
+    addressType: 'IPv4',
+    metadata: { name: 'web-x', namespace: 'default', labels: { 'kubernetes.io/service-name': 'web' } },
+    endpoints: ready.map((r, i) => ({ addresses: [`10.244.0.${i + 1}`], conditions: { ready: r } })),
+  };
+}
+const HEALTH = { 'etcdns.io/hub-health': 'endpoints' };
+const ingress: V1Ingress = {
+  metadata: { name: 'site', namespace: 'web', uid: 'uid-site', annotations: HEALTH },
+  spec: { rules: [{ host: 'site.example.org' }] },
+  status: { loadBalancer: { ingress: [{ ip: '10.0.0.3' }] } },
+};
+
 function dnsEndpoint(labels: Record<string, string>, annotations: Record<string, string> = {}): DnsEndpoint {
   return {
     apiVersion: 'externaldns.k8s.io/v1alpha1',
@@ -35,13 +50,13 @@ function dnsEndpoint(labels: Record<string, string>, annotations: Record<string,
 }
 
 // case, objects, options, the hub fields of each entry written (name -> JSON), problems ("reason name")
-const rows: [
-  string,
-  { services?: V1Service[]; dnsEndpoints?: DnsEndpoint[] },
-  object,
-  Record<string, string>,
-  string[],
-][] = [
+type Objects = {
+  services?: V1Service[];
+  dnsEndpoints?: DnsEndpoint[];
+  endpointSlices?: V1EndpointSlice[];
+  ingresses?: V1Ingress[];
+};
+const rows: [string, Objects, object, Record<string, string>, string[]][] = [
   [
     "a spoke's Service: failover with its order, in the entry",
     { services: [service({ 'etcdns.io/hub-policy': 'failover', 'etcdns.io/hub-order': 'dc2.dc1' })] },
@@ -98,14 +113,56 @@ const rows: [
     { 'static.example.org.': '{"hubpolicy":"failover","huborder":"dc1,dc2"}' },
     [],
   ],
+  [
+    'a Service that asks for endpoint health, one endpoint ready: nothing more in the entry',
+    { services: [service(HEALTH)], endpointSlices: [slice(false, true)] },
+    SPOKE,
+    { 'web.example.org.': '{}' },
+    [],
+  ],
+  [
+    'a Service that asks for endpoint health, none ready: its entries say so',
+    { services: [service(HEALTH)], endpointSlices: [slice(false, false)] },
+    SPOKE,
+    { 'web.example.org.': '{"hubready":false}' },
+    [],
+  ],
+  [
+    'a Service that asks for endpoint health, no EndpointSlice at all: not ready',
+    { services: [service({ ...HEALTH, 'etcdns.io/hub-policy': 'failover', 'etcdns.io/hub-order': 'dc1.dc2' })] },
+    SPOKE,
+    { 'web.example.org.': '{"hubpolicy":"failover","huborder":"dc1,dc2","hubready":false}' },
+    [],
+  ],
+  [
+    'a Service that does not ask: no endpoint ready changes nothing',
+    { services: [service({})], endpointSlices: [slice(false)] },
+    SPOKE,
+    { 'web.example.org.': '{}' },
+    [],
+  ],
+  [
+    'endpoint health asked on an Ingress: refused, its names skipped',
+    { ingresses: [ingress] },
+    SPOKE,
+    {},
+    ['InvalidAnnotation site.example.org.'],
+  ],
+  [
+    'a bad health value',
+    { services: [service({ 'etcdns.io/hub-health': 'pods' })] },
+    SPOKE,
+    {},
+    ['InvalidAnnotation web.example.org.'],
+  ],
 ];
 for (const [name, objects, options, entries, problems] of rows)
   test(`name policy of a spoke's records: ${name}`, () => {
     const result = desiredRecords(objects, sourceOptions(options));
     const written = Object.fromEntries(
       result.records.map((r) => {
-        const { hubpolicy, huborder, hubweight } = layOut(r, '/skydns-clusters/dc1', 'dc1').entry;
-        return [r.name, JSON.stringify({ hubpolicy, huborder, hubweight })];
+        const { hubpolicy, huborder, hubweight, hubready } = layOut(r, '/skydns-clusters/dc1', 'dc1').entry;
+        return [r.name, JSON.stringify({ hubpolicy, huborder, hubweight, hubready })];
       }),
     );
     assert.deepEqual(written, entries);
@@ -116,6 +173,6 @@ for (const [name, objects, options, entries, problems] of rows)
     for (const p of result.problems)
       assert.match(
         p.message,
-        /^etcdns\.io\/hub-policy: "nearest" is not one of .*; hostname "web\.example\.org\." is skipped$/,
+        /^etcdns\.io\/hub-(policy: "nearest" is not one of|health: "pods" is not "endpoints"|health: is only for Services).*; hostname "[a-z.]+" is skipped$/,
       );
   });

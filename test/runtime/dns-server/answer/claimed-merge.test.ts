@@ -4,11 +4,9 @@
 // and zone reading; one row per case.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ClusterReader, type HubData } from '../../../../src/runtime/dns-server/answer/merged-lookup.ts';
-import { resolve, type ResolverData } from '../../../../src/runtime/dns-server/answer/resolver.ts';
+import { hubResolverData } from './hub-resolver-data.ts';
+import { resolve } from '../../../../src/runtime/dns-server/answer/resolver.ts';
 import { zoneRecords } from '../../../../src/runtime/dns-server/answer/zone-records.ts';
-import { ZoneTable } from '../../../../src/runtime/dns-server/answer/zones.ts';
-import { RecordIndex } from '../../../../src/runtime/dns-server/store/record-index.ts';
 import { RCODE, TYPE } from '../../../../src/runtime/dns-server/wire/dns-constants.ts';
 import type { ResourceRecord } from '../../../../src/runtime/dns-server/wire/dns-message.ts';
 import { claimRefusal } from '../../../../src/skydns/cluster-claims.ts';
@@ -32,18 +30,10 @@ const KEYS: Record<string, object> = {
   '/skydns-clusters/dc3/org/example/any/c0000001': { host: '10.3.0.1' },
 };
 
-function hubData(): ResolverData {
-  const zones = new ZoneTable([{ name: 'example.org' }]);
-  const view = RecordIndex.fromSnapshot('/skydns', zones.names, [], 1);
-  const kvs = Object.entries(KEYS).map(([key, value], i) => ({
-    key,
-    value: JSON.stringify(value),
-    modRevision: i + 2,
-  }));
-  const clusters = RecordIndex.fromSnapshot('/skydns-clusters', [], kvs, 100);
-  const hub: HubData = {
-    readers: Object.keys(CLUSTERS).map((c) => new ClusterReader(clusters, c)),
-    counts: () => true,
+const hubData = () =>
+  hubResolverData({
+    clusterKeys: KEYS,
+    clusters: Object.keys(CLUSTERS),
     claims: (cluster, name) => {
       const suffixes = CLUSTERS[cluster];
       return (
@@ -55,11 +45,7 @@ function hubData(): ResolverData {
         ) === undefined
       );
     },
-    policy: () => ({ kind: 'all' }),
-    stale: () => undefined,
-  };
-  return { index: view, zones, lookup: 'own', hub };
-}
+  });
 
 const address = (r: ResourceRecord) => ('address' in r ? r.address : '');
 

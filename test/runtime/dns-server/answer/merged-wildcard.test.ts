@@ -4,10 +4,8 @@
 // indexes and the real resolver; one row per case.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ClusterReader, type HubData } from '../../../../src/runtime/dns-server/answer/merged-lookup.ts';
-import { resolve, type ResolverData } from '../../../../src/runtime/dns-server/answer/resolver.ts';
-import { ZoneTable } from '../../../../src/runtime/dns-server/answer/zones.ts';
-import { RecordIndex } from '../../../../src/runtime/dns-server/store/record-index.ts';
+import { hubResolverData } from './hub-resolver-data.ts';
+import { resolve } from '../../../../src/runtime/dns-server/answer/resolver.ts';
 import { RCODE, TYPE } from '../../../../src/runtime/dns-server/wire/dns-constants.ts';
 
 /** The view holds the apex's name server, x.v and the wildcard *.w; dc1 the wildcard *.example.org and k.w; dc2 n.m and *.v. */
@@ -23,22 +21,7 @@ const CLUSTERS: Record<string, object> = {
   '/skydns-clusters/dc2/org/example/v/*/c2': { host: '10.2.0.2' },
 };
 
-const kvs = (keys: Record<string, object>) =>
-  Object.entries(keys).map(([key, value], i) => ({ key, value: JSON.stringify(value), modRevision: i + 2 }));
-
-function hubData(): ResolverData {
-  const zones = new ZoneTable([{ name: 'example.org' }]);
-  const view = RecordIndex.fromSnapshot('/skydns', zones.names, kvs(VIEW), 50);
-  const clusters = RecordIndex.fromSnapshot('/skydns-clusters', [], kvs(CLUSTERS), 100);
-  const hub: HubData = {
-    readers: ['dc1', 'dc2'].map((c) => new ClusterReader(clusters, c)),
-    counts: () => true,
-    claims: () => true,
-    policy: () => ({ kind: 'all' }),
-    stale: () => undefined,
-  };
-  return { index: view, zones, lookup: 'own', hub };
-}
+const hubData = () => hubResolverData({ clusterKeys: CLUSTERS, clusters: ['dc1', 'dc2'], viewKeys: VIEW });
 
 // case, name, rcode, addresses answered (A)
 const rows: [string, string, number, string[]][] = [
