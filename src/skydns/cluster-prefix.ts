@@ -34,6 +34,16 @@ export function clusterLeaseKey(name: string): string {
 /** The last segment of clusterLeaseKey. */
 export const LEASE_SEGMENT = 'etcdns.lease';
 
+/** Where a hub's servers may write (and nothing else does): beside the clusters' prefix, not below it. */
+export const HUB_WRITE_PREFIX = '/etcdns-hub/';
+
+/**
+ * The key a hub's server writes when which clusters count changes: etcd's revision moves with it,
+ * and the merged zones' serials go to that revision, so a server started later (whose serials
+ * start from etcd's revision) never serves a serial below one served before.
+ */
+export const HUB_SERIAL_KEY = `${HUB_WRITE_PREFIX}serial`;
+
 /**
  * Whether one prefix holds keys of the other (equal, or one is a whole-segment ancestor of the
  * other): a role granted on either would reach the other's records.

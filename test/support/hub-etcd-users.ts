@@ -47,7 +47,7 @@ export async function enableHubAuth(
     passwords.root!,
     ...clusters.flatMap((c) => ['--grant', `cluster-${c}=readwrite:/skydns-clusters/${c}/`]),
     '--grant',
-    'server-hub=read:/skydns/,read:/skydns-clusters/',
+    'server-hub=read:/skydns/,read:/skydns-clusters/,readwrite:/etcdns-hub/',
     ...users.flatMap((u) => ['--user', `${u}=${passwords[u]}`]),
     '--enable-auth',
   ]);

@@ -44,6 +44,8 @@ export interface EtcdUser {
   prefixes: string[];
   /** Further prefixes it only reads, whatever its `access` (a hub's servers: the member clusters'). */
   reads?: string[];
+  /** Further prefixes it reads and writes (a hub's servers: the key that moves their serials). */
+  writes?: string[];
 }
 
 /** The Secret key of root's password. */
@@ -89,7 +91,11 @@ export function etcdRolesArgs(users: EtcdUser[], enableAuth: boolean): string[] 
     `${SECRET_DIR}/${ROOT_PASSWORD_KEY}`,
     ...users.flatMap((u) => [
       '--grant',
-      `${u.name}=${[...u.prefixes.map((p) => `${u.access}:${p}`), ...(u.reads ?? []).map((p) => `read:${p}`)].join(',')}`,
+      `${u.name}=${[
+        ...u.prefixes.map((p) => `${u.access}:${p}`),
+        ...(u.reads ?? []).map((p) => `read:${p}`),
+        ...(u.writes ?? []).map((p) => `readwrite:${p}`),
+      ].join(',')}`,
     ]),
     ...users.flatMap((u) => ['--user', `${u.name}=${SECRET_DIR}/${u.secretKey}`]),
     ...(enableAuth ? ['--enable-auth'] : []),

@@ -7,7 +7,7 @@ import { hubSchema, type HubConfigInput, type ZonePolicyInput } from '../../conf
 import { problemsOf } from '../../config/schema-problems.ts';
 import type { Exposure } from '../../config/view-config.ts';
 import { canonicalName, isInZone } from '../../dns/dns-name.ts';
-import { CLUSTERS_PREFIX } from '../../skydns/cluster-prefix.ts';
+import { CLUSTERS_PREFIX, HUB_WRITE_PREFIX } from '../../skydns/cluster-prefix.ts';
 import type { EtcdUser } from '../etcd/etcd-roles.ts';
 import type { ClusterProps } from '../etcd/member-clusters.ts';
 import { show } from '../base/kubernetes-rules.ts';
@@ -64,9 +64,9 @@ export function hubConfig(
   };
 }
 
-/** A merging view's server user: it also reads every member cluster's prefix. */
+/** A merging view's server user: it also reads every member cluster's prefix, and writes the hub's serial key. */
 export function hubReader(user: EtcdUser): EtcdUser {
-  return { ...user, reads: [`${CLUSTERS_PREFIX}/`] };
+  return { ...user, reads: [`${CLUSTERS_PREFIX}/`], writes: [HUB_WRITE_PREFIX] };
 }
 
 /**

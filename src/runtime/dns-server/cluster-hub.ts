@@ -8,7 +8,7 @@ import { HUB_DEFAULTS, type HubConfig } from '../../config/hub-config.ts';
 import { cidrMatcher } from '../../dns/cidr.ts';
 import { canonicalName } from '../../dns/dns-name.ts';
 import { claimRefusal, type Claim } from '../../skydns/cluster-claims.ts';
-import { CLUSTERS_PREFIX, LEASE_SEGMENT } from '../../skydns/cluster-prefix.ts';
+import { CLUSTERS_PREFIX, HUB_SERIAL_KEY, LEASE_SEGMENT } from '../../skydns/cluster-prefix.ts';
 import type { Readiness } from '../shared/http-server.ts';
 import type { Logger } from '../shared/log.ts';
 import { Registry } from '../shared/metrics.ts';
@@ -45,6 +45,11 @@ export interface ClusterHubOptions {
    * serials and tells its secondaries.
    */
   onChange: (paths: readonly (readonly string[])[] | 'all') => void;
+  /**
+   * Which clusters count changed, and the hub's serial key was written at `revision` for it: the
+   * merged zones' serials go to at least that revision (HUB_SERIAL_KEY).
+   */
+  onSerialMark: (revision: number) => void;
 }
 
 /** A name a member cluster has entries for outside its claims: they never answer nor transfer. */
@@ -86,6 +91,8 @@ export class ClusterHub {
   private readonly refusedGauge;
   private timer: NodeJS.Timeout | undefined;
   private current: { index: RecordIndex; data: HubData } | undefined;
+  /** The serial key could not be written last time (said once until it can again). */
+  private markFailed = false;
 
   constructor(options: ClusterHubOptions) {
     this.options = options;
@@ -275,6 +282,28 @@ export class ClusterHub {
     this.staleNames.clear();
     this.staleGauge.set(0);
     this.options.onChange('all');
+    void this.markSerial(changed.map((c) => `${c.cluster} ${c.counts ? 'counts' : 'gone'}`).join(', '));
+  }
+
+  /**
+   * Writes the serial key, so etcd's revision (where a restarted server's serials start) passes
+   * the serials this change moved one up; unwritable (etcd unreachable, no grant), they stay one up.
+   */
+  private async markSerial(change: string): Promise<void> {
+    try {
+      const put = await this.options.client
+        .put(HUB_SERIAL_KEY)
+        .value(JSON.stringify({ change, at: new Date().toISOString() }));
+      this.markFailed = false;
+      this.options.onSerialMark(Number(put.header.revision));
+    } catch (err) {
+      if (!this.markFailed)
+        this.options.logger.warn(
+          `cannot write ${HUB_SERIAL_KEY}: the merged zones' serials moved one up only, and a server started later may serve a lower one until the next change`,
+          { error: err },
+        );
+      this.markFailed = true;
+    }
   }
 
   private stale(name: string): void {

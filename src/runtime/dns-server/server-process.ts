@@ -147,6 +147,13 @@ function clusterHub(p: Omit<Parts, 'hub'>, view: () => RecordStore, transfers: (
       raiseSerials(view().index, hub, touched, true);
       transfers().notifier?.changed();
     },
+    onSerialMark: (revision) => {
+      const index = view().index;
+      if (!zones.names.some((zone) => index.serial(zone) < revision)) return;
+      for (const zone of zones.names) index.raiseSerial(zone, revision);
+      cache.clear();
+      transfers().notifier?.changed();
+    },
   });
   return hub;
 }

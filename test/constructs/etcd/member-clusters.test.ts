@@ -33,7 +33,7 @@ test("the hub's roles Job: exactly one role per cluster, readwrite on its own pr
   const args = job.spec.template.spec.containers[0].args as string[];
   assert.deepEqual(argsAfter(args, '--grant'), [
     'etcdns-controller=readwrite:/skydns/',
-    'etcdns-server-internal=read:/skydns/,read:/skydns-clusters/',
+    'etcdns-server-internal=read:/skydns/,read:/skydns-clusters/,readwrite:/etcdns-hub/',
     'cluster-dc1=readwrite:/skydns-clusters/dc1/',
     'cluster-dc2=readwrite:/skydns-clusters/dc2/',
   ]);

@@ -58,7 +58,7 @@ const renderCases: [string, DnsStackProps, Record<string, Json | undefined>, str
     'one view, no hub prop: every cluster, the defaults',
     HUB,
     { internal: { clusters: BOTH } },
-    ['etcdns-server-internal=read:/skydns/,read:/skydns-clusters/'],
+    ['etcdns-server-internal=read:/skydns/,read:/skydns-clusters/,readwrite:/etcdns-hub/'],
   ],
   [
     'grace and a policy per zone',
@@ -82,7 +82,7 @@ const renderCases: [string, DnsStackProps, Record<string, Json | undefined>, str
         ],
       },
     },
-    ['etcdns-server-internal=read:/skydns/,read:/skydns-clusters/'],
+    ['etcdns-server-internal=read:/skydns/,read:/skydns-clusters/,readwrite:/etcdns-hub/'],
   ],
   [
     'an external view beside: it does not merge, nor read the clusters',
@@ -95,7 +95,10 @@ const renderCases: [string, DnsStackProps, Record<string, Json | undefined>, str
       internal: { clusters: BOTH, zones: [{ zone: 'example.org', policy: 'weighted', weights: { dc1: 3, dc2: 1 } }] },
       external: undefined,
     },
-    ['etcdns-server-internal=read:/skydns/,read:/skydns-clusters/', 'etcdns-server-external=read:/skydns-external/'],
+    [
+      'etcdns-server-internal=read:/skydns/,read:/skydns-clusters/,readwrite:/etcdns-hub/',
+      'etcdns-server-external=read:/skydns-external/',
+    ],
   ],
   [
     "two internal views: each gets its own zones' policies",
@@ -117,8 +120,8 @@ const renderCases: [string, DnsStackProps, Record<string, Json | undefined>, str
       net: { clusters: BOTH, zones: [{ zone: 'example.net', policy: 'all' }] },
     },
     [
-      'etcdns-server-org=read:/skydns/,read:/skydns-clusters/',
-      'etcdns-server-net=read:/skydns-net/,read:/skydns-clusters/',
+      'etcdns-server-org=read:/skydns/,read:/skydns-clusters/,readwrite:/etcdns-hub/',
+      'etcdns-server-net=read:/skydns-net/,read:/skydns-clusters/,readwrite:/etcdns-hub/',
     ],
   ],
   [
@@ -132,7 +135,10 @@ const renderCases: [string, DnsStackProps, Record<string, Json | undefined>, str
       ],
     },
     { internal: { clusters: BOTH }, other: undefined },
-    ['etcdns-server-internal=read:/skydns/,read:/skydns-clusters/', 'etcdns-server-other=read:/skydns-other/'],
+    [
+      'etcdns-server-internal=read:/skydns/,read:/skydns-clusters/,readwrite:/etcdns-hub/',
+      'etcdns-server-other=read:/skydns-other/',
+    ],
   ],
 ];
 for (const [what, props, hubs, serverGrants] of renderCases) {

@@ -78,6 +78,10 @@ function startSpoke(cluster: Cluster): Promise<ControllerHandle> {
   });
 }
 
+/** The hub's DNS server with its config file, logged in as its etcd user. */
+let startHub: (config: string) => Promise<EtcdnsServerHandle>;
+let hubConfig: string;
+
 /** The A records of a name as the hub answers a client at `source`, in the order given. */
 async function addresses(name: string, source = SITE.none): Promise<string[]> {
   const result = await dig({ port: hub.port, name, extra: ['-b', source] });
@@ -129,6 +133,12 @@ before(async () => {
     startKubeApiserver(),
   ]);
   users = await enableHubAuth(etcd, pki, ['dc1', 'dc2']);
+  startHub = (config) =>
+    startEtcdnsServer({
+      etcdEndpoints: [etcd.endpoint],
+      zones: ZONES,
+      args: ['--config', config, ...users.asUser('server-hub')],
+    });
   for (const cluster of ['dc1', 'dc2'] as const) {
     kubeconfigs[cluster] = await controllerKubeconfig(kubes[cluster]);
     await createLoadBalancerService(kubes[cluster].admin, {
@@ -154,16 +164,9 @@ before(async () => {
     await setEndpointReady(cluster, cluster === 'dc1');
   }
   const config = join(tempDir('hub-config'), 'config.json');
+  hubConfig = config;
   writeFileSync(config, JSON.stringify({ hub: HUB, transfer: { allowCidrs: ['127.0.0.0/8'] } }));
-  [controllers.dc1, controllers.dc2, hub] = await Promise.all([
-    startSpoke('dc1'),
-    startSpoke('dc2'),
-    startEtcdnsServer({
-      etcdEndpoints: [etcd.endpoint],
-      zones: ZONES,
-      args: ['--config', config, ...users.asUser('server-hub')],
-    }),
-  ]);
+  [controllers.dc1, controllers.dc2, hub] = await Promise.all([startSpoke('dc1'), startSpoke('dc2'), startHub(config)]);
   // Both clusters' records and leases are at the hub.
   await waitUntil(
     'both clusters count and answer',
@@ -348,6 +351,17 @@ test("dc2's controller killed: its records leave within lease + grace, dc1's sta
   const keysBefore = await users.root.getAll().prefix('/skydns-clusters/dc2/').keys();
   const killedAt = Date.now();
   controllers.dc2.process.kill('SIGKILL');
+  // Within the grace (the lease key gone, dc2 still counting), a write in the zone moves its serial
+  // to etcd's revision: dc2's going then moves it past that revision.
+  await waitUntil(
+    "dc2's lease key gone, dc2 still counting",
+    async () => {
+      const dc2 = (await summary()).clusters[1];
+      return !dc2.leased && dc2.counts ? true : undefined;
+    },
+    (LEASE_SECONDS + GRACE_SECONDS) * 1000 + 10_000,
+  );
+  await users.root.put('/skydns-clusters/dc1/test/all/serial-probe/x1').value(JSON.stringify({ host: '10.1.0.99' }));
   // Every query meanwhile answers (addresses() fails on anything but NOERROR) and keeps dc1's record.
   let asked = 0;
   const goneMs = await waitUntil(
@@ -404,6 +418,18 @@ test("dc2's controller killed: its records leave within lease + grace, dc1's sta
   assert.ok((await soaSerial('all.test')) > serialBefore);
   const keysAfter = await users.root.getAll().prefix('/skydns-clusters/dc2/').keys();
   assert.deepEqual(keysAfter.sort(), keysBefore.filter((k) => k !== '/skydns-clusters/dc2/etcdns.lease').sort());
+  // dc2's going wrote the hub's serial key, and the zone's serial is that revision: a server
+  // started now, whose serials start from etcd's revision, serves none lower.
+  const serialAfter = await soaSerial('all.test');
+  const mark = (await users.root.get('/etcdns-hub/serial').exec()).kvs[0];
+  assert.ok(mark, 'the serial key was written');
+  assert.equal(serialAfter, Number(mark.mod_revision));
+  const fresh = await startHub(hubConfig);
+  const freshSerial = Number(
+    (await dig({ port: fresh.port, name: 'all.test', type: 'SOA' })).answer[0]!.data.split(/\s+/)[2],
+  );
+  assert.ok(freshSerial >= serialAfter, `a server started later: serial ${freshSerial}, before ${serialAfter}`);
+  await users.root.delete().key('/skydns-clusters/dc1/test/all/serial-probe/x1');
 
   const restartedAt = Date.now();
   controllers.dc2 = await startSpoke('dc2');

@@ -98,6 +98,7 @@ test("the hub's rendered roles Job creates one user per cluster and switches aut
     'role cluster-dc1: Readwrite on [/skydns-clusters/dc1/, /skydns-clusters/dc10)',
     'role cluster-dc2: Readwrite on [/skydns-clusters/dc2/, /skydns-clusters/dc20)',
     `role ${HUB_SERVER}: Read on [/skydns-clusters/, /skydns-clusters0)`,
+    `role ${HUB_SERVER}: Readwrite on [/etcdns-hub/, /etcdns-hub0)`,
     'user cluster-dc1: role cluster-dc1 granted',
     'authentication enabled',
   ])
@@ -111,6 +112,7 @@ test("the hub's rendered roles Job creates one user per cluster and switches aut
   assert.deepEqual(server.map((p) => [p.permission, p.range.start.toString(), p.range.end.toString()]).sort(), [
     ['Read', '/skydns-clusters/', '/skydns-clusters0'],
     ['Read', '/skydns/', '/skydns0'],
+    ['Readwrite', '/etcdns-hub/', '/etcdns-hub0'],
   ]);
 });
 
