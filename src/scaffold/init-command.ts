@@ -5,8 +5,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Subcommand } from '../runtime/shared/subcommand.ts';
+import { CLUSTER_NAME } from '../skydns/cluster-prefix.ts';
+import { ENVIRONMENT_NAME, identifier, RESERVED_ENVIRONMENTS, spokeEnvironment } from './environment-name.ts';
 import {
-  ENVIRONMENT_NAME,
   GITOPS_ENGINES,
   SCAFFOLD_DEFAULTS,
   scaffoldFiles,
@@ -25,7 +26,15 @@ Argo CD Applications and/or Flux Kustomizations under gitops/.
 Then: cd DIR && npm install && npm run synth
 
 Options:
-  --env NAME          an environment to start with; repeat for more (default: ${SCAFFOLD_DEFAULTS.environments.join(', ')})
+  --env NAME          an environment to start with; repeat for more (default: ${SCAFFOLD_DEFAULTS.environments.join(', ')},
+                      none with --hub)
+  --hub NAME          a hub (etcdns docs/multi-cluster.md): environments/NAME.ts, etcd and the
+                      DNS servers answering for every --spoke. It replaces the default
+                      environments, since the hub already is the DNS of every cluster (add
+                      --env to keep single-cluster ones beside it)
+  --spoke CLUSTER     a member cluster of the hub; repeat for more: environments/clusters.ts
+                      (its suffixes and networks, EXAMPLE values to edit) and
+                      environments/spoke-CLUSTER.ts (only its controller, writing to the hub)
   --name NAME         the package name (default: DIR's name)
   --repo-url URL      the Git URL Argo CD and Flux read (default: ${SCAFFOLD_DEFAULTS.repoUrl})
   --gitops ENGINE     flux, argocd or both: whose examples gitops/ holds (default: ${SCAFFOLD_DEFAULTS.gitops})
@@ -67,6 +76,8 @@ const subcommand: Subcommand = {
         allowPositionals: true,
         options: {
           env: { type: 'string', multiple: true },
+          hub: { type: 'string' },
+          spoke: { type: 'string', multiple: true },
           name: { type: 'string' },
           'repo-url': { type: 'string' },
           gitops: { type: 'string' },
@@ -84,11 +95,30 @@ const subcommand: Subcommand = {
     }
     if (positionals.length !== 1) return fail('needs exactly one directory (etcdns init DIR)');
     const dir = resolve(positionals[0]!);
-    const environments = values.env ?? SCAFFOLD_DEFAULTS.environments;
-    const badEnv = environments.find((e) => !ENVIRONMENT_NAME.test(e));
+    const spokes = values.spoke ?? [];
+    if (values.hub === undefined && spokes.length > 0) return fail('--spoke needs --hub NAME: the hub it writes to');
+    if (values.hub !== undefined && spokes.length === 0)
+      return fail(`--hub "${values.hub}" needs at least one --spoke CLUSTER`);
+    const environments = values.env ?? (values.hub === undefined ? SCAFFOLD_DEFAULTS.environments : []);
+    const named: [flag: string, env: string][] = [
+      ...environments.map((e) => ['--env', e] as [string, string]),
+      ...(values.hub === undefined ? [] : [['--hub', values.hub] as [string, string]]),
+    ];
+    const badEnv = named.find(([, e]) => !ENVIRONMENT_NAME.test(e));
     if (badEnv !== undefined)
-      return fail(`--env "${badEnv}": must be lower-case letters, digits and single hyphens, starting with a letter`);
-    if (new Set(environments).size !== environments.length) return fail('--env: each environment once');
+      return fail(
+        `${badEnv[0]} "${badEnv[1]}": must be lower-case letters, digits and single hyphens, starting with a letter`,
+      );
+    const badSpoke = spokes.find((c) => !CLUSTER_NAME.test(c) || !ENVIRONMENT_NAME.test(spokeEnvironment(c)));
+    if (badSpoke !== undefined)
+      return fail(
+        `--spoke "${badSpoke}": a cluster name is a DNS label of at most 56 characters (lower-case letters, digits, single hyphens)`,
+      );
+    const reserved = named.find(([, e]) => (RESERVED_ENVIRONMENTS as readonly string[]).includes(e));
+    if (reserved !== undefined) return fail(`${reserved[0]} "${reserved[1]}": the scaffold's own file has that name`);
+    const all = [...named.map(([, e]) => e), ...spokes.map(spokeEnvironment)];
+    if (new Set(all.map(identifier)).size !== all.length)
+      return fail('--env, --hub and --spoke: each environment once (spoke-CLUSTER for a spoke)');
     const gitops = values.gitops ?? SCAFFOLD_DEFAULTS.gitops;
     if (!isGitopsEngines(gitops)) return fail(`--gitops "${gitops}": must be one of ${GITOPS_ENGINES.join(', ')}`);
 
@@ -100,6 +130,7 @@ const subcommand: Subcommand = {
       repoUrl: values['repo-url'] ?? SCAFFOLD_DEFAULTS.repoUrl,
       environments,
       gitops,
+      ...(values.hub === undefined ? {} : { hub: { name: values.hub, spokes } }),
     });
     // Nothing is written when any file is in the way: a half-written scaffold helps nobody.
     const inTheWay = [...files.keys()].filter((f) => existsSync(join(dir, f)));

@@ -3,6 +3,8 @@
 // those folders. Pure: options in, file contents out; the command writes them.
 
 import { argoHealthConfigMap } from './argocd-health.ts';
+import { identifier, spokeEnvironment } from './environment-name.ts';
+import { clustersFile, hubEnvironmentFile, spokeEnvironmentFile, type HubOptions } from './hub-files.ts';
 
 export interface ScaffoldOptions {
   /** The npm package name of the new repository. */
@@ -17,6 +19,8 @@ export interface ScaffoldOptions {
   environments: readonly string[];
   /** Which GitOps engine's examples gitops/ holds. */
   gitops: GitopsEngines;
+  /** A hub and its member clusters (spokes), each an environment beside `environments`. */
+  hub?: HubOptions;
 }
 
 export const GITOPS_ENGINES = ['flux', 'argocd', 'both'] as const;
@@ -78,19 +82,23 @@ const MAIN = `// Synthesizes every environment in environments/ into dist/<env>/
 //   npm run synth            every environment
 //   npm run synth -- prod    only the named ones
 import { join } from 'node:path';
-import { ConfigError, synthStack, writeManifests } from 'etcdns';
-import { environments } from './environments/index.ts';
+import { ConfigError, synthSpokeStack, synthStack, writeManifests } from 'etcdns';
+import { environments, spokes } from './environments/index.ts';
 
+const synths: Record<string, () => Map<string, string>> = {
+  ...Object.fromEntries(Object.entries(environments).map(([n, props]) => [n, () => synthStack(props)])),
+  ...Object.fromEntries(Object.entries(spokes).map(([n, props]) => [n, () => synthSpokeStack(props)])),
+};
 const out = process.env.CDK8S_OUTDIR ?? 'dist';
-const names = process.argv.length > 2 ? process.argv.slice(2) : Object.keys(environments);
+const names = process.argv.length > 2 ? process.argv.slice(2) : Object.keys(synths);
 for (const name of names) {
-  const props = environments[name];
-  if (!props) {
-    console.error(\`synth: unknown environment "\${name}" (known: \${Object.keys(environments).join(', ')})\`);
+  const synth = synths[name];
+  if (!synth) {
+    console.error(\`synth: unknown environment "\${name}" (known: \${Object.keys(synths).join(', ')})\`);
     process.exit(2);
   }
   try {
-    const result = writeManifests(join(out, name), synthStack(props));
+    const result = writeManifests(join(out, name), synth());
     console.log(\`\${join(out, name)}/: \${result.written.length} written, \${result.unchanged.length} unchanged, \${result.removed.length} removed\`);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
@@ -157,21 +165,19 @@ function environmentFile(env: string): string {
     .replaceAll("'etcdns-dev'", `'etcdns-${env}'`);
 }
 
-/** An environment name ("pre-prod") as a TypeScript identifier ("preProd"). */
-const identifier = (env: string) => env.replace(/-+(.)/g, (_, c: string) => c.toUpperCase());
-
-/** Environment names become folders, file names and Argo CD/Flux object names. */
-export const ENVIRONMENT_NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
-
-function environmentIndex(envs: readonly string[]): string {
-  const imports = envs.map((e) => `import { ${identifier(e)} } from './${e}.ts';`).join('\n');
-  const entries = envs.map((e) => (identifier(e) === e ? e : `'${e}': ${identifier(e)}`)).join(', ');
-  return `// The environments \`npm run synth\` writes, by folder name under dist/. Add one: a new file
-// here and a line below.
-import type { DnsStackProps } from 'etcdns';
+function environmentIndex(envs: readonly string[], spokes: readonly string[]): string {
+  const imports = [...envs, ...spokes].map((e) => `import { ${identifier(e)} } from './${e}.ts';`).join('\n');
+  const entries = (names: readonly string[]) =>
+    names.map((e) => (identifier(e) === e ? e : `'${e}': ${identifier(e)}`)).join(', ');
+  return `// The environments \`npm run synth\` writes, by folder name under dist/: DnsStacks, and the
+// spokes of a hub (SpokeStacks: only a controller writing into the hub's etcd; etcdns docs,
+// docs/multi-cluster.md). Add one: a new file here and a line below.
+import type { DnsStackProps, SpokeStackProps } from 'etcdns';
 ${imports}
 
-export const environments: Record<string, DnsStackProps> = { ${entries} };
+export const environments: Record<string, DnsStackProps> = { ${entries(envs)} };
+
+export const spokes: Record<string, SpokeStackProps> = { ${entries(spokes)} };
 `;
 }
 
@@ -193,6 +199,7 @@ spec:
     targetRevision: main
     path: dist/${env}
   destination:
+    # The cluster dist/${env} is for: Argo CD's own here (a spoke's: that cluster, as Argo CD names it).
     server: https://kubernetes.default.svc
     # The namespace the stack's props name (default "etcdns"); dist/ sets it on every object.
     namespace: etcdns
@@ -360,12 +367,20 @@ export function scaffoldFiles(o: ScaffoldOptions): Map<string, string> {
     ['.github/workflows/ci.yml', CI_WORKFLOW],
     ['renovate.json', RENOVATE],
     ['environments/shared.ts', SHARED],
-    ['environments/index.ts', environmentIndex(o.environments)],
   ]);
+  const hubEnvs = o.hub ? [o.hub.name] : [];
+  const spokeEnvs = (o.hub?.spokes ?? []).map(spokeEnvironment);
+  files.set('environments/index.ts', environmentIndex([...o.environments, ...hubEnvs], spokeEnvs));
+  if (o.hub) {
+    files.set('environments/clusters.ts', clustersFile(o.hub));
+    files.set(`environments/${o.hub.name}.ts`, hubEnvironmentFile(o.hub));
+    for (const cluster of o.hub.spokes)
+      files.set(`environments/${spokeEnvironment(cluster)}.ts`, spokeEnvironmentFile(o.hub, cluster));
+  }
   if (flux) files.set('gitops/flux/repository.yaml', fluxRepository(o));
   if (argocd) files.set('gitops/argocd/argocd-cm.yaml', argoHealthConfigMap());
-  for (const env of o.environments) {
-    files.set(`environments/${env}.ts`, environmentFile(env));
+  for (const env of o.environments) files.set(`environments/${env}.ts`, environmentFile(env));
+  for (const env of [...o.environments, ...hubEnvs, ...spokeEnvs]) {
     if (argocd) files.set(`gitops/argocd/${env}.yaml`, argoApplication(o, env));
     if (flux) files.set(`gitops/flux/${env}.yaml`, fluxKustomization(env));
   }

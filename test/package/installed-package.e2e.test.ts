@@ -7,8 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { synthObjects, synthStack } from '../../src/constructs/synth-stack.ts';
-import type { DnsStackProps } from '../../src/index.ts';
+import { synthObjects, synthSpokeStack, synthStack } from '../../src/constructs/synth-stack.ts';
+import type { DnsStackProps, SpokeStackProps } from '../../src/index.ts';
 import { VERSION } from '../../src/version.ts';
 import { dig } from '../support/dig.ts';
 import { startEtcd } from '../support/etcd.ts';
@@ -406,5 +406,41 @@ describe('etcdns init scaffolds a GitOps repository that installs and synthesize
     assert.equal(r.status, 1);
     assert.match(r.stderr, /already has package\.json, .*main\.ts/);
     assert.equal(readFileSync(join(repo, 'main.ts'), 'utf8'), before);
+  });
+});
+
+describe('etcdns init --hub --spoke scaffolds a hub and its spokes that install and synthesize as they are', () => {
+  let repo = '';
+  before(() => {
+    repo = join(tempDir('init-hub'), 'dns-hub');
+    const args = ['init', repo, '--hub', 'hub', '--spoke', 'dc1', '--spoke', 'dc-2', '--etcdns', `file:${tarball}`];
+    runOk(join(project, 'node_modules', '.bin', 'etcdns'), args, { cwd: project });
+    runOk('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: repo });
+    runOk('npm', ['run', 'synth'], { cwd: repo });
+  });
+
+  test('npm run synth writes dist/hub/ and dist/spoke-<cluster>/ equal to what the same props give in-process', async () => {
+    const { environments, spokes } = (await import(join(repo, 'environments', 'index.ts'))) as {
+      environments: Record<string, DnsStackProps>;
+      spokes: Record<string, SpokeStackProps>;
+    };
+    assert.deepEqual(Object.keys(environments), ['hub']);
+    assert.deepEqual(Object.keys(spokes), ['spoke-dc1', 'spoke-dc-2']);
+    const expected = [
+      ...Object.entries(environments).map(([env, props]) => [env, synthStack(props)] as const),
+      ...Object.entries(spokes).map(([env, props]) => [env, synthSpokeStack(props)] as const),
+    ];
+    for (const [env, files] of expected) {
+      assert.deepEqual(readdirSync(join(repo, 'dist', env)).sort(), [...files.keys()].sort(), env);
+      for (const [file, text] of files)
+        assert.equal(readFileSync(join(repo, 'dist', env, file), 'utf8'), text, `${env}/${file}`);
+    }
+    const hubFiles = [...expected.find(([env]) => env === 'hub')![1].values()].join('\n');
+    for (const cluster of ['dc1', 'dc-2'])
+      assert.ok(hubFiles.includes(`cluster-${cluster}`), `etcd user of ${cluster}`);
+  });
+
+  test('the scaffold type-checks under its own strict tsconfig', () => {
+    runOk('npm', ['run', 'typecheck'], { cwd: repo });
   });
 });

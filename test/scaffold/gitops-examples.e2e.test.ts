@@ -46,7 +46,8 @@ function gitopsDocExamples(section: string): string[] {
     .filter((y) => (loadAll(y) as { apiVersion?: string }[]).some((o) => o && ENGINE_GROUP.test(o.apiVersion ?? '')));
 }
 
-const files = scaffoldFiles(scaffoldOptions(['dev', 'prod', 'pre-prod']));
+// With a hub and a spoke: their folders get the same Application and Kustomization.
+const files = scaffoldFiles({ ...scaffoldOptions(['dev', 'prod', 'pre-prod']), hub: { name: 'hub', spokes: ['dc1'] } });
 
 before(async () => {
   kube = await startKubeApiserver();

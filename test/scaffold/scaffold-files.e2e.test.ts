@@ -9,12 +9,12 @@ import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import {
   ACTION_PINS,
-  ENVIRONMENT_NAME,
   GITOPS_ENGINES,
   GROUPED_PACKAGES,
   SCAFFOLD_DEFAULTS,
   scaffoldFiles,
 } from '../../src/scaffold/scaffold-files.ts';
+import { ENVIRONMENT_NAME } from '../../src/scaffold/environment-name.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { etcdnsBin, nodeBin, repoRoot } from '../support/tools.ts';
 import { ETCDNS_SPEC, scaffoldOptions } from './scaffold-options.ts';
@@ -148,4 +148,91 @@ test('package.json depends on the given etcdns spec and the peer ranges, and syn
   };
   assert.deepEqual(pkg.dependencies, { cdk8s: '^2', 'cdk8s-plus-27': '^2', constructs: '^10', etcdns: ETCDNS_SPEC });
   assert.equal(pkg.scripts.synth, 'tsx main.ts');
+});
+
+describe('--hub and --spoke: a hub environment, one spoke environment per cluster, one clusters file', () => {
+  const files = scaffoldFiles({ ...scaffoldOptions([]), hub: { name: 'hub', spokes: ['dc1', 'dc-2'] } });
+
+  test('the files: clusters.ts, the hub, spoke-<cluster> each, and GitOps examples for every folder', () => {
+    const written = [...files.keys()].filter((f) => /^(environments|gitops)\//.test(f)).sort();
+    assert.deepEqual(written, [
+      'environments/clusters.ts',
+      'environments/hub.ts',
+      'environments/index.ts',
+      'environments/shared.ts',
+      'environments/spoke-dc-2.ts',
+      'environments/spoke-dc1.ts',
+      'gitops/argocd/argocd-cm.yaml',
+      'gitops/argocd/hub.yaml',
+      'gitops/argocd/spoke-dc-2.yaml',
+      'gitops/argocd/spoke-dc1.yaml',
+      'gitops/flux/hub.yaml',
+      'gitops/flux/repository.yaml',
+      'gitops/flux/spoke-dc-2.yaml',
+      'gitops/flux/spoke-dc1.yaml',
+    ]);
+  });
+
+  test('index.ts names the hub a DnsStack environment and each spoke a SpokeStack one', () => {
+    const index = files.get('environments/index.ts')!;
+    assert.match(index, /^export const environments: Record<string, DnsStackProps> = \{ hub \};$/m);
+    assert.match(
+      index,
+      /^export const spokes: Record<string, SpokeStackProps> = \{ 'spoke-dc1': spokeDc1, 'spoke-dc-2': spokeDc2 \};$/m,
+    );
+  });
+
+  test('each cluster once in clusters.ts, its placeholders marked EXAMPLE; each spoke reads its own', () => {
+    const clusters = files.get('environments/clusters.ts')!;
+    for (const [cluster, key, site] of [
+      ['dc1', 'dc1', '10.1'],
+      ['dc-2', "'dc-2'", '10.2'],
+    ] as const) {
+      assert.match(clusters, new RegExp(`\\n  ${key}: \\{\\n    name: '${cluster}',\\n`));
+      for (const field of ['suffixes', 'siteCidrs', 'etcdClientCidrs'])
+        assert.match(clusters, new RegExp(`// EXAMPLE: [^\\n]*\\n(?:    //[^\\n]*\\n)?    ${field}: \\['`), field);
+      assert.ok(clusters.includes(`siteCidrs: ['${site}.0.0/16']`), cluster);
+    }
+    assert.ok(files.get('environments/spoke-dc1.ts')!.includes('\n  cluster: clusters.dc1,\n'));
+    assert.ok(files.get('environments/spoke-dc-2.ts')!.includes("\n  cluster: clusters['dc-2'],\n"));
+    assert.ok(files.get('environments/hub.ts')!.includes('\n  clusters: Object.values(clusters),\n'));
+  });
+
+  test('without --env, no dev or prod beside the hub', () => {
+    assert.ok(!files.has('environments/dev.ts'));
+    const withEnv = scaffoldFiles({ ...scaffoldOptions(['dev']), hub: { name: 'hub', spokes: ['dc1'] } });
+    assert.ok(withEnv.has('environments/dev.ts') && withEnv.has('gitops/flux/dev.yaml'));
+  });
+});
+
+describe('etcdns init refuses a bad hub or spoke, naming the flag and writing nothing', () => {
+  for (const [args, message] of [
+    [['--spoke', 'dc1'], '--spoke needs --hub NAME: the hub it writes to'],
+    [['--hub', 'hub'], '--hub "hub" needs at least one --spoke CLUSTER'],
+    [
+      ['--hub', 'hub', '--spoke', 'DC1'],
+      '--spoke "DC1": a cluster name is a DNS label of at most 56 characters (lower-case letters, digits, single hyphens)',
+    ],
+    [
+      ['--hub', 'hub', '--spoke', 'x'.repeat(57)],
+      `--spoke "${'x'.repeat(57)}": a cluster name is a DNS label of at most 56 characters (lower-case letters, digits, single hyphens)`,
+    ],
+    [
+      ['--hub', 'Hub', '--spoke', 'dc1'],
+      '--hub "Hub": must be lower-case letters, digits and single hyphens, starting with a letter',
+    ],
+    [['--hub', 'clusters', '--spoke', 'dc1'], `--hub "clusters": the scaffold's own file has that name`],
+    [
+      ['--hub', 'hub', '--spoke', 'dc1', '--spoke', 'dc1'],
+      '--env, --hub and --spoke: each environment once (spoke-CLUSTER for a spoke)',
+    ],
+  ] as const) {
+    test(args.join(' ').slice(0, 60), () => {
+      const dir = join(tempDir('init-hub'), 'repo');
+      const r = spawnSync(nodeBin, [etcdnsBin, 'init', dir, ...args], { encoding: 'utf8' });
+      assert.equal(r.status, 2);
+      assert.equal(r.stderr, `etcdns init: ${message}\n`);
+      assert.equal(existsSync(dir), false, 'nothing written');
+    });
+  }
 });
