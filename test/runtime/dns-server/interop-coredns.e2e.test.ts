@@ -445,12 +445,27 @@ for (const d of DEVIATIONS) {
 
 // --- the tests -----------------------------------------------------------------------------------
 
-test(`identical answers to CoreDNS for the ${questions.length - claimed.size} questions no deviation claims`, () => {
+test(`identical answers to CoreDNS for the ${questions.length - claimed.size} questions no deviation claims`, async (t) => {
   const failures: string[] = [];
+  const lines = (diff: string[]) => diff.join('\n    ');
   for (const q of questions) {
     if (claimed.has(q.key)) continue;
-    const diff = answerDifferences(answers.ours.get(q.key)!, answers.coredns.get(q.key)!, ['etcdns', 'CoreDNS']);
-    if (diff.length > 0) failures.push(`${q.key}:\n    ${diff.join('\n    ')}`);
+    const first = { ours: answers.ours.get(q.key)!, coredns: answers.coredns.get(q.key)! };
+    const diff = answerDifferences(first.ours, first.coredns, ['etcdns', 'CoreDNS']);
+    if (diff.length === 0) continue;
+    // The records never change here, so a server whose answer changes when asked again glitched
+    // once (CI saw CoreDNS answer one question empty and not authoritative, once in thousands of
+    // runs, on a busy machine). A difference that stays fails; etcdns changing its answer fails;
+    // CoreDNS's one-off is reported.
+    const ask = async (port: number) => comparable(await dig({ port, name: q.name, type: q.type, tries: 3 }));
+    const again = { ours: await ask(ours.port), coredns: await ask(coredns.port) };
+    const oursChanged = answerDifferences(first.ours, again.ours, ['first', 'again']);
+    if (oursChanged.length > 0)
+      failures.push(`${q.key}: etcdns answered differently when asked again:\n    ${lines(oursChanged)}`);
+    const still = answerDifferences(again.ours, again.coredns, ['etcdns', 'CoreDNS']);
+    if (still.length > 0) failures.push(`${q.key}:\n    ${lines(still)}`);
+    else if (oursChanged.length === 0)
+      t.diagnostic(`${q.key}: CoreDNS answered differently once, then as etcdns: ${diff.join('; ')}`);
   }
   assert.deepEqual(failures, [], `${failures.length} questions answered differently:\n${failures.join('\n')}`);
 });
