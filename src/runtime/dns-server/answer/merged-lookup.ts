@@ -115,7 +115,10 @@ export function clusterShares(hub: HubData, own: NameData, q: MergedQuestion) {
   const usable = (d: NameData) => d.exists && !(d.wildcard && (exact || !encloses(hub, q.view, d.wildcard, q.name)));
   const shares: (ClusterShare & { data: NameData })[] = theirs.map((t) => {
     const entries = usable(t.data) ? t.data.entries : [];
-    const ready = entries.filter((s) => s.entry.hubready !== false);
+    // Nearly always every entry is ready: then no copy on this per-answer path.
+    const ready = entries.some((s) => s.entry.hubready === false)
+      ? entries.filter((s) => s.entry.hubready !== false)
+      : entries;
     const unready = entries.length > 0 && ready.length === 0;
     return {
       ...t,
