@@ -41,6 +41,9 @@ test('two controllers, the leader split from the API server for 10 s: it stops w
   t.diagnostic(JSON.stringify(r));
   consistent(r);
   assert.ok(Number(r.extra.oldLeaderStoppedMs) >= 0, 'the cut leader stepped down');
-  assert.ok(Number(r.extra.fencingMarginMs) > 0, `stopped before the other started: ${JSON.stringify(r.extra)}`);
+  // Its writes are what must stop; its "stopped leading" line (fencingMarginMs) is a figure: it
+  // comes from a timer, late when the process is starved, while the check before each write is not.
+  assert.equal(r.extra.oldLeaderWritesAfterTakeover, 0, `no write once the other leads: ${JSON.stringify(r.extra)}`);
   assert.equal(r.extra.oldLeaderWritesWhileSplit, 0);
+  if (!(Number(r.extra.fencingMarginMs) > 0)) t.diagnostic(`finding: the step-down was logged after the other led`);
 });

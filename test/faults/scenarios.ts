@@ -278,10 +278,23 @@ export function controllerSplit(load: LoadOptions, splitSeconds: number) {
       const writesAfterStop = stoppedAt
         ? aLines.filter((l) => l.msg === 'changes applied' && l.time > stoppedAt).length
         : -1;
+      // What fences is a's own check before each write, not its log line: so its writes logged
+      // (after they were committed) once c1 leads are counted apart.
+      const writesAfterTakeover = tookOverAt
+        ? aLines.filter((l) => l.msg === 'changes applied' && l.time >= tookOverAt).length
+        : -1;
       extra.oldLeaderStoppedMs = stoppedAt ? Date.parse(stoppedAt) - cut : -1;
       extra.newLeaderStartedMs = tookOverAt ? Date.parse(tookOverAt) - cut : -1;
       extra.fencingMarginMs = stoppedAt && tookOverAt ? Date.parse(tookOverAt) - Date.parse(stoppedAt) : -1;
       extra.oldLeaderWritesWhileSplit = writesAfterStop;
+      extra.oldLeaderWritesAfterTakeover = writesAfterTakeover;
+      if (!(Number(extra.fencingMarginMs) > 0))
+        // c0's side of the cut, ms from the cut, to tell a late log line from a late step-down.
+        extra.oldLeaderTimeline = aLines
+          .filter((l) => Date.parse(l.time) >= cut - 3000 && !l.msg.startsWith('etcd write'))
+          .map((l) => `${Date.parse(l.time) - cut} ${l.msg}`)
+          .slice(0, 60)
+          .join(' | ');
     },
   );
 }

@@ -178,11 +178,21 @@ export class LeaderElector {
 
   private renewed(startedAt: number): void {
     this.validUntil = startedAt + this.renewDeadlineSeconds * 1000;
-    clearTimeout(this.expiry);
-    this.expiry = setTimeout(() => this.isLeader(), Math.max(0, this.validUntil - performance.now()) + 1);
-    this.expiry.unref();
+    this.armExpiry();
     // A renew that took longer than the deadline does not make us leader for a moment.
     if (performance.now() < this.validUntil) this.setLeading(true);
+  }
+
+  /** Steps down at validUntil; a timer that fires before it (timers count whole ms from the loop's clock) is set again. */
+  private armExpiry(): void {
+    clearTimeout(this.expiry);
+    this.expiry = setTimeout(
+      () => {
+        if (this.isLeader()) this.armExpiry();
+      },
+      Math.max(0, this.validUntil - performance.now()) + 1,
+    );
+    this.expiry.unref();
   }
 
   private setLeading(leading: boolean): void {
