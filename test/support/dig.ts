@@ -2,6 +2,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { parseDig, type DigResult } from './dig-output.ts';
+import { waitFor } from './process.ts';
 import { tool } from './tools.ts';
 
 export type { DigRecord, DigResult } from './dig-output.ts';
@@ -67,4 +68,23 @@ export function answerData(result: DigResult, type: string): string[] {
     .filter((r) => r.type === type)
     .map((r) => r.data)
     .sort();
+}
+
+/**
+ * Asks until the answer data of the question's type equals `want` (a server applies an etcd write
+ * from its watch a moment after it is made); fails with the last answer.
+ */
+export async function waitForAnswer(q: DigQuery, want: string[], timeoutMs = 5000): Promise<void> {
+  const type = q.type ?? 'A';
+  let last: string[] = [];
+  await waitFor(
+    `${q.name} ${type} -> ${want.join(',') || '(nothing)'}`,
+    async () => {
+      last = answerData(await dig(q), type);
+      return JSON.stringify(last) === JSON.stringify(want) ? true : undefined;
+    },
+    timeoutMs,
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}; last answer: ${JSON.stringify(last)}`);
+  });
 }

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Etcd3 } from 'etcd3';
-import { answerData, dig } from '../../support/dig.ts';
+import { dig, waitForAnswer } from '../../support/dig.ts';
 import { startEtcd, type EtcdHandle } from '../../support/etcd.ts';
 import { startEtcdnsServer, type EtcdnsServerHandle } from '../../support/etcdns-server.ts';
 import { metricSum } from '../../support/metrics-text.ts';
@@ -16,21 +16,6 @@ import { tempDir } from '../../support/temp-dir.ts';
 import { etcdnsBin, nodeBin } from '../../support/tools.ts';
 
 after(stopAll);
-
-/** Polls dig until the answer data of `type` equals `want` (the watch delay is milliseconds). */
-async function expectAnswer(port: number, name: string, type: string, want: string[], timeoutMs = 5000) {
-  let last: string[] = [];
-  await waitFor(
-    `${name} ${type} -> ${want.join(',') || '(nothing)'}`,
-    async () => {
-      last = answerData(await dig({ port, name, type }), type);
-      return JSON.stringify(last) === JSON.stringify(want) ? true : undefined;
-    },
-    timeoutMs,
-  ).catch((e: Error) => {
-    throw new Error(`${e.message}; last answer: ${JSON.stringify(last)}`);
-  });
-}
 
 describe('etcdns server on a real etcd', () => {
   let etcd: EtcdHandle;
@@ -57,19 +42,19 @@ describe('etcdns server on a real etcd', () => {
   });
 
   test('put, change and delete: the answers follow within the watch delay', async () => {
-    await expectAnswer(server.port, 'www.example.org', 'A', ['10.0.0.1']);
+    await waitForAnswer({ port: server.port, name: 'www.example.org', type: 'A' }, ['10.0.0.1']);
     await kv.put('/skydns/org/example/new/3f1a9c2e').value('{"host":"10.0.0.2","targetstrip":1}');
-    await expectAnswer(server.port, 'new.example.org', 'A', ['10.0.0.2'], 1000);
+    await waitForAnswer({ port: server.port, name: 'new.example.org', type: 'A' }, ['10.0.0.2'], 1000);
     await kv.put('/skydns/org/example/new/3f1a9c2e').value('{"host":"10.0.0.3","targetstrip":1}');
-    await expectAnswer(server.port, 'new.example.org', 'A', ['10.0.0.3'], 1000);
+    await waitForAnswer({ port: server.port, name: 'new.example.org', type: 'A' }, ['10.0.0.3'], 1000);
     await kv.delete().key('/skydns/org/example/new/3f1a9c2e');
-    await expectAnswer(server.port, 'new.example.org', 'A', [], 1000);
+    await waitForAnswer({ port: server.port, name: 'new.example.org', type: 'A' }, [], 1000);
     assert.equal((await dig({ port: server.port, name: 'new.example.org' })).status, 'NXDOMAIN');
   });
 
   test('an undecodable value is skipped, logged once and counted; the rest is served', async () => {
     await kv.put('/skydns/org/example/bad/ok').value('{"host":"10.0.0.4"}');
-    await expectAnswer(server.port, 'bad.example.org', 'A', ['10.0.0.4']);
+    await waitForAnswer({ port: server.port, name: 'bad.example.org', type: 'A' }, ['10.0.0.4']);
     const page = (await server.http('/metrics')).body;
     assert.equal(metricSum(page, 'etcdns_dns_skipped_values'), 1);
     const logged = server.process
@@ -98,15 +83,15 @@ describe('etcdns server on a real etcd', () => {
       const r = await server.http('/readyz');
       return r.status === 200 && r.body.includes('stale') ? true : undefined;
     });
-    await expectAnswer(server.port, 'www.example.org', 'A', ['10.0.0.1']);
+    await waitForAnswer({ port: server.port, name: 'www.example.org', type: 'A' }, ['10.0.0.1']);
     assert.equal(metricSum((await server.http('/metrics')).body, 'etcdns_dns_store_state', 'state="stale"'), 1);
 
     await etcd.start();
     kv = etcd.client();
     await kv.put('/skydns/org/example/www').value('{"host":"10.0.0.9"}');
     await kv.put('/skydns/org/example/after').value('{"host":"10.0.0.10"}');
-    await expectAnswer(server.port, 'www.example.org', 'A', ['10.0.0.9'], 30_000);
-    await expectAnswer(server.port, 'after.example.org', 'A', ['10.0.0.10']);
+    await waitForAnswer({ port: server.port, name: 'www.example.org', type: 'A' }, ['10.0.0.9'], 30_000);
+    await waitForAnswer({ port: server.port, name: 'after.example.org', type: 'A' }, ['10.0.0.10']);
     assert.match((await server.http('/readyz')).body, /synced/);
   });
 });
@@ -124,7 +109,8 @@ describe('--workers 2', () => {
       try {
         const ready = await server.http('/readyz');
         assert.match(ready.body, /worker 0: synced.*worker 1: synced/);
-        for (let i = 0; i < 10; i++) await expectAnswer(server.port, 'www.example.org', 'A', ['10.0.0.1']);
+        for (let i = 0; i < 10; i++)
+          await waitForAnswer({ port: server.port, name: 'www.example.org', type: 'A' }, ['10.0.0.1']);
         await waitFor('both workers in /metrics', async () => {
           const page = (await server.http('/metrics')).body;
           return page.includes('worker="0"') && page.includes('worker="1"') ? true : undefined;
@@ -139,14 +125,15 @@ describe('--workers 2', () => {
         await waitFor('the restarted worker to load', async () =>
           (await server.http('/readyz')).status === 200 ? true : undefined,
         );
-        for (let i = 0; i < 10; i++) await expectAnswer(server.port, 'www.example.org', 'A', ['10.0.0.1']);
+        for (let i = 0; i < 10; i++)
+          await waitForAnswer({ port: server.port, name: 'www.example.org', type: 'A' }, ['10.0.0.1']);
 
         await etcd.stop();
         await waitFor('pool readiness to say stale', async () => {
           const r = await server.http('/readyz');
           return r.status === 200 && /worker 0: stale.*worker 1: stale/.test(r.body) ? true : undefined;
         });
-        await expectAnswer(server.port, 'www.example.org', 'A', ['10.0.0.1']);
+        await waitForAnswer({ port: server.port, name: 'www.example.org', type: 'A' }, ['10.0.0.1']);
       } finally {
         await server.stop();
       }
@@ -175,7 +162,7 @@ describe('settings from environment and config file; bad config fails naming the
           const res = await fetch(`http://127.0.0.1:${httpPort}/readyz`).catch(() => undefined);
           return res?.status === 200;
         });
-        await expectAnswer(port, 'www.example.org', 'A', ['10.0.0.1']);
+        await waitForAnswer({ port: port, name: 'www.example.org', type: 'A' }, ['10.0.0.1']);
       } finally {
         await proc.stop();
       }

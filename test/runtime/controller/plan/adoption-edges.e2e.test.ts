@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import type { SourceKind } from '../../../../src/config/source-kinds.ts';
 import { createTraefikRoute, installEdgeCrds } from '../../../support/crds.ts';
-import { answerData, dig } from '../../../support/dig.ts';
+import { answerData, dig, waitForAnswer } from '../../../support/dig.ts';
 import { createHttpProxy, createOpenShiftRoute } from '../../../support/edge-objects.ts';
 import { startEtcd } from '../../../support/etcd.ts';
 import { startEtcdnsServer } from '../../../support/etcdns-server.ts';
@@ -143,12 +143,8 @@ for (const row of rows) {
     const answer = async () => JSON.stringify(answerData(await dig({ port: server.port, name: row.name }), 'A'));
     const want = JSON.stringify([row.address]);
     // external-dns --once returns when etcd has its write; the server applies it from its watch a
-    // moment later, so the first answer is waited for (a race in the test, not a gap).
-    await waitFor("external-dns's record answers before the takeover", async () =>
-      (await answer()) === want ? true : undefined,
-    ).catch(async (e: Error) => {
-      throw new Error(`${e.message}; last answer ${await answer()}`);
-    });
+    // moment later, so its record is waited for before the takeover (a race in the test, not a gap).
+    await waitForAnswer({ port: server.port, name: row.name }, [row.address], 30_000);
 
     let gaps: string[] = [];
     let asked = 0;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import type { Etcd3 } from 'etcd3';
-import { answerData, dig } from '../../../support/dig.ts';
+import { answerData, dig, waitForAnswer } from '../../../support/dig.ts';
 import { startEtcd, type EtcdHandle } from '../../../support/etcd.ts';
 import { startEtcdnsServer, type EtcdnsServerHandle } from '../../../support/etcdns-server.ts';
 import { runExternalDns } from '../../../support/external-dns.ts';
@@ -61,11 +61,7 @@ test('external-dns records are rewritten into our layout, its ownership entries 
     JSON.stringify(theirs),
   );
   // external-dns --once returns when etcd has its write; the server applies it from its watch a moment later.
-  await waitFor("external-dns's record answers before the takeover", async () =>
-    JSON.stringify(answerData(await dig({ port: server.port, name: 'nginx.example.org' }), 'A')) === '["10.9.176.213"]'
-      ? true
-      : undefined,
-  );
+  await waitForAnswer({ port: server.port, name: 'nginx.example.org' }, ['10.9.176.213'], 30_000);
 
   // Ask the name all the time while the controller takes over: it must never stop answering.
   let gaps = 0;
@@ -159,9 +155,7 @@ test('external-dns records of a route and a DNSEndpoint are taken over too, with
         wrong.push(`${name} ${type}`);
     return wrong;
   };
-  await waitFor("external-dns's records answer before the takeover", async () =>
-    (await answered()).length === 0 ? true : undefined,
-  );
+  for (const [name, type, want] of questions) await waitForAnswer({ port: server2.port, name, type }, want, 30_000);
 
   let gaps: string[] = [];
   let rounds = 0;
